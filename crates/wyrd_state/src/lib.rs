@@ -1,0 +1,302 @@
+//! # Wyrd world state
+//!
+//! Flags (`bool`) and counters (`i64`) declared as data in `*.flags.ron`
+//! asset files, held in the [`WorldState`] resource, read and written by game
+//! systems and behavior trees, with a message for every change.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use wyrd_state::prelude::*;
+//!
+//! fn main() {
+//!     App::new()
+//!         .add_plugins((MinimalPlugins, AssetPlugin::default()))
+//!         .add_plugins(WorldStatePlugin::with_files(["drone_quest/world_state.flags.ron"]))
+//!         .add_systems(Update, count_towers.run_if(world_state_ready))
+//!         .run();
+//! }
+//!
+//! fn count_towers(mut state: ResMut<WorldState>, mut changes: MessageReader<CounterChanged>) {
+//!     for change in changes.read() {
+//!         info!("{} {} -> {} by {}", change.name, change.old, change.new, change.source);
+//!     }
+//!     state.add_counter("QST_DST_TOWER_5", 1, "combat").unwrap();
+//! }
+//! ```
+//!
+//! ## Systems, in order
+//! - [`WorldStateSystems::SyncAssets`] (`PreUpdate`): merges loaded or
+//!   reloaded flags files into [`WorldState`]; reports problems as
+//!   [`FlagsFileReport`] messages.
+//! - your systems change values through [`WorldState`] in any schedule;
+//! - [`WorldStateSystems::Flush`] (`Last`): sends the recorded changes as
+//!   [`FlagChanged`], [`CounterChanged`] and [`EventCompleted`] messages.
+//!
+//! ## Hot reload
+//! When the app enables Bevy's `file_watcher`, an edited flags file adds its
+//! new entries and updates metadata (default, version, scope, description)
+//! without touching current values. An entry the file no longer declares is
+//! reported and keeps its value. A file that declares an id or name another
+//! file owns is rejected whole, with an error naming both files.
+//!
+//! ## Features
+//! - `save`: the persisted world-state document (the seed's JSON schema) and
+//!   [`WorldStateSavePlugin`](save::WorldStateSavePlugin), built on `wyrd_save`.
+
+mod asset;
+mod condition;
+mod document;
+mod id;
+mod messages;
+mod state;
+
+#[cfg(feature = "save")]
+pub mod save;
+
+pub use asset::{
+    CounterDecl, EntryDecl, FlagDecl, FlagsFile, FlagsFileError, FlagsFileLoader, FlagsProblem,
+    Scope,
+};
+pub use condition::{Condition, CounterOp, ResolvedCondition};
+pub use id::{StableId, StableIdError};
+pub use document::{LoadReport, SavedEntry, WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
+pub use messages::{CounterChanged, EventCompleted, FlagChanged, FlagsFileReport, WorldStateLoaded};
+pub use state::{
+    ChangeSource, CounterEntry, CounterHandle, CounterKey, DeclarationConflict, Entry, FlagEntry,
+    FlagHandle, FlagKey, MergeReport, WorldState, WorldStateError,
+};
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use bevy::app::{App, Last, Plugin, PreUpdate, Startup};
+use bevy::asset::{AssetApp, AssetEvent, AssetId, AssetLoadFailedEvent, AssetServer, Assets, Handle};
+use bevy::ecs::prelude::*;
+use bevy::log::{error, info, warn};
+
+/// The names most users need.
+pub mod prelude {
+    #[cfg(feature = "save")]
+    pub use crate::save::{ReloadWorldState, SaveWorldState, WorldStateSavePlugin};
+    pub use crate::{
+        WorldStateLoaded,
+        Condition, CounterChanged, CounterHandle, CounterOp, EventCompleted, FlagChanged,
+        FlagHandle, FlagsFile, FlagsFileReport, Scope, StableId, WorldState, WorldStateError,
+        WorldStateFiles, WorldStatePlugin, WorldStateSystems, world_state_ready,
+    };
+}
+
+/// Adds flags files as assets and the [`WorldState`] resource.
+///
+/// Safe to add more than once: later copies only add their files.
+#[derive(Debug, Clone, Default)]
+pub struct WorldStatePlugin {
+    /// Asset paths of `*.flags.ron` files loaded at startup and kept loaded.
+    pub files: Vec<String>,
+}
+
+impl WorldStatePlugin {
+    /// A plugin that loads these files at startup.
+    pub fn with_files<S: Into<String>>(files: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            files: files.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// The world state's system sets. See the [crate docs](crate) for the order.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WorldStateSystems {
+    /// `PreUpdate`: merge loaded and reloaded flags files.
+    SyncAssets,
+    /// `Last`: turn recorded changes into messages.
+    Flush,
+}
+
+/// The flags files the world state keeps loaded, and which of them are merged.
+#[derive(Resource, Debug, Default)]
+pub struct WorldStateFiles {
+    /// Files requested by [`WorldStatePlugin::files`] (or added by you).
+    pub handles: Vec<Handle<FlagsFile>>,
+    /// Assets merged into the world state, with their paths.
+    merged: HashMap<AssetId<FlagsFile>, PathBuf>,
+    /// Assets that failed to load or were rejected since their last success.
+    failed: HashMap<AssetId<FlagsFile>, String>,
+    pending_paths: Vec<String>,
+}
+
+impl WorldStateFiles {
+    /// Whether every requested file is loaded and merged.
+    pub fn all_merged(&self) -> bool {
+        self.pending_paths.is_empty()
+            && self
+                .handles
+                .iter()
+                .all(|h| self.merged.contains_key(&h.id()))
+    }
+
+    /// Requested files that failed to load or were rejected, with the reason.
+    pub fn failures(&self) -> impl Iterator<Item = &str> {
+        self.failed.values().map(String::as_str)
+    }
+}
+
+/// Run condition: every file of [`WorldStatePlugin::files`] is merged.
+pub fn world_state_ready(files: Option<Res<WorldStateFiles>>) -> bool {
+    files.is_some_and(|f| f.all_merged())
+}
+
+impl Plugin for WorldStatePlugin {
+    fn build(&self, app: &mut App) {
+        if !app.world().contains_resource::<WorldStateFiles>() {
+            app.init_asset::<FlagsFile>()
+                .init_asset_loader::<FlagsFileLoader>()
+                .init_resource::<WorldState>()
+                .init_resource::<WorldStateFiles>()
+                .add_message::<FlagChanged>()
+                .add_message::<CounterChanged>()
+                .add_message::<EventCompleted>()
+                .add_message::<FlagsFileReport>()
+                .add_message::<WorldStateLoaded>()
+                .add_systems(Startup, load_requested_files)
+                .add_systems(
+                    PreUpdate,
+                    sync_flags_files.in_set(WorldStateSystems::SyncAssets),
+                )
+                .add_systems(Last, flush_changes.in_set(WorldStateSystems::Flush));
+        }
+        app.world_mut()
+            .resource_mut::<WorldStateFiles>()
+            .pending_paths
+            .extend(self.files.iter().cloned());
+    }
+
+    fn is_unique(&self) -> bool {
+        false
+    }
+}
+
+fn load_requested_files(server: Res<AssetServer>, mut files: ResMut<WorldStateFiles>) {
+    let paths = std::mem::take(&mut files.pending_paths);
+    for path in paths {
+        let handle = server.load::<FlagsFile>(path);
+        files.handles.push(handle);
+    }
+}
+
+fn sync_flags_files(
+    mut events: MessageReader<AssetEvent<FlagsFile>>,
+    mut failures: MessageReader<AssetLoadFailedEvent<FlagsFile>>,
+    assets: Res<Assets<FlagsFile>>,
+    mut state: ResMut<WorldState>,
+    mut files: ResMut<WorldStateFiles>,
+    mut reports: MessageWriter<FlagsFileReport>,
+) {
+    for failure in failures.read() {
+        let file = failure.path.path().to_owned();
+        let (report, text) = match &failure.error {
+            bevy::asset::AssetLoadError::AssetLoaderError(e) => {
+                match e.error().downcast_ref::<FlagsFileError>() {
+                    Some(flags_error) => (
+                        FlagsFileReport::Invalid(flags_error.clone()),
+                        flags_error.to_string(),
+                    ),
+                    None => {
+                        let error = e.to_string();
+                        let text = format!("{}: {error}", file.display());
+                        (FlagsFileReport::LoadFailed { file, error }, text)
+                    }
+                }
+            }
+            other => {
+                let error = other.to_string();
+                let text = format!("{}: {error}", file.display());
+                (FlagsFileReport::LoadFailed { file, error }, text)
+            }
+        };
+        error!("flags file not applied: {text}");
+        files.failed.insert(failure.id, text);
+        reports.write(report);
+    }
+    for event in events.read() {
+        match *event {
+            AssetEvent::Added { id } | AssetEvent::Modified { id } => {
+                let Some(file) = assets.get(id) else { continue };
+                match state.merge_file(file) {
+                    Ok(merge) => {
+                        info!(
+                            "flags file {} applied: {} new, {} updated",
+                            file.path.display(),
+                            merge.added.len(),
+                            merge.updated.len()
+                        );
+                        files.merged.insert(id, file.path.clone());
+                        files.failed.remove(&id);
+                        reports.write(FlagsFileReport::Applied {
+                            file: file.path.clone(),
+                            entries: file.flags.len() + file.counters.len(),
+                        });
+                        if !merge.removed.is_empty() {
+                            warn!(
+                                "{} no longer declares {:?}; their values are kept",
+                                file.path.display(),
+                                merge.removed
+                            );
+                            reports.write(FlagsFileReport::EntriesRemoved {
+                                file: file.path.clone(),
+                                names: merge.removed,
+                            });
+                        }
+                    }
+                    Err(conflicts) => {
+                        let mut text = String::new();
+                        for conflict in conflicts {
+                            error!("{conflict}");
+                            text.push_str(&conflict.to_string());
+                            reports.write(FlagsFileReport::Conflict(conflict));
+                        }
+                        files.failed.insert(id, text);
+                    }
+                }
+            }
+            AssetEvent::Removed { id } => {
+                if let Some(path) = files.merged.remove(&id) {
+                    let names = state.forget_file(&path);
+                    if !names.is_empty() {
+                        warn!(
+                            "{} was unloaded; its entries {:?} keep their values",
+                            path.display(),
+                            names
+                        );
+                        reports.write(FlagsFileReport::EntriesRemoved { file: path, names });
+                    }
+                }
+            }
+            AssetEvent::Unused { .. } | AssetEvent::LoadedWithDependencies { .. } => {}
+        }
+    }
+}
+
+fn flush_changes(
+    mut state: ResMut<WorldState>,
+    mut flags: MessageWriter<FlagChanged>,
+    mut counters: MessageWriter<CounterChanged>,
+    mut events: MessageWriter<EventCompleted>,
+    mut loaded: MessageWriter<WorldStateLoaded>,
+) {
+    // Draining the buffers is bookkeeping, not a change of the world state:
+    // keep `is_changed()` meaningful for systems that watch it.
+    let pending = &mut state.bypass_change_detection().pending;
+    if !pending.flags.is_empty() {
+        flags.write_batch(pending.flags.drain(..));
+    }
+    if !pending.counters.is_empty() {
+        counters.write_batch(pending.counters.drain(..));
+    }
+    if !pending.events.is_empty() {
+        events.write_batch(pending.events.drain(..));
+    }
+    if !pending.loaded.is_empty() {
+        loaded.write_batch(pending.loaded.drain(..));
+    }
+}
