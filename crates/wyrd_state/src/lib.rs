@@ -79,7 +79,7 @@ pub mod prelude {
     #[cfg(feature = "save")]
     pub use crate::save::{ReloadWorldState, SaveWorldState, WorldStateSavePlugin};
     pub use crate::{
-        WorldStateLoaded,
+        WorldStateDocument, WorldStateLoaded,
         Condition, CounterChanged, CounterHandle, CounterOp, EventCompleted, FlagChanged,
         FlagHandle, FlagsFile, FlagsFileReport, Scope, StableId, WorldState, WorldStateError,
         WorldStateFiles, WorldStatePlugin, WorldStateSystems, world_state_ready,
