@@ -1,1 +1,250 @@
-fn main() {}
+//! The `wyrd` command: check Wyrd asset files and inspect, verify and sign
+//! saves.
+//!
+//! ```text
+//! wyrd check FILE...
+//! wyrd save verify FILE --key-file K
+//! wyrd save show FILE --key-file K
+//! wyrd save sign FILE --key-file K [-o OUT]
+//! ```
+//!
+//! Exit codes: 0 success, 1 the file is bad (or did not verify), 2 usage.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use wyrd_save::{LoadError, SaveKey};
+use wyrd_state::FlagsFile;
+
+const USAGE: &str = "\
+usage:
+  wyrd check FILE...                          validate *.flags.ron files (errors as file:line:column)
+  wyrd save verify FILE --key-file K          exit 0 and print \"ok\" if the signature holds
+  wyrd save show FILE --key-file K            print the document and whether it verified
+  wyrd save sign FILE --key-file K [-o OUT]   sign a JSON document (or re-sign a signed file)
+
+The key file's bytes are the key; one trailing newline is ignored.";
+
+/// A failure with the exit code it maps to.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        message: format!("{}\n\n{USAGE}", message.into()),
+    }
+}
+
+fn bad(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 1,
+        message: message.into(),
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut out = String::new();
+    match run(&args, &mut out) {
+        Ok(()) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(f) => {
+            print!("{out}");
+            eprintln!("{}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn run(args: &[String], out: &mut String) -> Result<(), Failure> {
+    match args.first().map(String::as_str) {
+        Some("check") => check(&args[1..], out),
+        Some("save") => save(&args[1..], out),
+        Some("-h" | "--help" | "help") => {
+            out.push_str(USAGE);
+            out.push('\n');
+            Ok(())
+        }
+        Some(other) => Err(usage(format!("unknown command {other:?}"))),
+        None => Err(usage("no command given")),
+    }
+}
+
+fn check(files: &[String], out: &mut String) -> Result<(), Failure> {
+    if files.is_empty() {
+        return Err(usage("wyrd check needs at least one file"));
+    }
+    let mut errors = Vec::new();
+    for file in files {
+        let path = Path::new(file);
+        let result = std::fs::read(path)
+            .map_err(|e| format!("{file}: cannot read: {e}"))
+            .and_then(|bytes| {
+                if file.ends_with(".flags.ron") {
+                    FlagsFile::from_bytes(path, &bytes)
+                        .map(|f| {
+                            format!(
+                                "{file}: ok ({} flags, {} counters)",
+                                f.flags.len(),
+                                f.counters.len()
+                            )
+                        })
+                        .map_err(|e| e.to_string())
+                } else {
+                    Err(format!("{file}: unknown file kind (expected *.flags.ron)"))
+                }
+            });
+        match result {
+            Ok(line) => {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(bad(errors.join("\n")))
+    }
+}
+
+struct SaveArgs {
+    file: PathBuf,
+    key: SaveKey,
+    output: Option<PathBuf>,
+}
+
+fn parse_save_args(args: &[String], allow_output: bool) -> Result<SaveArgs, Failure> {
+    let mut file = None;
+    let mut key_file = None;
+    let mut output = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--key-file" => {
+                key_file = Some(it.next().ok_or_else(|| usage("--key-file needs a path"))?)
+            }
+            "-o" | "--output" if allow_output => {
+                output = Some(PathBuf::from(
+                    it.next().ok_or_else(|| usage("-o needs a path"))?,
+                ))
+            }
+            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
+            path if file.is_none() => file = Some(PathBuf::from(path)),
+            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
+        }
+    }
+    let file = file.ok_or_else(|| usage("no save file given"))?;
+    let key_file = key_file.ok_or_else(|| usage("--key-file is required"))?;
+    let mut key = std::fs::read(key_file).map_err(|e| bad(format!("{key_file}: cannot read the key: {e}")))?;
+    if key.last() == Some(&b'\n') {
+        key.pop();
+        if key.last() == Some(&b'\r') {
+            key.pop();
+        }
+    }
+    if key.is_empty() {
+        return Err(bad(format!("{key_file}: the key file is empty")));
+    }
+    Ok(SaveArgs {
+        file,
+        key: SaveKey::new(key),
+        output,
+    })
+}
+
+/// Reads at most the save size limit, like the game does.
+fn read_save(path: &Path) -> Result<Vec<u8>, Failure> {
+    let meta = std::fs::metadata(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+    if meta.len() > wyrd_save::DEFAULT_MAX_SIZE {
+        return Err(bad(format!(
+            "{}: {}",
+            path.display(),
+            LoadError::TooLarge {
+                size: meta.len(),
+                limit: wyrd_save::DEFAULT_MAX_SIZE
+            }
+        )));
+    }
+    std::fs::read(path).map_err(|e| bad(format!("{}: {e}", path.display())))
+}
+
+fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
+    let Some(sub) = args.first() else {
+        return Err(usage("wyrd save needs verify, show or sign"));
+    };
+    match sub.as_str() {
+        "verify" => {
+            let a = parse_save_args(&args[1..], false)?;
+            let bytes = read_save(&a.file)?;
+            let body = a
+                .key
+                .open(&bytes)
+                .map_err(|e| bad(format!("{}: {e}", a.file.display())))?;
+            wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
+                body,
+                wyrd_state::WORLD_STATE_SCHEMA_VERSION,
+            )
+            .map_err(|e| bad(format!("{}: signature ok, but {e}", a.file.display())))?;
+            out.push_str("ok\n");
+            Ok(())
+        }
+        "show" => {
+            let a = parse_save_args(&args[1..], false)?;
+            let bytes = read_save(&a.file)?;
+            let (verdict, body) = match a.key.open(&bytes) {
+                Ok(body) => ("verified: the signature holds".to_string(), body),
+                Err(e) => {
+                    let body = bytes
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(&bytes[..], |nl| &bytes[nl + 1..]);
+                    (format!("NOT verified: {e}"), body)
+                }
+            };
+            out.push_str(&String::from_utf8_lossy(body));
+            if !body.ends_with(b"\n") {
+                out.push('\n');
+            }
+            out.push_str(&format!("-- {}: {verdict}\n", a.file.display()));
+            if verdict.starts_with("NOT") {
+                Err(bad(format!("{}: {verdict}", a.file.display())))
+            } else {
+                Ok(())
+            }
+        }
+        "sign" => {
+            let a = parse_save_args(&args[1..], true)?;
+            let bytes = read_save(&a.file)?;
+            // A signed file's first line is a signature: replace it. A plain
+            // document starts with '{'.
+            let trimmed = bytes.iter().position(|b| !b.is_ascii_whitespace());
+            let body: &[u8] = match trimmed.map(|i| bytes[i]) {
+                Some(b'{') => &bytes,
+                _ => match bytes.iter().position(|&b| b == b'\n') {
+                    Some(nl) => &bytes[nl + 1..],
+                    None => return Err(bad(format!("{}: not a JSON document", a.file.display()))),
+                },
+            };
+            // Refuse to sign what the game would refuse to load.
+            wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
+                body,
+                wyrd_state::WORLD_STATE_SCHEMA_VERSION,
+            )
+            .map_err(|e| bad(format!("{}: {e}", a.file.display())))?;
+            let sealed = a.key.seal(body);
+            let target = a.output.unwrap_or_else(|| a.file.clone());
+            std::fs::write(&target, sealed)
+                .map_err(|e| bad(format!("{}: cannot write: {e}", target.display())))?;
+            out.push_str(&format!("signed {}\n", target.display()));
+            Ok(())
+        }
+        other => Err(usage(format!("unknown save command {other:?}"))),
+    }
+}

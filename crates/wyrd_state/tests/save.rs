@@ -1,0 +1,278 @@
+//! The world state persisted with `wyrd_save`: the seed's save, Run scope,
+//! versions, unknown entries, autosave, exit flush, relaunch.
+#![cfg(feature = "save")]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bevy::asset::AssetPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use wyrd_save::{LoadOutcome, SaveKey, SaveLoaded, SaveWritten};
+use wyrd_state::prelude::*;
+use wyrd_state::{SavedEntry, WORLD_STATE_SCHEMA_VERSION};
+
+const FLAGS: &str = "drone_quest/world_state.flags.ron";
+
+fn assets_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn key() -> SaveKey {
+    SaveKey::new("wyrd-test-key")
+}
+
+fn app(assets: &Path, save_dir: &Path, autosave: Option<Duration>) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: assets.to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(100)))
+    .add_plugins(WorldStatePlugin::with_files([FLAGS]))
+    .add_plugins(WorldStateSavePlugin::new(save_dir, key()).with_autosave(autosave));
+    app
+}
+
+fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut World) -> bool) {
+    for _ in 0..2_000 {
+        app.update();
+        if done(app.world_mut()) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("gave up waiting for {what}");
+}
+
+fn ready(app: &mut App) {
+    run_until(app, "the flags file", |w| {
+        w.resource::<WorldStateFiles>().all_merged()
+    });
+}
+
+fn drain<M: Message + Clone>(app: &mut App) -> Vec<M> {
+    app.world_mut().resource_mut::<Messages<M>>().drain().collect()
+}
+
+fn read_doc(dir: &Path) -> WorldStateDocument {
+    let bytes = std::fs::read(dir.join("world_state.json")).unwrap();
+    key().open_json(&bytes, WORLD_STATE_SCHEMA_VERSION).unwrap()
+}
+
+fn wait_written(app: &mut App) {
+    run_until(app, "a write", |w| {
+        w.resource_mut::<Messages<SaveWritten<WorldStateDocument>>>()
+            .drain()
+            .any(|m| m.result.is_ok())
+    });
+}
+
+#[test]
+fn the_seed_save_loads_with_one_loaded_message_and_no_change_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("seed_save.json"), dir.path().join("world_state.json")).unwrap();
+    let mut app = app(&assets_dir(), dir.path(), None);
+    ready(&mut app);
+    app.update();
+    let state = app.world().resource::<WorldState>();
+    for flag in [
+        "NPC_DRONE_SPK_01",
+        "QST_DST_TOWER_5_COMPLT",
+        "NPC_DRONE_SPK_02",
+        "QST_DST_SAMERUN_5_COMPLT",
+        "DIALOGUE_OPT_DRONE_ENDQST",
+    ] {
+        assert_eq!(state.flag(flag), Ok(true), "{flag}");
+    }
+    assert_eq!(state.counter("QST_DST_TOWER_5"), Ok(5));
+    assert_eq!(state.counter("QST_DST_SAMERUN_5"), Ok(0));
+    let loaded: Vec<_> = drain::<SaveLoaded<WorldStateDocument>>(&mut app);
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(loaded[0].outcome, LoadOutcome::Primary);
+    assert_eq!(drain::<WorldStateLoaded>(&mut app).len(), 1);
+    assert!(drain::<FlagChanged>(&mut app).is_empty());
+    assert!(drain::<CounterChanged>(&mut app).is_empty());
+}
+
+#[test]
+fn run_scoped_entries_are_never_written_and_meta_ones_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app(&assets_dir(), dir.path(), None);
+    ready(&mut app);
+    {
+        let mut state = app.world_mut().resource_mut::<WorldState>();
+        state.set_counter("QST_DST_SAMERUN_5", 3, "combat").unwrap();
+        state.set_counter("QST_DST_TOWER_5", 2, "combat").unwrap();
+        state.set_flag("NPC_DRONE_SPK_01", true, "dialogue").unwrap();
+        assert!(state.complete_event("intro", "test"));
+    }
+    app.world_mut().write_message(SaveWorldState::default());
+    wait_written(&mut app);
+    let doc = read_doc(dir.path());
+    assert_eq!(doc.schema_version, 1);
+    assert!(doc.last_saved_utc_ticks > 630_000_000_000_000_000);
+    assert!(doc.int_counters.iter().all(|c| c.debug_name != "QST_DST_SAMERUN_5"));
+    let tower = doc.int_counters.iter().find(|c| c.debug_name == "QST_DST_TOWER_5").unwrap();
+    assert_eq!((tower.value, tower.id.as_str()), (2, "5904375b06586af41bd4c25aedc0b193"));
+    assert!(doc.bool_flags.iter().any(|f| f.debug_name == "NPC_DRONE_SPK_01" && f.value));
+    assert_eq!(doc.completed_event_ids, vec!["intro".to_string()]);
+}
+
+fn write_signed(dir: &Path, doc: &WorldStateDocument) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("world_state.json"), key().seal_json(doc).unwrap()).unwrap();
+}
+
+#[test]
+fn an_older_saved_version_resets_and_undeclared_entries_survive_a_save() {
+    // Assets where QST_DST_TOWER_5 is at version 2.
+    let assets = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(assets_dir().join(FLAGS)).unwrap().replace(
+        "name: \"QST_DST_TOWER_5\",",
+        "name: \"QST_DST_TOWER_5\", version: 2,",
+    );
+    std::fs::create_dir_all(assets.path().join("drone_quest")).unwrap();
+    std::fs::write(assets.path().join(FLAGS), text).unwrap();
+
+    let unknown = SavedEntry {
+        id: "ffffffffffffffffffffffffffffffff".into(),
+        debug_name: "FROM_A_NEWER_GAME".into(),
+        value: true,
+        version: Some(3),
+    };
+    let saves = tempfile::tempdir().unwrap();
+    write_signed(
+        saves.path(),
+        &WorldStateDocument {
+            bool_flags: vec![
+                unknown.clone(),
+                SavedEntry {
+                    id: "a3f19c7e52d04b8e9c1f6d2a7b4e0c58".into(),
+                    debug_name: "NPC_DRONE_SPK_01".into(),
+                    value: true,
+                    version: None,
+                },
+            ],
+            int_counters: vec![SavedEntry {
+                id: "5904375b06586af41bd4c25aedc0b193".into(),
+                debug_name: "QST_DST_TOWER_5".into(),
+                value: 5,
+                version: Some(1),
+            }],
+            ..Default::default()
+        },
+    );
+    let mut app = app(assets.path(), saves.path(), None);
+    ready(&mut app);
+    let state = app.world().resource::<WorldState>();
+    assert_eq!(state.counter("QST_DST_TOWER_5"), Ok(0), "version 1 < 2: reset");
+    assert_eq!(state.flag("NPC_DRONE_SPK_01"), Ok(true), "no version reads as 1");
+    assert_eq!(state.undeclared_saved().collect::<Vec<_>>(), vec!["FROM_A_NEWER_GAME"]);
+
+    app.world_mut().write_message(SaveWorldState::default());
+    wait_written(&mut app);
+    let doc = read_doc(saves.path());
+    assert!(doc.bool_flags.contains(&unknown), "kept untouched: {:?}", doc.bool_flags);
+    let tower = doc.int_counters.iter().find(|c| c.debug_name == "QST_DST_TOWER_5").unwrap();
+    assert_eq!((tower.value, tower.version), (0, Some(2)));
+}
+
+#[test]
+fn autosave_waits_for_quiet_then_writes_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app(&assets_dir(), dir.path(), Some(Duration::from_secs(1)));
+    ready(&mut app);
+    drain::<SaveWritten<WorldStateDocument>>(&mut app);
+    // A change every frame for 0.5 s (100 ms frames) keeps postponing it.
+    for _ in 0..5 {
+        app.world_mut()
+            .resource_mut::<WorldState>()
+            .add_counter("QST_DST_TOWER_5", 1, "combat")
+            .unwrap();
+        app.update();
+    }
+    // Run-scoped changes do not trigger a save.
+    app.world_mut()
+        .resource_mut::<WorldState>()
+        .add_counter("QST_DST_SAMERUN_5", 1, "combat")
+        .unwrap();
+    for _ in 0..5 {
+        app.update();
+    }
+    app.world().resource::<wyrd_save::SaveSlot<WorldStateDocument>>().flush();
+    assert!(!dir.path().join("world_state.json").exists(), "saved too early");
+    wait_written(&mut app);
+    assert_eq!(read_doc(dir.path()).int_counters[0].value, 5);
+    // Nothing more is written without changes.
+    for _ in 0..30 {
+        app.update();
+    }
+    app.world().resource::<wyrd_save::SaveSlot<WorldStateDocument>>().flush();
+    app.update();
+    assert!(drain::<SaveWritten<WorldStateDocument>>(&mut app).is_empty());
+}
+
+#[test]
+fn exit_flushes_the_last_change_and_a_relaunch_continues_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut app = app(&assets_dir(), dir.path(), None);
+        ready(&mut app);
+        app.world_mut()
+            .resource_mut::<WorldState>()
+            .set_flag("NPC_DRONE_SPK_02", true, "dialogue")
+            .unwrap();
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        // Dropping the app here is "quitting the game".
+    }
+    let mut app = app(&assets_dir(), dir.path(), None);
+    ready(&mut app);
+    assert_eq!(app.world().resource::<WorldState>().flag("NPC_DRONE_SPK_02"), Ok(true));
+    let status = app
+        .world()
+        .resource::<wyrd_save::SaveSlot<WorldStateDocument>>()
+        .status()
+        .clone();
+    assert_eq!(status.last_load, Some(LoadOutcome::Primary));
+    assert_eq!(status.path, dir.path().join("world_state.json"));
+}
+
+#[test]
+fn a_tampered_save_falls_back_to_the_backup_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut app = app(&assets_dir(), dir.path(), None);
+        ready(&mut app);
+        for value in [3, 4] {
+            app.world_mut()
+                .resource_mut::<WorldState>()
+                .set_counter("QST_DST_TOWER_5", value, "test")
+                .unwrap();
+            app.world_mut().write_message(SaveWorldState::default());
+            wait_written(&mut app);
+        }
+    }
+    // The player edits the save by hand.
+    let path = dir.path().join("world_state.json");
+    let text = std::fs::read_to_string(&path).unwrap().replace("\"Value\": 4", "\"Value\": 99");
+    std::fs::write(&path, text).unwrap();
+    let mut app = app(&assets_dir(), dir.path(), None);
+    ready(&mut app);
+    assert_eq!(app.world().resource::<WorldState>().counter("QST_DST_TOWER_5"), Ok(3));
+    let loaded = drain::<SaveLoaded<WorldStateDocument>>(&mut app);
+    assert!(
+        matches!(&loaded[0].outcome, LoadOutcome::FromBackup { primary: wyrd_save::LoadError::SignatureMismatch, moved_to: Some(_) }),
+        "{:?}",
+        loaded[0].outcome
+    );
+    assert!(loaded[0].outcome.describe().contains("backup"));
+}
