@@ -65,7 +65,10 @@ fn main() {
             .chain()
             .run_if(world_state_ready),
     )
-    .add_systems(Last, (print_changes, print_load).after(WorldStateSystems::Flush))
+    .add_systems(
+        Last,
+        (print_changes, print_load).after(WorldStateSystems::Flush),
+    )
     .add_systems(Last, exit_when_done.after(SaveSystems::Write));
     let path = save_dir.join("world_state.json");
     app.run();
@@ -137,12 +140,21 @@ fn quest_manager(mut state: ResMut<WorldState>) {
     }
 }
 
-fn print_changes(mut flags: MessageReader<FlagChanged>, mut counters: MessageReader<CounterChanged>) {
+fn print_changes(
+    mut flags: MessageReader<FlagChanged>,
+    mut counters: MessageReader<CounterChanged>,
+) {
     for c in flags.read() {
-        println!("  flag    {:<26} {} -> {}  ({})", c.name, c.old, c.new, c.source);
+        println!(
+            "  flag    {:<26} {} -> {}  ({})",
+            c.name, c.old, c.new, c.source
+        );
     }
     for c in counters.read() {
-        println!("  counter {:<26} {} -> {}  ({})", c.name, c.old, c.new, c.source);
+        println!(
+            "  counter {:<26} {} -> {}  ({})",
+            c.name, c.old, c.new, c.source
+        );
     }
 }
 
@@ -152,7 +164,12 @@ fn print_load(mut loaded: MessageReader<SaveLoaded<WorldStateDocument>>) {
     }
 }
 
-fn exit_when_done(script: Res<Script>, mut exit: MessageWriter<AppExit>, mut saved: Local<bool>, mut save: MessageWriter<SaveWorldState>) {
+fn exit_when_done(
+    script: Res<Script>,
+    mut exit: MessageWriter<AppExit>,
+    mut saved: Local<bool>,
+    mut save: MessageWriter<SaveWorldState>,
+) {
     if script.finished && !*saved {
         save.write_default();
         *saved = true;

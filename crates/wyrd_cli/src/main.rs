@@ -142,7 +142,8 @@ fn parse_save_args(args: &[String], allow_output: bool) -> Result<SaveArgs, Fail
     }
     let file = file.ok_or_else(|| usage("no save file given"))?;
     let key_file = key_file.ok_or_else(|| usage("--key-file is required"))?;
-    let mut key = std::fs::read(key_file).map_err(|e| bad(format!("{key_file}: cannot read the key: {e}")))?;
+    let mut key = std::fs::read(key_file)
+        .map_err(|e| bad(format!("{key_file}: cannot read the key: {e}")))?;
     if key.last() == Some(&b'\n') {
         key.pop();
         if key.last() == Some(&b'\r') {

@@ -18,7 +18,9 @@ fn text(o: &Output) -> (String, String) {
 }
 
 fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
 }
 
 fn fixture(name: &str) -> String {
@@ -38,32 +40,66 @@ fn verify_accepts_the_seed_save_and_rejects_tampering_with_a_reason() {
 
     let dir = tempfile::tempdir().unwrap();
     let tampered = dir.path().join("t.json");
-    let body = std::fs::read_to_string(&save).unwrap().replace("\"Value\": 5", "\"Value\": 6");
+    let body = std::fs::read_to_string(&save)
+        .unwrap()
+        .replace("\"Value\": 5", "\"Value\": 6");
     std::fs::write(&tampered, body).unwrap();
-    let o = wyrd(&["save", "verify", tampered.to_str().unwrap(), "--key-file", &key]);
+    let o = wyrd(&[
+        "save",
+        "verify",
+        tampered.to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o).1.contains("signature does not match"), "{:?}", text(&o));
+    assert!(
+        text(&o).1.contains("signature does not match"),
+        "{:?}",
+        text(&o)
+    );
 
     let wrong_key = dir.path().join("k");
     std::fs::write(&wrong_key, "other").unwrap();
-    let o = wyrd(&["save", "verify", &save, "--key-file", wrong_key.to_str().unwrap()]);
+    let o = wyrd(&[
+        "save",
+        "verify",
+        &save,
+        "--key-file",
+        wrong_key.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
 
     let empty = dir.path().join("empty.json");
     std::fs::write(&empty, "").unwrap();
-    let o = wyrd(&["save", "verify", empty.to_str().unwrap(), "--key-file", &key]);
+    let o = wyrd(&[
+        "save",
+        "verify",
+        empty.to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).1.contains("empty"), "{:?}", text(&o));
 
     let o = wyrd(&["save", "verify", "/no/such/file", "--key-file", &key]);
     assert_eq!(o.status.code(), Some(1));
     let o = wyrd(&["save", "verify", &save]);
-    assert_eq!(o.status.code(), Some(2), "missing --key-file is a usage error");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "missing --key-file is a usage error"
+    );
 }
 
 #[test]
 fn show_prints_the_document_and_the_verdict() {
-    let o = wyrd(&["save", "show", &fixture("seed_save.json"), "--key-file", &fixture("test.key")]);
+    let o = wyrd(&[
+        "save",
+        "show",
+        &fixture("seed_save.json"),
+        "--key-file",
+        &fixture("test.key"),
+    ]);
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(0));
     assert!(out.contains("\"DebugName\": \"QST_DST_TOWER_5\""));
@@ -80,7 +116,15 @@ fn sign_makes_an_edited_save_load_again() {
         .replace("\"Value\": 5", "\"Value\": 2");
     std::fs::write(&edited, &body).unwrap();
     let out = dir.path().join("signed.json");
-    let o = wyrd(&["save", "sign", edited.to_str().unwrap(), "--key-file", &key, "-o", out.to_str().unwrap()]);
+    let o = wyrd(&[
+        "save",
+        "sign",
+        edited.to_str().unwrap(),
+        "--key-file",
+        &key,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     let o = wyrd(&["save", "verify", out.to_str().unwrap(), "--key-file", &key]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
@@ -89,7 +133,13 @@ fn sign_makes_an_edited_save_load_again() {
     std::fs::write(&plain, body.split_once('\n').unwrap().1).unwrap();
     let o = wyrd(&["save", "sign", plain.to_str().unwrap(), "--key-file", &key]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
-    let o = wyrd(&["save", "verify", plain.to_str().unwrap(), "--key-file", &key]);
+    let o = wyrd(&[
+        "save",
+        "verify",
+        plain.to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     // Something the game would refuse is not signed.
     std::fs::write(&plain, "{\"SchemaVersion\": 9}").unwrap();
@@ -107,7 +157,11 @@ fn check_reports_ok_and_file_line_column_errors() {
 
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.flags.ron");
-    std::fs::write(&bad, "(flags: [\n  (id: \"xyz\", name: \"A\", default: true),\n])").unwrap();
+    std::fs::write(
+        &bad,
+        "(flags: [\n  (id: \"xyz\", name: \"A\", default: true),\n])",
+    )
+    .unwrap();
     let o = wyrd(&["check", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o).1;

@@ -245,7 +245,10 @@ impl<D: SaveDocument> Plugin for SavePlugin<D> {
 }
 
 fn drive_saves<D: SaveDocument>(world: &mut World) {
-    let now = world.get_resource::<Time>().map(|t| t.elapsed()).unwrap_or_default();
+    let now = world
+        .get_resource::<Time>()
+        .map(|t| t.elapsed())
+        .unwrap_or_default();
     let reload = drain::<ReloadRequest<D>>(world);
     let requested = drain::<SaveRequest<D>>(world);
     let exiting = world

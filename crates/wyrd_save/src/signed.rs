@@ -158,9 +158,9 @@ pub fn parse_document<T: DeserializeOwned>(body: &[u8], supported: u32) -> Resul
     let version = value
         .get("SchemaVersion")
         .ok_or_else(|| LoadError::WrongSchema("no SchemaVersion field".into()))?;
-    let version = version
-        .as_u64()
-        .ok_or_else(|| LoadError::WrongSchema(format!("SchemaVersion is {version}, not a number")))?;
+    let version = version.as_u64().ok_or_else(|| {
+        LoadError::WrongSchema(format!("SchemaVersion is {version}, not a number"))
+    })?;
     if version > u64::from(supported) {
         return Err(LoadError::NewerSchema {
             found: version,

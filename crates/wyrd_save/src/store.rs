@@ -42,7 +42,14 @@ impl LoadOutcome {
     /// Whether this is a first start (no file at all), as opposed to a
     /// recovery.
     pub fn is_first_start(&self) -> bool {
-        matches!(self, LoadOutcome::Fresh { primary: LoadError::Missing, backup: LoadError::Missing, .. })
+        matches!(
+            self,
+            LoadOutcome::Fresh {
+                primary: LoadError::Missing,
+                backup: LoadError::Missing,
+                ..
+            }
+        )
     }
 
     /// A one-line summary for players and logs.
@@ -55,7 +62,9 @@ impl LoadOutcome {
             LoadOutcome::Fresh { .. } if self.is_first_start() => "new save (first start)".into(),
             LoadOutcome::Fresh {
                 primary, backup, ..
-            } => format!("new save: the save ({primary}) and its backup ({backup}) could not be used"),
+            } => format!(
+                "new save: the save ({primary}) and its backup ({backup}) could not be used"
+            ),
         }
     }
 }
@@ -151,7 +160,10 @@ impl SaveStore {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LoadError::Missing),
             Err(e) => return Err(LoadError::Io(e.to_string())),
         };
-        let size = file.metadata().map_err(|e| LoadError::Io(e.to_string()))?.len();
+        let size = file
+            .metadata()
+            .map_err(|e| LoadError::Io(e.to_string()))?
+            .len();
         if size > self.max_size {
             return Err(LoadError::TooLarge {
                 size,
@@ -173,7 +185,11 @@ impl SaveStore {
     }
 
     /// Reads and verifies one file.
-    pub fn read_file<T: DeserializeOwned>(&self, path: &Path, supported: u32) -> Result<T, LoadError> {
+    pub fn read_file<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        supported: u32,
+    ) -> Result<T, LoadError> {
         let bytes = self.read_bounded(path)?;
         self.key.open_json(&bytes, supported)
     }
@@ -243,7 +259,11 @@ impl SaveStore {
     }
 
     /// [`load`](Self::load), with `fresh()` when neither file can be used.
-    pub fn load_or<T: DeserializeOwned>(&self, supported: u32, fresh: impl FnOnce() -> T) -> Loaded<T> {
+    pub fn load_or<T: DeserializeOwned>(
+        &self,
+        supported: u32,
+        fresh: impl FnOnce() -> T,
+    ) -> Loaded<T> {
         self.load(supported).unwrap_or_else(|outcome| Loaded {
             document: fresh(),
             outcome,
@@ -309,7 +329,10 @@ impl SaveStore {
         if rotate && primary.exists() {
             // Only a good primary may replace the backup: a tampered one is
             // moved aside and the backup kept.
-            match self.read_bounded(&primary).and_then(|b| self.key.open(&b).map(|_| ())) {
+            match self
+                .read_bounded(&primary)
+                .and_then(|b| self.key.open(&b).map(|_| ()))
+            {
                 Ok(()) => fs::rename(&primary, self.backup_path())?,
                 Err(_) => {
                     self.move_aside(&primary);

@@ -14,7 +14,8 @@ pub fn now_ticks() -> i64 {
 pub fn system_time_to_ticks(time: SystemTime) -> i64 {
     match time.duration_since(UNIX_EPOCH) {
         Ok(d) => UNIX_EPOCH_TICKS.saturating_add((d.as_nanos() / 100).min(i64::MAX as u128) as i64),
-        Err(e) => UNIX_EPOCH_TICKS.saturating_sub((e.duration().as_nanos() / 100).min(i64::MAX as u128) as i64),
+        Err(e) => UNIX_EPOCH_TICKS
+            .saturating_sub((e.duration().as_nanos() / 100).min(i64::MAX as u128) as i64),
     }
 }
 

@@ -72,7 +72,9 @@ impl SaveWriter {
             .spawn(move || run(&thread_shared, &thread_store))
             .ok();
         if thread.is_none() {
-            bevy::log::error!("could not start the save writer thread; saves will be written on submit");
+            bevy::log::error!(
+                "could not start the save writer thread; saves will be written on submit"
+            );
         }
         SaveWriter {
             shared,
@@ -120,7 +122,11 @@ impl SaveWriter {
     pub fn flush(&self) {
         let mut st = self.shared.lock();
         while self.thread.is_some() && (st.busy || st.job.is_some()) {
-            st = self.shared.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st = self
+                .shared
+                .wake
+                .wait(st)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 }

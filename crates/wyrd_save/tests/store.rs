@@ -128,7 +128,11 @@ fn a_crash_at_any_write_step_keeps_old_or_new_progress() {
             }
             // Once loaded, the next save works normally.
             save(&s, &doc(10));
-            assert_eq!(load(&s).unwrap(), (doc(10), LoadOutcome::Primary), "{step:?} {outcome:?}");
+            assert_eq!(
+                load(&s).unwrap(),
+                (doc(10), LoadOutcome::Primary),
+                "{step:?} {outcome:?}"
+            );
         }
     }
 }
@@ -152,7 +156,11 @@ fn both_files_bad_gives_fresh_and_moves_both_aside() {
     assert_eq!(primary, LoadError::NoNewline);
     assert_eq!(backup, LoadError::Empty);
     assert_eq!(moved_to.len(), 2);
-    assert!(moved_to.iter().all(|p| p.to_string_lossy().contains(".corrupt-")));
+    assert!(
+        moved_to
+            .iter()
+            .all(|p| p.to_string_lossy().contains(".corrupt-"))
+    );
     assert!(!s.primary_path().exists());
     let kept: Vec<Vec<u8>> = moved_to.iter().map(|p| fs::read(p).unwrap()).collect();
     assert!(kept.contains(&b"garbage".to_vec()));
@@ -170,21 +178,34 @@ fn each_bad_input_has_its_own_error() {
 
     assert_eq!(open(b""), Err(LoadError::Empty));
     assert_eq!(open(b"abc"), Err(LoadError::NoNewline));
-    assert!(matches!(open(b"not base64!\n{}"), Err(LoadError::BadBase64(_))));
+    assert!(matches!(
+        open(b"not base64!\n{}"),
+        Err(LoadError::BadBase64(_))
+    ));
     assert_eq!(
         open(b"AAAA\n{}"),
         Err(LoadError::SignatureLength { len: 3 })
     );
-    assert_eq!(SaveKey::new("other").open_json::<Doc>(&good, 1), Err(LoadError::SignatureMismatch));
+    assert_eq!(
+        SaveKey::new("other").open_json::<Doc>(&good, 1),
+        Err(LoadError::SignatureMismatch)
+    );
     // Truncated: cut the document short.
     assert_eq!(open(&good[..good.len() - 10]), Err(LoadError::Truncated));
     // Signed, but not JSON / not UTF-8 / wrong schema / newer schema.
     let signed = |b: &[u8]| key().seal(b);
     assert!(matches!(
         open(&signed(b"hello")),
-        Err(LoadError::NotJson { line: 1, column: 1, .. })
+        Err(LoadError::NotJson {
+            line: 1,
+            column: 1,
+            ..
+        })
     ));
-    assert_eq!(open(&signed(b"{\"a\": \"\xff\"}")), Err(LoadError::NotUtf8 { offset: 7 }));
+    assert_eq!(
+        open(&signed(b"{\"a\": \"\xff\"}")),
+        Err(LoadError::NotUtf8 { offset: 7 })
+    );
     assert!(matches!(
         open(&signed(br#"{"SchemaVersion": 1, "Progress": "lots"}"#)),
         Err(LoadError::WrongSchema(m)) if m.contains("Progress") || m.contains("string")
@@ -216,7 +237,11 @@ fn each_bad_input_has_its_own_error() {
     assert_eq!(open(&good), Ok(doc(1)));
     assert_eq!(body.first(), Some(&b'{'));
     // Every error explains itself in words.
-    for e in [LoadError::Empty, LoadError::Truncated, LoadError::SignatureMismatch] {
+    for e in [
+        LoadError::Empty,
+        LoadError::Truncated,
+        LoadError::SignatureMismatch,
+    ] {
         assert!(e.to_string().len() > 10);
     }
 }
@@ -228,7 +253,9 @@ fn writer_writes_in_order_newest_wins_and_flushes_on_drop() {
     let writer = SaveWriter::new(s.clone());
     for p in 1..=50 {
         let key = s.key().clone();
-        writer.submit(Box::new(move || key.seal_json(&doc(p)).map_err(|e| e.to_string())));
+        writer.submit(Box::new(move || {
+            key.seal_json(&doc(p)).map_err(|e| e.to_string())
+        }));
     }
     drop(writer);
     assert_eq!(load(&s).unwrap().0, doc(50));

@@ -169,7 +169,10 @@ pub enum FlagsProblem {
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let column = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |nl| before.len() - nl - 1)
+        + 1;
     (line, column)
 }
 
@@ -211,15 +214,16 @@ impl FlagsFile {
             );
             err(line, column, FlagsProblem::NotUtf8)
         })?;
-        let raw: RawFile = ron::Options::default()
-            .from_str(text)
-            .map_err(|e: ron::error::SpannedError| {
-                err(
-                    e.span.start.line,
-                    e.span.start.col,
-                    FlagsProblem::Syntax(e.code.to_string()),
-                )
-            })?;
+        let raw: RawFile =
+            ron::Options::default()
+                .from_str(text)
+                .map_err(|e: ron::error::SpannedError| {
+                    err(
+                        e.span.start.line,
+                        e.span.start.col,
+                        FlagsProblem::Syntax(e.code.to_string()),
+                    )
+                })?;
 
         let mut out = FlagsFile {
             path: path.to_owned(),

@@ -111,7 +111,9 @@ impl WorldState {
     pub fn check_resolved(&self, condition: ResolvedCondition) -> bool {
         match condition {
             // A handle from another world state matches nothing.
-            ResolvedCondition::Flag(h, v) => self.flags.get(h.index()).is_some_and(|e| e.value == v),
+            ResolvedCondition::Flag(h, v) => {
+                self.flags.get(h.index()).is_some_and(|e| e.value == v)
+            }
             ResolvedCondition::Counter(h, op, v) => self
                 .counters
                 .get(h.index())

@@ -135,7 +135,12 @@ impl WorldState {
             completed_event_ids: self.completed_events().to_vec(),
             ..Default::default()
         };
-        doc.bool_flags = self.flags.iter().filter(|e| e.scope == Scope::Meta).map(saved).collect();
+        doc.bool_flags = self
+            .flags
+            .iter()
+            .filter(|e| e.scope == Scope::Meta)
+            .map(saved)
+            .collect();
         doc.int_counters = self
             .counters
             .iter()
@@ -176,7 +181,9 @@ impl WorldState {
         let mut order = 0u64;
         for s in &doc.bool_flags {
             order += 1;
-            let handle = StableId::parse(&s.id).ok().and_then(|id| self.flag_handle(id).ok());
+            let handle = StableId::parse(&s.id)
+                .ok()
+                .and_then(|id| self.flag_handle(id).ok());
             match handle {
                 Some(h) => {
                     let entry = &mut self.flags[h.index()];
@@ -185,13 +192,16 @@ impl WorldState {
                 }
                 None => {
                     report.undeclared.push(s.debug_name.clone());
-                    self.parked.insert(s.id.clone(), Parked::Flag(s.clone(), order));
+                    self.parked
+                        .insert(s.id.clone(), Parked::Flag(s.clone(), order));
                 }
             }
         }
         for s in &doc.int_counters {
             order += 1;
-            let handle = StableId::parse(&s.id).ok().and_then(|id| self.counter_handle(id).ok());
+            let handle = StableId::parse(&s.id)
+                .ok()
+                .and_then(|id| self.counter_handle(id).ok());
             match handle {
                 Some(h) => {
                     let entry = &mut self.counters[h.index()];
@@ -200,7 +210,8 @@ impl WorldState {
                 }
                 None => {
                     report.undeclared.push(s.debug_name.clone());
-                    self.parked.insert(s.id.clone(), Parked::Counter(s.clone(), order));
+                    self.parked
+                        .insert(s.id.clone(), Parked::Counter(s.clone(), order));
                 }
             }
         }
@@ -222,7 +233,9 @@ impl WorldState {
 fn record(report: &mut LoadReport, outcome: Adopt, name: &str, declared_version: u32) {
     match outcome {
         Adopt::Applied => report.applied += 1,
-        Adopt::Reset(saved) => report.reset.push((name.to_owned(), saved, declared_version)),
+        Adopt::Reset(saved) => report
+            .reset
+            .push((name.to_owned(), saved, declared_version)),
         Adopt::RunScoped => report.ignored_run_scoped.push(name.to_owned()),
     }
 }

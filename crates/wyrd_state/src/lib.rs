@@ -58,9 +58,11 @@ pub use asset::{
     Scope,
 };
 pub use condition::{Condition, CounterOp, ResolvedCondition};
-pub use id::{StableId, StableIdError};
 pub use document::{LoadReport, SavedEntry, WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
-pub use messages::{CounterChanged, EventCompleted, FlagChanged, FlagsFileReport, WorldStateLoaded};
+pub use id::{StableId, StableIdError};
+pub use messages::{
+    CounterChanged, EventCompleted, FlagChanged, FlagsFileReport, WorldStateLoaded,
+};
 pub use state::{
     ChangeSource, CounterEntry, CounterHandle, CounterKey, DeclarationConflict, Entry, FlagEntry,
     FlagHandle, FlagKey, MergeReport, WorldState, WorldStateError,
@@ -70,7 +72,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use bevy::app::{App, Last, Plugin, PreUpdate, Startup};
-use bevy::asset::{AssetApp, AssetEvent, AssetId, AssetLoadFailedEvent, AssetServer, Assets, Handle};
+use bevy::asset::{
+    AssetApp, AssetEvent, AssetId, AssetLoadFailedEvent, AssetServer, Assets, Handle,
+};
 use bevy::ecs::prelude::*;
 use bevy::log::{error, info, warn};
 
@@ -79,10 +83,10 @@ pub mod prelude {
     #[cfg(feature = "save")]
     pub use crate::save::{ReloadWorldState, SaveWorldState, WorldStateSavePlugin};
     pub use crate::{
-        WorldStateDocument, WorldStateLoaded,
         Condition, CounterChanged, CounterHandle, CounterOp, EventCompleted, FlagChanged,
-        FlagHandle, FlagsFile, FlagsFileReport, Scope, StableId, WorldState, WorldStateError,
-        WorldStateFiles, WorldStatePlugin, WorldStateSystems, world_state_ready,
+        FlagHandle, FlagsFile, FlagsFileReport, Scope, StableId, WorldState, WorldStateDocument,
+        WorldStateError, WorldStateFiles, WorldStateLoaded, WorldStatePlugin, WorldStateSystems,
+        world_state_ready,
     };
 }
 

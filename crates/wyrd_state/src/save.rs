@@ -18,13 +18,16 @@ use std::time::Duration;
 use bevy::app::{App, Last, Plugin};
 use bevy::ecs::prelude::*;
 use bevy::log::{info, warn};
-use wyrd_save::{LoadOutcome, ReloadRequest, SaveDocument, SaveKey, SavePlugin, SaveRequest, SaveSlot, SaveSystems};
+use wyrd_save::{
+    LoadOutcome, ReloadRequest, SaveDocument, SaveKey, SavePlugin, SaveRequest, SaveSlot,
+    SaveSystems,
+};
 
+use crate::WorldStateSystems;
 use crate::asset::Scope;
 use crate::document::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
 use crate::messages::{CounterChanged, EventCompleted, FlagChanged};
 use crate::state::WorldState;
-use crate::WorldStateSystems;
 
 /// Save the world state now.
 pub type SaveWorldState = SaveRequest<WorldStateDocument>;
@@ -48,7 +51,9 @@ impl SaveDocument for WorldStateDocument {
 
     fn apply(self, world: &mut World, outcome: &LoadOutcome) {
         let Some(mut state) = world.get_resource_mut::<WorldState>() else {
-            warn!("a world-state save was loaded but there is no WorldState; add WorldStatePlugin first");
+            warn!(
+                "a world-state save was loaded but there is no WorldState; add WorldStatePlugin first"
+            );
             return;
         };
         let report = state.apply_document(&self);

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use bevy::ecs::resource::Resource;
 
 use crate::asset::{EntryDecl, FlagsFile, Scope};
-use crate::id::StableId;
 use crate::document::{Adopt, Parked, adopt};
+use crate::id::StableId;
 use crate::messages::{CounterChanged, EventCompleted, FlagChanged, WorldStateLoaded};
 
 /// A label saying who changed a value (`"quest_manager"`, `"inspector"`,
@@ -389,7 +389,11 @@ impl WorldState {
     }
 
     /// Marks an event id as completed. True only the first time for an id.
-    pub fn complete_event(&mut self, id: impl Into<String>, source: impl Into<ChangeSource>) -> bool {
+    pub fn complete_event(
+        &mut self,
+        id: impl Into<String>,
+        source: impl Into<ChangeSource>,
+    ) -> bool {
         let id = id.into();
         if !self.completed_set.insert(id.clone()) {
             return false;
@@ -428,7 +432,12 @@ impl WorldState {
         true
     }
 
-    pub(crate) fn write_counter(&mut self, h: CounterHandle, value: i64, source: ChangeSource) -> bool {
+    pub(crate) fn write_counter(
+        &mut self,
+        h: CounterHandle,
+        value: i64,
+        source: ChangeSource,
+    ) -> bool {
         let entry = &mut self.counters[h.index()];
         if entry.value == value {
             return false;
@@ -475,7 +484,10 @@ impl WorldState {
     /// [`MergeReport::removed`]. A new entry whose id a loaded save holds
     /// takes the saved value (or its default, if the saved version is older). If an id or name is declared by another file,
     /// nothing of this file is applied and every conflict is returned.
-    pub fn merge_file(&mut self, file: &FlagsFile) -> Result<MergeReport, Vec<DeclarationConflict>> {
+    pub fn merge_file(
+        &mut self,
+        file: &FlagsFile,
+    ) -> Result<MergeReport, Vec<DeclarationConflict>> {
         let conflicts = self.conflicts(file);
         if !conflicts.is_empty() {
             return Err(conflicts);
@@ -497,7 +509,8 @@ impl WorldState {
             }
         }
         for (i, e) in self.counters.iter_mut().enumerate() {
-            if e.file.as_deref() == Some(&file.path) && !declared.contains(&Slot::Counter(i as u32)) {
+            if e.file.as_deref() == Some(&file.path) && !declared.contains(&Slot::Counter(i as u32))
+            {
                 e.file = None;
                 report.removed.push(e.name.to_string());
             }
@@ -559,18 +572,16 @@ impl WorldState {
                     _ => {}
                 }
             }
-            if let Some(&slot) = self.by_name.get(name) {
-                if self.by_id.get(&id) != Some(&slot) {
-                    if let Some(owner) = self.slot_file(slot) {
-                        if owner != file.path {
-                            out.push(DeclarationConflict::SameName {
-                                name: name.to_owned(),
-                                first: owner.to_owned(),
-                                second: file.path.clone(),
-                            });
-                        }
-                    }
-                }
+            if let Some(&slot) = self.by_name.get(name)
+                && self.by_id.get(&id) != Some(&slot)
+                && let Some(owner) = self.slot_file(slot)
+                && owner != file.path
+            {
+                out.push(DeclarationConflict::SameName {
+                    name: name.to_owned(),
+                    first: owner.to_owned(),
+                    second: file.path.clone(),
+                });
             }
         }
         out
@@ -663,7 +674,11 @@ impl DeclValue for bool {
     }
     fn adopt_parked(state: &mut WorldState, slot: Slot, parked: &Parked) -> Option<Adopt> {
         match parked {
-            Parked::Flag(saved, _) => Some(adopt(Self::entry_mut(state, slot), saved.value, saved.version)),
+            Parked::Flag(saved, _) => Some(adopt(
+                Self::entry_mut(state, slot),
+                saved.value,
+                saved.version,
+            )),
             Parked::Counter(..) => None,
         }
     }
@@ -682,7 +697,11 @@ impl DeclValue for i64 {
     }
     fn adopt_parked(state: &mut WorldState, slot: Slot, parked: &Parked) -> Option<Adopt> {
         match parked {
-            Parked::Counter(saved, _) => Some(adopt(Self::entry_mut(state, slot), saved.value, saved.version)),
+            Parked::Counter(saved, _) => Some(adopt(
+                Self::entry_mut(state, slot),
+                saved.value,
+                saved.version,
+            )),
             Parked::Flag(..) => None,
         }
     }

@@ -42,7 +42,10 @@ fn ready(world: &mut World) -> bool {
 }
 
 fn drain<M: Message + Clone>(app: &mut App) -> Vec<M> {
-    app.world_mut().resource_mut::<Messages<M>>().drain().collect()
+    app.world_mut()
+        .resource_mut::<Messages<M>>()
+        .drain()
+        .collect()
 }
 
 fn drone_app() -> App {
@@ -63,7 +66,10 @@ fn drone_flags_load_with_seed_ids_and_defaults() {
     assert_eq!(spk.scope, Scope::Meta);
     let tower = state.counter_entry("QST_DST_TOWER_5").unwrap();
     assert_eq!(tower.id.to_string(), "5904375b06586af41bd4c25aedc0b193");
-    assert_eq!(state.counter_entry("QST_DST_SAMERUN_5").unwrap().scope, Scope::Run);
+    assert_eq!(
+        state.counter_entry("QST_DST_SAMERUN_5").unwrap().scope,
+        Scope::Run
+    );
     // Look-up by id gives the same entry as by name.
     let by_id = StableId::parse("d4a7c3e9b1f8460da2e5c7b9f3d1684e").unwrap();
     assert_eq!(
@@ -79,12 +85,26 @@ fn changes_emit_exactly_one_message_each_with_old_new_and_source() {
     drain::<CounterChanged>(&mut app);
     {
         let mut state = app.world_mut().resource_mut::<WorldState>();
-        assert!(state.set_flag("NPC_DRONE_SPK_01", true, "dialogue").unwrap());
+        assert!(
+            state
+                .set_flag("NPC_DRONE_SPK_01", true, "dialogue")
+                .unwrap()
+        );
         // Same value again: no change, no message.
-        assert!(!state.set_flag("NPC_DRONE_SPK_01", true, "dialogue").unwrap());
-        assert_eq!(state.add_counter("QST_DST_TOWER_5", 3, "combat").unwrap(), 3);
+        assert!(
+            !state
+                .set_flag("NPC_DRONE_SPK_01", true, "dialogue")
+                .unwrap()
+        );
+        assert_eq!(
+            state.add_counter("QST_DST_TOWER_5", 3, "combat").unwrap(),
+            3
+        );
         assert!(!state.set_counter("QST_DST_TOWER_5", 3, "quests").unwrap());
-        assert_eq!(state.add_counter("QST_DST_TOWER_5", 0, "combat").unwrap(), 3);
+        assert_eq!(
+            state.add_counter("QST_DST_TOWER_5", 0, "combat").unwrap(),
+            3
+        );
         let h = state.counter_handle("QST_DST_TOWER_5").unwrap();
         assert!(state.set_counter(h, 5, "quests").unwrap());
     }
@@ -252,7 +272,10 @@ fn hot_reload_adds_entries_updates_metadata_keeps_values_and_reports_removals() 
     assert_eq!(alpha.description, "edited");
     assert_eq!(alpha.version, 2);
     assert!(alpha.default);
-    assert!(state.flag("GAMMA").unwrap(), "a new entry starts at its default");
+    assert!(
+        state.flag("GAMMA").unwrap(),
+        "a new entry starts at its default"
+    );
     let beta = state.flag_entry("BETA").unwrap();
     assert_eq!(beta.file, None, "BETA is orphaned but kept");
     let reports = drain::<FlagsFileReport>(&mut app);
@@ -265,8 +288,10 @@ fn hot_reload_adds_entries_updates_metadata_keeps_values_and_reports_removals() 
 
 #[test]
 fn two_files_declaring_the_same_id_or_name_is_an_error_naming_both() {
-    let b_same_id = r#"(flags: [(id: "00000000000000000000000000000001", name: "OTHER", default: true)])"#;
-    let c_same_name = r#"(counters: [(id: "00000000000000000000000000000009", name: "ALPHA", default: 1)])"#;
+    let b_same_id =
+        r#"(flags: [(id: "00000000000000000000000000000001", name: "OTHER", default: true)])"#;
+    let c_same_name =
+        r#"(counters: [(id: "00000000000000000000000000000009", name: "ALPHA", default: 1)])"#;
     let dir = temp_assets(&[
         ("a.flags.ron", A),
         ("b.flags.ron", b_same_id),
@@ -292,18 +317,37 @@ fn two_files_declaring_the_same_id_or_name_is_an_error_naming_both() {
         conflicts.len() >= 2
     });
     let texts: Vec<String> = conflicts.iter().map(ToString::to_string).collect();
-    assert!(conflicts.iter().any(|c| matches!(c, DeclarationConflict::SameId { .. })), "{texts:?}");
-    assert!(conflicts.iter().any(|c| matches!(c, DeclarationConflict::SameName { .. })), "{texts:?}");
+    assert!(
+        conflicts
+            .iter()
+            .any(|c| matches!(c, DeclarationConflict::SameId { .. })),
+        "{texts:?}"
+    );
+    assert!(
+        conflicts
+            .iter()
+            .any(|c| matches!(c, DeclarationConflict::SameName { .. })),
+        "{texts:?}"
+    );
     for t in &texts {
         assert!(t.contains("a.flags.ron"), "{t}");
-        assert!(t.contains("b.flags.ron") || t.contains("c.flags.ron"), "{t}");
+        assert!(
+            t.contains("b.flags.ron") || t.contains("c.flags.ron"),
+            "{t}"
+        );
     }
     // Neither wins silently: the first file's entries are untouched and the
     // rejected files added nothing.
     let state = app.world().resource::<WorldState>();
     assert!(!state.flag("ALPHA").unwrap());
-    assert_eq!(state.flag_entry("ALPHA").unwrap().file.as_deref(), Some(Path::new("a.flags.ron")));
-    assert!(matches!(state.flag("OTHER"), Err(WorldStateError::UnknownName(_))));
+    assert_eq!(
+        state.flag_entry("ALPHA").unwrap().file.as_deref(),
+        Some(Path::new("a.flags.ron"))
+    );
+    assert!(matches!(
+        state.flag("OTHER"),
+        Err(WorldStateError::UnknownName(_))
+    ));
     drop((b, c));
 }
 
@@ -337,7 +381,9 @@ fn parse_err(text: &str) -> FlagsFileError {
 #[test]
 fn bad_input_errors_name_file_line_and_column() {
     // Malformed RON.
-    let e = parse_err("(flags: [\n  (id: \"00000000000000000000000000000001\" name: \"A\", default: true),\n])");
+    let e = parse_err(
+        "(flags: [\n  (id: \"00000000000000000000000000000001\" name: \"A\", default: true),\n])",
+    );
     assert!(matches!(e.problem, FlagsProblem::Syntax(_)), "{e}");
     assert_eq!((e.line, e.path.to_str().unwrap()), (2, "x.flags.ron"));
     assert!(e.to_string().starts_with("x.flags.ron:2:"), "{e}");
@@ -347,36 +393,54 @@ fn bad_input_errors_name_file_line_and_column() {
     assert!(matches!(e.problem, FlagsProblem::BadId(_)), "{e}");
     assert_eq!((e.line, e.column), (3, 9));
     assert!(e.to_string().contains("\"abc\""), "{e}");
-    let e = parse_err("(flags: [(id: \"A3F19C7E52D04B8E9C1F6D2A7B4E0C58\", name: \"A\", default: true)])");
+    let e = parse_err(
+        "(flags: [(id: \"A3F19C7E52D04B8E9C1F6D2A7B4E0C58\", name: \"A\", default: true)])",
+    );
     assert!(matches!(e.problem, FlagsProblem::BadId(_)), "{e}");
 
     // Duplicate id (second occurrence is pointed at).
     let e = parse_err(
         "(flags: [\n  (id: \"00000000000000000000000000000001\", name: \"A\", default: true),\n  (id: \"00000000000000000000000000000001\", name: \"B\", default: true),\n])",
     );
-    assert_eq!(e.problem, FlagsProblem::DuplicateId { id: "00000000000000000000000000000001".into(), first_line: 2 });
+    assert_eq!(
+        e.problem,
+        FlagsProblem::DuplicateId {
+            id: "00000000000000000000000000000001".into(),
+            first_line: 2
+        }
+    );
     assert_eq!(e.line, 3);
 
     // Duplicate name, across flags and counters.
     let e = parse_err(
         "(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: true)],\n counters: [(id: \"00000000000000000000000000000002\", name: \"A\", default: 0)])",
     );
-    assert!(matches!(e.problem, FlagsProblem::DuplicateName { ref name, first_line: 1 } if name == "A"), "{e}");
+    assert!(
+        matches!(e.problem, FlagsProblem::DuplicateName { ref name, first_line: 1 } if name == "A"),
+        "{e}"
+    );
     assert_eq!(e.line, 2);
 
     // Wrong value type: a counter default on a flag, text on a counter.
-    let e = parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: 3)])");
+    let e =
+        parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: 3)])");
     assert!(matches!(e.problem, FlagsProblem::Syntax(_)), "{e}");
     assert_eq!(e.line, 1);
     assert!(e.column > 60, "{e}");
-    let e = parse_err("(counters: [\n (id: \"00000000000000000000000000000001\", name: \"A\", default: \"five\")])");
+    let e = parse_err(
+        "(counters: [\n (id: \"00000000000000000000000000000001\", name: \"A\", default: \"five\")])",
+    );
     assert!(matches!(e.problem, FlagsProblem::Syntax(_)), "{e}");
     assert_eq!(e.line, 2);
 
     // Unknown field (a typo) and a bad scope.
-    let e = parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", defualt: true)])");
+    let e = parse_err(
+        "(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", defualt: true)])",
+    );
     assert!(e.to_string().contains("defualt"), "{e}");
-    let e = parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: true, scope: Forever)])");
+    let e = parse_err(
+        "(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: true, scope: Forever)])",
+    );
     assert!(e.to_string().contains("Forever"), "{e}");
 
     // Not UTF-8.
