@@ -145,18 +145,33 @@ fn looks_truncated(body: &[u8]) -> bool {
         .is_none_or(|&b| b != b'}')
 }
 
+/// Only the schema version; the rest of the document is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Header {
+    #[serde(rename = "SchemaVersion")]
+    schema_version: Option<serde_json::Value>,
+}
+
 /// Parses a verified body: UTF-8, JSON, the schema version, the schema.
 pub fn parse_document<T: DeserializeOwned>(body: &[u8], supported: u32) -> Result<T, LoadError> {
     let text = std::str::from_utf8(body).map_err(|e| LoadError::NotUtf8 {
         offset: e.valid_up_to(),
     })?;
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| LoadError::NotJson {
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
+    // A first pass reads the version only (and tells malformed JSON from a
+    // wrong shape); the second builds the document straight from the text.
+    let header: Header = serde_json::from_str(text).map_err(|e| {
+        if e.is_data() {
+            LoadError::WrongSchema(e.to_string())
+        } else {
+            LoadError::NotJson {
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            }
+        }
     })?;
-    let version = value
-        .get("SchemaVersion")
+    let version = header
+        .schema_version
         .ok_or_else(|| LoadError::WrongSchema("no SchemaVersion field".into()))?;
     let version = version.as_u64().ok_or_else(|| {
         LoadError::WrongSchema(format!("SchemaVersion is {version}, not a number"))
@@ -167,7 +182,7 @@ pub fn parse_document<T: DeserializeOwned>(body: &[u8], supported: u32) -> Resul
             supported,
         });
     }
-    serde_json::from_value(value).map_err(|e| LoadError::WrongSchema(e.to_string()))
+    serde_json::from_str(text).map_err(|e| LoadError::WrongSchema(e.to_string()))
 }
 
 #[cfg(test)]
