@@ -1,0 +1,247 @@
+//! The per-agent blackboard: typed values and tag bits.
+
+use bevy::ecs::component::Component;
+
+use crate::program::Program;
+use crate::value::Value;
+
+/// An agent's inputs: blackboard values (declared in the tree file, typed by
+/// their defaults) and tag bits.
+///
+/// Values can be set by name before the tree has loaded; they are kept and
+/// checked against the tree's declarations when it binds.
+#[derive(Component, Debug, Clone, Default)]
+pub struct Blackboard {
+    keys: Vec<String>,
+    values: Vec<Value>,
+    tag_names: Vec<String>,
+    tags: u64,
+    /// Bumped on every change: lets the runtime know inputs changed.
+    generation: u64,
+    /// Laid out for a program (keys fixed).
+    bound: bool,
+}
+
+/// Why a blackboard write was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BlackboardError {
+    /// The tree declares no such key.
+    #[error("the tree declares no blackboard key {0:?}")]
+    UnknownKey(String),
+    /// The value's type differs from the key's.
+    #[error("blackboard key {key:?} holds a {expected}, not a {found}")]
+    WrongType {
+        /// The key.
+        key: String,
+        /// Its type.
+        expected: &'static str,
+        /// The rejected value's type.
+        found: &'static str,
+    },
+    /// The tree declares no such tag.
+    #[error("the tree declares no tag {0:?}")]
+    UnknownTag(String),
+}
+
+impl Blackboard {
+    /// An empty blackboard; values set now are checked when the tree binds.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builder: a value.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.set_unchecked(key, value.into());
+        self
+    }
+
+    /// Builder: a tag.
+    pub fn with_tag(mut self, tag: &str) -> Self {
+        self.set_tag_unchecked(tag, true);
+        self
+    }
+
+    fn set_unchecked(&mut self, key: &str, value: Value) {
+        match self.keys.iter().position(|k| k == key) {
+            Some(i) => self.values[i] = value,
+            None => {
+                self.keys.push(key.to_owned());
+                self.values.push(value);
+            }
+        }
+        self.generation += 1;
+    }
+
+    fn set_tag_unchecked(&mut self, tag: &str, on: bool) {
+        let i = match self.tag_names.iter().position(|t| t == tag) {
+            Some(i) => i,
+            None => {
+                self.tag_names.push(tag.to_owned());
+                self.tag_names.len() - 1
+            }
+        };
+        if i < 64 {
+            let bit = 1u64 << i;
+            self.tags = if on {
+                self.tags | bit
+            } else {
+                self.tags & !bit
+            };
+        }
+        self.generation += 1;
+    }
+
+    /// Whether the blackboard is laid out for this program.
+    pub fn is_bound_to(&self, program: &Program) -> bool {
+        self.keys == program.bb_keys && self.tag_names == program.tag_names
+    }
+
+    /// Lays the blackboard out for a program: declared keys with defaults,
+    /// then values set earlier by name. Returns the values that did not fit
+    /// (unknown keys or wrong types), which are dropped.
+    pub fn bind(&mut self, program: &Program) -> Vec<BlackboardError> {
+        let mut problems = Vec::new();
+        let mut values = program.bb_defaults.clone();
+        for (k, v) in self.keys.iter().zip(&self.values) {
+            match program.bb_keys.iter().position(|p| p == k) {
+                Some(i) if values[i].same_kind(v) => values[i] = *v,
+                Some(i) => problems.push(BlackboardError::WrongType {
+                    key: k.clone(),
+                    expected: values[i].type_name(),
+                    found: v.type_name(),
+                }),
+                None => problems.push(BlackboardError::UnknownKey(k.clone())),
+            }
+        }
+        let mut tags = 0u64;
+        for (i, t) in self.tag_names.iter().enumerate() {
+            if i < 64 && self.tags & (1 << i) != 0 {
+                match program.tag_names.iter().position(|p| p == t) {
+                    Some(bit) => tags |= 1 << bit,
+                    None => problems.push(BlackboardError::UnknownTag(t.clone())),
+                }
+            }
+        }
+        self.keys = program.bb_keys.clone();
+        self.values = values;
+        self.tag_names = program.tag_names.clone();
+        self.tags = tags;
+        self.generation += 1;
+        self.bound = true;
+        problems
+    }
+
+    /// Sets a value by name. Once bound, unknown keys and wrong types are
+    /// errors; before binding, they are checked at bind time.
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), BlackboardError> {
+        let value = value.into();
+        match self.keys.iter().position(|k| k == key) {
+            Some(i) => {
+                if !self.values[i].same_kind(&value) {
+                    return Err(BlackboardError::WrongType {
+                        key: key.to_owned(),
+                        expected: self.values[i].type_name(),
+                        found: value.type_name(),
+                    });
+                }
+                if self.values[i] != value {
+                    self.values[i] = value;
+                    self.generation += 1;
+                }
+                Ok(())
+            }
+            None if !self.bound => {
+                self.set_unchecked(key, value);
+                Ok(())
+            }
+            None => Err(BlackboardError::UnknownKey(key.to_owned())),
+        }
+    }
+
+    /// Sets a value by index (fast path; the index comes from
+    /// [`Program::bb_key`]).
+    pub fn set_index(&mut self, key: u16, value: Value) {
+        if let Some(slot) = self.values.get_mut(key as usize)
+            && *slot != value
+        {
+            *slot = value;
+            self.generation += 1;
+        }
+    }
+
+    /// A value by name.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.keys
+            .iter()
+            .position(|k| k == key)
+            .map(|i| self.values[i])
+    }
+
+    /// A value by index.
+    #[inline]
+    pub fn get_index(&self, key: u16) -> Value {
+        self.values
+            .get(key as usize)
+            .copied()
+            .unwrap_or(Value::Bool(false))
+    }
+
+    /// Sets or clears a tag.
+    pub fn set_tag(&mut self, tag: &str, on: bool) -> Result<(), BlackboardError> {
+        match self.tag_names.iter().position(|t| t == tag) {
+            Some(i) if i < 64 => {
+                let bit = 1u64 << i;
+                let new = if on {
+                    self.tags | bit
+                } else {
+                    self.tags & !bit
+                };
+                if new != self.tags {
+                    self.tags = new;
+                    self.generation += 1;
+                }
+                Ok(())
+            }
+            _ if !self.bound => {
+                self.set_tag_unchecked(tag, on);
+                Ok(())
+            }
+            _ => Err(BlackboardError::UnknownTag(tag.to_owned())),
+        }
+    }
+
+    /// Whether a tag is set.
+    pub fn has_tag(&self, tag: &str) -> bool {
+        self.tag_names
+            .iter()
+            .position(|t| t == tag)
+            .is_some_and(|i| i < 64 && self.tags & (1 << i) != 0)
+    }
+
+    /// The tag bits (bit order of the tree's `tags`).
+    #[inline]
+    pub fn tags(&self) -> u64 {
+        self.tags
+    }
+
+    /// Sets all tag bits at once.
+    pub fn set_tags(&mut self, tags: u64) {
+        if self.tags != tags {
+            self.tags = tags;
+            self.generation += 1;
+        }
+    }
+
+    /// Changes so far (any write that changed something bumps it).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Keys and values, in the tree's order once bound.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Value)> {
+        self.keys
+            .iter()
+            .map(String::as_str)
+            .zip(self.values.iter().copied())
+    }
+}

@@ -1,0 +1,437 @@
+//! The `*.bt.ron` file format, as parsed (before compiling).
+//!
+//! See the crate documentation for a worked example.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::value::{Op, Value};
+
+/// A whole tree file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeDef {
+    /// Tag names, in bit order (at most 64). Nodes require them with
+    /// `tags` / `any_tags` / `not_tags`; agents set them on their blackboard.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Blackboard keys and their defaults: `{"health": 100, "alert": false}`.
+    #[serde(default)]
+    pub blackboard: BTreeMap<String, Value>,
+    /// Named behaviors: used with `Use(behavior: ..)` anywhere (a DAG),
+    /// referenced by impulses, and inserted as stimuli by game code.
+    #[serde(default)]
+    pub behaviors: Vec<NodeDef>,
+    /// The root node.
+    pub root: NodeDef,
+}
+
+/// One condition, as written in the file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub enum Check {
+    /// A bool blackboard key is true: `Is("grenade_near")`.
+    Is(String),
+    /// A bool blackboard key is false: `IsNot("in_vehicle")`.
+    IsNot(String),
+    /// Compares a blackboard key: `Bb("ammo", Gt, 3)`.
+    Bb(String, Op, Value),
+    /// A registered Rust predicate: `Predicate("can_see_player")`.
+    Predicate(String),
+    /// The agent has a tag: `HasTag("driver")`.
+    HasTag(String),
+    /// All hold.
+    All(Vec<Check>),
+    /// At least one holds.
+    Any(Vec<Check>),
+    /// Does not hold.
+    Not(Box<Check>),
+}
+
+macro_rules! node_struct {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// The node's name: its segment of the node path.
+            #[serde(default)]
+            pub name: Option<String>,
+            /// Tags the agent must all have for the node to be considered.
+            #[serde(default)]
+            pub tags: Vec<String>,
+            /// The agent must have at least one of these tags.
+            #[serde(default)]
+            pub any_tags: Vec<String>,
+            /// The agent must have none of these tags.
+            #[serde(default)]
+            pub not_tags: Vec<String>,
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+    };
+}
+
+node_struct!(
+    /// A composite with children.
+    CompositeDef {
+        /// Children, highest priority / first first.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+    }
+);
+
+node_struct!(
+    /// Probabilistic choice among relevant children.
+    ProbabilisticDef {
+        /// Children.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+        /// Weights, one per child (default: all equal).
+        #[serde(default)]
+        weights: Vec<f32>,
+    }
+);
+
+node_struct!(
+    /// Picks among relevant children, never the same one twice.
+    OneOffDef {
+        /// Children.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+        /// Random pick (true) or first in priority order (false, default).
+        #[serde(default)]
+        random: bool,
+    }
+);
+
+node_struct!(
+    /// Select one child (Trainz "controlled selection of a single child").
+    SelectOneDef {
+        /// Children.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+        /// Random pick among relevant children (default: the first relevant,
+        /// i.e. if / else-if / else).
+        #[serde(default)]
+        random: bool,
+    }
+);
+
+/// When a parallel node finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum Policy {
+    /// When every child has.
+    #[default]
+    All,
+    /// As soon as one child has.
+    One,
+    /// When this many children have.
+    Count(u16),
+}
+
+node_struct!(
+    /// Runs all children at once.
+    ParallelDef {
+        /// Children.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+        /// Succeeds when this many children succeeded (default: all).
+        #[serde(default)]
+        success: Policy,
+        /// Fails when this many children failed (default: one).
+        #[serde(default = "policy_one")]
+        failure: Policy,
+    }
+);
+
+fn policy_one() -> Policy {
+    Policy::One
+}
+
+node_struct!(
+    /// A decorator around one child.
+    DecoratorDef {
+        /// The child.
+        child: Box<NodeDef>,
+    }
+);
+
+node_struct!(
+    /// Repeats its child.
+    RepeatDef {
+        /// The child.
+        child: Box<NodeDef>,
+        /// How many successes before succeeding (default: forever).
+        #[serde(default)]
+        count: Option<u32>,
+    }
+);
+
+node_struct!(
+    /// A decorator with a duration in seconds.
+    TimedDef {
+        /// The child.
+        child: Box<NodeDef>,
+        /// Seconds.
+        seconds: f32,
+    }
+);
+
+node_struct!(
+    /// Runs its child only while the conditions hold; aborts it when they
+    /// stop holding.
+    GuardDef {
+        /// The child.
+        child: Box<NodeDef>,
+        /// All must hold.
+        when: Vec<Check>,
+    }
+);
+
+node_struct!(
+    /// A game action leaf.
+    ActionDef {
+        /// The registered action name.
+        action: String,
+        /// Parameters the action system reads.
+        #[serde(default)]
+        params: BTreeMap<String, Value>,
+    }
+);
+
+node_struct!(
+    /// A condition leaf (instant success / failure), or a rule leaf (waits
+    /// for the condition; complete while it holds).
+    ConditionDef {
+        /// The condition.
+        check: Check,
+    }
+);
+
+node_struct!(
+    /// Counts ticks while a condition holds; completes at the threshold
+    /// (the Trainz polling advice).
+    ThresholdDef {
+        /// The polled condition.
+        check: Check,
+        /// Ticks needed.
+        count: u32,
+    }
+);
+
+node_struct!(
+    /// Waits a duration, then succeeds.
+    WaitDef {
+        /// Seconds.
+        seconds: f32,
+    }
+);
+
+node_struct!(
+    /// A leaf that succeeds, fails, or runs forever.
+    LeafDef {}
+);
+
+node_struct!(
+    /// A named behavior placed here.
+    UseDef {
+        /// The behavior's name.
+        behavior: String,
+        /// Another tree file to take it from (relative to the assets
+        /// folder); default: this file.
+        #[serde(default)]
+        file: Option<String>,
+    }
+);
+
+/// How an impulse runs its behavior when it wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum ImpulseMode {
+    /// Run the behavior here, in the impulse's place.
+    #[default]
+    InPlace,
+    /// Jump to the behavior's own position in the tree.
+    Redirect,
+}
+
+node_struct!(
+    /// A reference to a behavior with its own relevancy.
+    ImpulseDef {
+        /// The named behavior it references.
+        behavior: String,
+        /// The impulse's relevancy: all must hold. An impulse whose
+        /// conditions never hold is a legal hook.
+        #[serde(default)]
+        when: Vec<Check>,
+        /// In place (default) or redirect.
+        #[serde(default)]
+        mode: ImpulseMode,
+    }
+);
+
+node_struct!(
+    /// A game-registered composite or decorator.
+    CustomDef {
+        /// The registered kind.
+        kind: String,
+        /// Children.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+        /// Parameters.
+        #[serde(default)]
+        params: BTreeMap<String, Value>,
+    }
+);
+
+/// A node in the file. Composites and decorators have children; leaves do
+/// not.
+#[derive(Debug, Clone, Deserialize)]
+#[allow(missing_docs)]
+pub enum NodeDef {
+    // Plain BT composites.
+    Sequence(CompositeDef),
+    Selector(CompositeDef),
+    Parallel(ParallelDef),
+    // Halo 2 decision schemes.
+    PrioritizedList(CompositeDef),
+    Sequential(CompositeDef),
+    SequentialLooping(CompositeDef),
+    Probabilistic(ProbabilisticDef),
+    OneOff(OneOffDef),
+    // Trainz parent styles.
+    Ordered(CompositeDef),
+    Simultaneous(CompositeDef),
+    SelectOne(SelectOneDef),
+    // Decorators.
+    Invert(DecoratorDef),
+    Repeat(RepeatDef),
+    Cooldown(TimedDef),
+    MinDuration(TimedDef),
+    Timeout(TimedDef),
+    Guard(GuardDef),
+    // Leaves.
+    Action(ActionDef),
+    Condition(ConditionDef),
+    Rule(ConditionDef),
+    Threshold(ThresholdDef),
+    Wait(WaitDef),
+    Succeed(LeafDef),
+    Fail(LeafDef),
+    Forever(LeafDef),
+    // References.
+    Use(UseDef),
+    Impulse(ImpulseDef),
+    Custom(CustomDef),
+}
+
+/// The fields every node has.
+pub struct Common<'a> {
+    /// Name.
+    pub name: Option<&'a str>,
+    /// All-of tags.
+    pub tags: &'a [String],
+    /// Any-of tags.
+    pub any_tags: &'a [String],
+    /// None-of tags.
+    pub not_tags: &'a [String],
+}
+
+impl NodeDef {
+    /// The kind's name as written in files.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            NodeDef::Sequence(_) => "Sequence",
+            NodeDef::Selector(_) => "Selector",
+            NodeDef::Parallel(_) => "Parallel",
+            NodeDef::PrioritizedList(_) => "PrioritizedList",
+            NodeDef::Sequential(_) => "Sequential",
+            NodeDef::SequentialLooping(_) => "SequentialLooping",
+            NodeDef::Probabilistic(_) => "Probabilistic",
+            NodeDef::OneOff(_) => "OneOff",
+            NodeDef::Ordered(_) => "Ordered",
+            NodeDef::Simultaneous(_) => "Simultaneous",
+            NodeDef::SelectOne(_) => "SelectOne",
+            NodeDef::Invert(_) => "Invert",
+            NodeDef::Repeat(_) => "Repeat",
+            NodeDef::Cooldown(_) => "Cooldown",
+            NodeDef::MinDuration(_) => "MinDuration",
+            NodeDef::Timeout(_) => "Timeout",
+            NodeDef::Guard(_) => "Guard",
+            NodeDef::Action(_) => "Action",
+            NodeDef::Condition(_) => "Condition",
+            NodeDef::Rule(_) => "Rule",
+            NodeDef::Threshold(_) => "Threshold",
+            NodeDef::Wait(_) => "Wait",
+            NodeDef::Succeed(_) => "Succeed",
+            NodeDef::Fail(_) => "Fail",
+            NodeDef::Forever(_) => "Forever",
+            NodeDef::Use(_) => "Use",
+            NodeDef::Impulse(_) => "Impulse",
+            NodeDef::Custom(_) => "Custom",
+        }
+    }
+
+    /// Name and tag requirements.
+    pub fn common(&self) -> Common<'_> {
+        macro_rules! c {
+            ($d:expr) => {
+                Common {
+                    name: $d.name.as_deref(),
+                    tags: &$d.tags,
+                    any_tags: &$d.any_tags,
+                    not_tags: &$d.not_tags,
+                }
+            };
+        }
+        match self {
+            NodeDef::Sequence(d)
+            | NodeDef::Selector(d)
+            | NodeDef::PrioritizedList(d)
+            | NodeDef::Sequential(d)
+            | NodeDef::SequentialLooping(d)
+            | NodeDef::Ordered(d)
+            | NodeDef::Simultaneous(d) => c!(d),
+            NodeDef::Parallel(d) => c!(d),
+            NodeDef::Probabilistic(d) => c!(d),
+            NodeDef::OneOff(d) => c!(d),
+            NodeDef::SelectOne(d) => c!(d),
+            NodeDef::Invert(d) => c!(d),
+            NodeDef::Repeat(d) => c!(d),
+            NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => c!(d),
+            NodeDef::Guard(d) => c!(d),
+            NodeDef::Action(d) => c!(d),
+            NodeDef::Condition(d) | NodeDef::Rule(d) => c!(d),
+            NodeDef::Threshold(d) => c!(d),
+            NodeDef::Wait(d) => c!(d),
+            NodeDef::Succeed(d) | NodeDef::Fail(d) | NodeDef::Forever(d) => c!(d),
+            NodeDef::Use(d) => c!(d),
+            NodeDef::Impulse(d) => c!(d),
+            NodeDef::Custom(d) => c!(d),
+        }
+    }
+
+    /// Children in file order (a decorator's one child; none for leaves).
+    pub fn children(&self) -> &[NodeDef] {
+        match self {
+            NodeDef::Sequence(d)
+            | NodeDef::Selector(d)
+            | NodeDef::PrioritizedList(d)
+            | NodeDef::Sequential(d)
+            | NodeDef::SequentialLooping(d)
+            | NodeDef::Ordered(d)
+            | NodeDef::Simultaneous(d) => &d.children,
+            NodeDef::Parallel(d) => &d.children,
+            NodeDef::Probabilistic(d) => &d.children,
+            NodeDef::OneOff(d) => &d.children,
+            NodeDef::SelectOne(d) => &d.children,
+            NodeDef::Invert(d) => std::slice::from_ref(&*d.child),
+            NodeDef::Repeat(d) => std::slice::from_ref(&*d.child),
+            NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => {
+                std::slice::from_ref(&*d.child)
+            }
+            NodeDef::Guard(d) => std::slice::from_ref(&*d.child),
+            NodeDef::Custom(d) => &d.children,
+            _ => &[],
+        }
+    }
+}

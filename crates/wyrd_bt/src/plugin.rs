@@ -1,0 +1,407 @@
+//! Bevy glue: the tree asset and loader, agent components, systems.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy::app::{App, FixedUpdate, Plugin};
+use bevy::asset::io::Reader;
+use bevy::asset::{Asset, AssetApp, AssetLoader, Assets, Handle, LoadContext};
+use bevy::ecs::prelude::*;
+use bevy::log::{error, warn};
+use bevy::reflect::TypePath;
+use bevy::time::{Fixed, Time};
+
+use crate::blackboard::Blackboard;
+use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
+use crate::program::Program;
+use crate::registry::{BtRegistry, CustomNode};
+use crate::runtime::{AgentState, BtActions, Status, StimulusError, tick_agent};
+
+/// A loaded, compiled behavior tree (`*.bt.ron`).
+#[derive(Asset, TypePath, Debug, Clone)]
+pub struct BtAsset {
+    /// The compiled program, shared by every agent that runs it.
+    pub program: Arc<Program>,
+}
+
+/// Loads and compiles `*.bt.ron` files, checking names against the app's
+/// [`BtRegistry`]. A bad file is an error (with file:line:column); the
+/// previous version of an asset, if any, stays in use.
+#[derive(TypePath)]
+pub struct BtLoader {
+    registry: BtRegistry,
+}
+
+impl FromWorld for BtLoader {
+    fn from_world(world: &mut World) -> Self {
+        BtLoader {
+            registry: world.get_resource_or_init::<BtRegistry>().clone(),
+        }
+    }
+}
+
+impl AssetLoader for BtLoader {
+    type Asset = BtAsset;
+    type Settings = ();
+    type Error = BtError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        ctx: &mut LoadContext<'_>,
+    ) -> Result<BtAsset, BtError> {
+        let main = ctx.path().path().to_string_lossy().replace('\\', "/");
+        let io = |file: &str, error: String| BtError {
+            file: file.to_owned(),
+            line: 1,
+            column: 1,
+            problem: BtProblem::Io {
+                file: file.to_owned(),
+                error,
+            },
+        };
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|e| io(&main, e.to_string()))?;
+        let mut files: HashMap<String, ParsedFile> = HashMap::new();
+        let mut todo = vec![(main.clone(), Some(bytes))];
+        while let Some((path, bytes)) = todo.pop() {
+            if files.contains_key(&path) {
+                continue;
+            }
+            let bytes = match bytes {
+                Some(b) => b,
+                // Other files become dependencies: editing them reloads
+                // this tree too.
+                None => ctx
+                    .read_asset_bytes(path.clone())
+                    .await
+                    .map_err(|e| io(&path, e.to_string()))?,
+            };
+            let (def, text) = parse_tree(&path, &bytes)?;
+            for r in file_refs(&path, &def) {
+                todo.push((r, None));
+            }
+            files.insert(path, ParsedFile { def, text });
+        }
+        let vocab = self.registry.snapshot();
+        let program = compile(&main, &files, &vocab)?;
+        Ok(BtAsset {
+            program: Arc::new(program),
+        })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["bt.ron"]
+    }
+}
+
+/// What happens when the root finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunMode {
+    /// Start again on the next tick (AI).
+    #[default]
+    Repeat,
+    /// Stay finished until [`BtAgent::restart`] (evaluations, rule sessions).
+    Once,
+}
+
+/// Runs a behavior tree on this entity.
+#[derive(Component, Debug, Clone)]
+#[require(BtAgent, Blackboard, BtActions)]
+pub struct BehaviorTree {
+    /// The tree.
+    pub handle: Handle<BtAsset>,
+    /// Ticks per second for this agent (`None`: every fixed step, 30 Hz by
+    /// default). Lower it for distant agents.
+    pub rate_hz: Option<f32>,
+    /// Repeat or run once.
+    pub mode: RunMode,
+    /// Seed of the agent's random choices (same seed, same inputs: same run).
+    pub seed: u64,
+}
+
+impl BehaviorTree {
+    /// Runs `handle` at the plugin's rate, repeating.
+    pub fn new(handle: Handle<BtAsset>) -> Self {
+        BehaviorTree {
+            handle,
+            rate_hz: None,
+            mode: RunMode::Repeat,
+            seed: 0,
+        }
+    }
+
+    /// Ticks this agent `hz` times per second.
+    pub fn with_rate(mut self, hz: f32) -> Self {
+        self.rate_hz = Some(hz);
+        self
+    }
+
+    /// Runs once instead of repeating.
+    pub fn once(mut self) -> Self {
+        self.mode = RunMode::Once;
+        self
+    }
+
+    /// Seeds the agent's random choices.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+}
+
+/// The tree state of an agent (added with [`BehaviorTree`]).
+#[derive(Component, Debug, Default)]
+pub struct BtAgent {
+    program: Option<Arc<Program>>,
+    /// Node statuses, rule flags, timers, stimuli.
+    pub state: AgentState,
+    accum: f32,
+    finished: bool,
+    restart: bool,
+    restarts_this_tick: u32,
+    /// Problems binding the blackboard or inserting stimuli, for the
+    /// inspector.
+    pub problems: Vec<String>,
+}
+
+impl BtAgent {
+    /// The program the agent runs, once loaded.
+    pub fn program(&self) -> Option<&Arc<Program>> {
+        self.program.as_ref()
+    }
+
+    /// The root's status after the last tick.
+    pub fn status(&self) -> Status {
+        self.state.status
+    }
+
+    /// Whether a [`RunMode::Once`] tree has finished.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Asks for a clean restart (all nodes reset, actions aborted) on the
+    /// next tick. Bounded: more than [`BtPlugin::max_restarts_per_tick`] in
+    /// one tick is reported as an error.
+    pub fn restart(&mut self) {
+        self.restart = true;
+    }
+
+    /// Inserts a named behavior at the composite `at` (a path) for
+    /// `seconds`. See [`AgentState::insert_stimulus`].
+    pub fn insert_stimulus(
+        &mut self,
+        at: &str,
+        behavior: &str,
+        priority: u16,
+        seconds: f32,
+    ) -> Result<(), StimulusError> {
+        let Some(p) = &self.program else {
+            return Err(StimulusError::NotBound);
+        };
+        self.state
+            .insert_stimulus(p, at, behavior, priority, seconds)
+    }
+
+    /// Paths of the leaves running after the last tick.
+    pub fn active_paths(&self) -> Vec<String> {
+        match &self.program {
+            Some(p) => self
+                .state
+                .active_leaves(p)
+                .map(|i| self.state.display_path(p, i))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// The behavior-tree system sets, chained in `FixedUpdate`:
+/// - `Sense`: your systems that write blackboards and tags;
+/// - `Decide`: binds new and reloaded trees, applies restarts, ticks every
+///   agent (in parallel; each agent only touches its own components);
+/// - `Act`: your action systems read [`BtActions`] and report results.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BtSystems {
+    /// Update inputs.
+    Sense,
+    /// Tick the trees.
+    Decide,
+    /// Perform actions.
+    Act,
+}
+
+/// Runtime settings of the plugin.
+#[derive(Resource, Debug, Clone, Copy)]
+pub struct BtSettings {
+    /// Restarts allowed per agent per tick before it is an error.
+    pub max_restarts_per_tick: u32,
+}
+
+/// Behavior trees as assets, ticked in `FixedUpdate`.
+#[derive(Debug, Clone)]
+pub struct BtPlugin {
+    /// Sets the app's fixed timestep to this rate (default 30 Hz); `None`
+    /// leaves it as the app set it.
+    pub tick_hz: Option<f64>,
+    /// Restarts allowed per agent per tick (default 8).
+    pub max_restarts_per_tick: u32,
+}
+
+impl Default for BtPlugin {
+    fn default() -> Self {
+        BtPlugin {
+            tick_hz: Some(30.0),
+            max_restarts_per_tick: 8,
+        }
+    }
+}
+
+impl Plugin for BtPlugin {
+    fn build(&self, app: &mut App) {
+        app.world_mut().get_resource_or_init::<BtRegistry>();
+        app.init_asset::<BtAsset>()
+            .init_asset_loader::<BtLoader>()
+            .insert_resource(BtSettings {
+                max_restarts_per_tick: self.max_restarts_per_tick,
+            })
+            .configure_sets(
+                FixedUpdate,
+                (BtSystems::Sense, BtSystems::Decide, BtSystems::Act).chain(),
+            )
+            .add_systems(FixedUpdate, tick_trees.in_set(BtSystems::Decide));
+        if let Some(hz) = self.tick_hz {
+            app.insert_resource(Time::<Fixed>::from_hz(hz));
+        }
+    }
+}
+
+/// Registration of game code's actions, predicates and nodes.
+pub trait BtAppExt {
+    /// Registers an action name trees may use.
+    fn register_bt_action(&mut self, name: &str) -> &mut Self;
+    /// Registers a predicate trees may use in `Predicate("name")`.
+    fn register_bt_predicate(
+        &mut self,
+        name: &str,
+        f: impl Fn(&Blackboard) -> bool + Send + Sync + 'static,
+    ) -> &mut Self;
+    /// Registers a custom composite or decorator for `Custom(kind: "name")`.
+    fn register_bt_node(&mut self, kind: &str, node: impl CustomNode) -> &mut Self;
+}
+
+impl BtAppExt for App {
+    fn register_bt_action(&mut self, name: &str) -> &mut Self {
+        let reg = self
+            .world_mut()
+            .get_resource_or_init::<BtRegistry>()
+            .clone();
+        reg.edit(|v| v.add_action(name));
+        self
+    }
+
+    fn register_bt_predicate(
+        &mut self,
+        name: &str,
+        f: impl Fn(&Blackboard) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        let reg = self
+            .world_mut()
+            .get_resource_or_init::<BtRegistry>()
+            .clone();
+        reg.edit(|v| v.add_predicate(name, f));
+        self
+    }
+
+    fn register_bt_node(&mut self, kind: &str, node: impl CustomNode) -> &mut Self {
+        let reg = self
+            .world_mut()
+            .get_resource_or_init::<BtRegistry>()
+            .clone();
+        reg.edit(|v| v.add_custom(kind, node));
+        self
+    }
+}
+
+fn bind(
+    agent: &mut BtAgent,
+    tree: &BehaviorTree,
+    program: &Arc<Program>,
+    bb: &mut Mut<Blackboard>,
+    actions: &mut BtActions,
+) {
+    agent.state = AgentState::new(program, tree.seed);
+    agent.program = Some(program.clone());
+    agent.finished = false;
+    agent.accum = 0.0;
+    actions.reserve(program.actions.len());
+    if !bb.is_bound_to(program) {
+        for p in bb.bind(program) {
+            warn!("{}: {p}", program.source);
+            agent.problems.push(p.to_string());
+        }
+    }
+}
+
+/// Binds new and reloaded programs, then ticks every agent due.
+fn tick_trees(
+    time: Res<Time>,
+    assets: Res<Assets<BtAsset>>,
+    settings: Res<BtSettings>,
+    mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
+) {
+    let dt = time.delta_secs();
+    let max_restarts = settings.max_restarts_per_tick;
+    agents.par_iter_mut().for_each(|(tree, mut agent, mut bb, mut actions)| {
+        let Some(asset) = assets.get(&tree.handle) else {
+            return;
+        };
+        // A reload swaps the program: agents restart cleanly on the new one.
+        if agent.program.as_ref().is_none_or(|p| !Arc::ptr_eq(p, &asset.program)) {
+            if let Some(old) = agent.program.clone() {
+                agent.state.reset(&old, &mut actions);
+            }
+            bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
+        }
+        let agent = &mut *agent;
+        let Some(program) = agent.program.clone() else { return };
+        if agent.restart {
+            agent.restart = false;
+            agent.restarts_this_tick += 1;
+            if agent.restarts_this_tick > max_restarts {
+                error!(
+                    "{}: restarted more than {max_restarts} times in one tick; not restarting again this tick",
+                    program.source
+                );
+            } else {
+                agent.state.reset(&program, &mut actions);
+                agent.finished = false;
+            }
+        }
+        if agent.finished {
+            return;
+        }
+        let step_ms = match tree.rate_hz {
+            Some(hz) if hz > 0.0 => {
+                agent.accum += dt;
+                let period = 1.0 / hz;
+                if agent.accum + 1e-6 < period {
+                    return;
+                }
+                agent.accum = (agent.accum - period).min(period);
+                (period * 1000.0).round() as u32
+            }
+            _ => (dt * 1000.0).round() as u32,
+        };
+        agent.restarts_this_tick = 0;
+        let status = tick_agent(&program, &mut agent.state, &bb, &mut actions, step_ms, None);
+        if tree.mode == RunMode::Once && matches!(status, Status::Success | Status::Failure) {
+            agent.finished = true;
+        }
+    });
+}

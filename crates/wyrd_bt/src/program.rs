@@ -1,0 +1,326 @@
+//! The compiled, flat, immutable form of a tree.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::registry::{ActionId, CustomNode, PredicateFn};
+use crate::value::{Op, Value};
+
+/// Index of "none" in `u32` fields.
+pub const NONE: u32 = u32::MAX;
+
+/// What a node does. Payload indexes point into the [`Program`]'s tables.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(missing_docs)]
+pub enum Kind {
+    Sequence,
+    Selector,
+    Parallel { success: u16, failure: u16 },
+    PrioritizedList,
+    Sequential,
+    SequentialLooping,
+    Probabilistic { weights: u32 },
+    OneOff { random: bool },
+    Ordered,
+    Simultaneous,
+    SelectOne { random: bool },
+    Invert,
+    Repeat { count: u32 },
+    Cooldown { ms: u32 },
+    MinDuration { ms: u32 },
+    Timeout { ms: u32 },
+    Guard { cond: u32 },
+    Action { action: u32 },
+    Condition { cond: u32 },
+    Rule { cond: u32 },
+    Threshold { cond: u32, count: u32 },
+    Wait { ms: u32 },
+    Succeed,
+    Fail,
+    Forever,
+    Impulse { impulse: u32 },
+    Custom { custom: u32 },
+}
+
+impl Kind {
+    /// The kind as written in tree files.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Sequence => "Sequence",
+            Kind::Selector => "Selector",
+            Kind::Parallel { .. } => "Parallel",
+            Kind::PrioritizedList => "PrioritizedList",
+            Kind::Sequential => "Sequential",
+            Kind::SequentialLooping => "SequentialLooping",
+            Kind::Probabilistic { .. } => "Probabilistic",
+            Kind::OneOff { .. } => "OneOff",
+            Kind::Ordered => "Ordered",
+            Kind::Simultaneous => "Simultaneous",
+            Kind::SelectOne { .. } => "SelectOne",
+            Kind::Invert => "Invert",
+            Kind::Repeat { .. } => "Repeat",
+            Kind::Cooldown { .. } => "Cooldown",
+            Kind::MinDuration { .. } => "MinDuration",
+            Kind::Timeout { .. } => "Timeout",
+            Kind::Guard { .. } => "Guard",
+            Kind::Action { .. } => "Action",
+            Kind::Condition { .. } => "Condition",
+            Kind::Rule { .. } => "Rule",
+            Kind::Threshold { .. } => "Threshold",
+            Kind::Wait { .. } => "Wait",
+            Kind::Succeed => "Succeed",
+            Kind::Fail => "Fail",
+            Kind::Forever => "Forever",
+            Kind::Impulse { .. } => "Impulse",
+            Kind::Custom { .. } => "Custom",
+        }
+    }
+
+    /// Whether the node is a leaf.
+    pub fn is_leaf(&self) -> bool {
+        matches!(
+            self,
+            Kind::Action { .. }
+                | Kind::Condition { .. }
+                | Kind::Rule { .. }
+                | Kind::Threshold { .. }
+                | Kind::Wait { .. }
+                | Kind::Succeed
+                | Kind::Fail
+                | Kind::Forever
+        )
+    }
+}
+
+/// A compiled condition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cond {
+    /// Blackboard key `key` compared with a value.
+    Bb {
+        /// Key index.
+        key: u16,
+        /// Operator.
+        op: Op,
+        /// Right-hand side.
+        value: Value,
+    },
+    /// Registered predicate (index into [`Program::predicates`]).
+    Predicate(u32),
+    /// The agent has all of these tag bits.
+    Tags(u64),
+    /// All conditions `list[start..start+len]` hold.
+    All {
+        /// First index into [`Program::cond_lists`].
+        start: u32,
+        /// Count.
+        len: u32,
+    },
+    /// Any of them holds.
+    Any {
+        /// First index into [`Program::cond_lists`].
+        start: u32,
+        /// Count.
+        len: u32,
+    },
+    /// The condition at this index does not hold.
+    Not(u32),
+}
+
+/// One node of the flat program (depth-first order).
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// What it does.
+    pub kind: Kind,
+    /// Parent index, or [`NONE`].
+    pub parent: u32,
+    /// Index one past the node's subtree.
+    pub end: u32,
+    /// First index into [`Program::children`].
+    pub first_child: u32,
+    /// Number of (static) children.
+    pub child_count: u16,
+    /// Depth from the root (0).
+    pub depth: u16,
+    /// Tag bits the agent must all have.
+    pub tags_all: u64,
+    /// Tag bits of which the agent must have one (0: no requirement).
+    pub tags_any: u64,
+    /// Tag bits the agent must not have.
+    pub tags_not: u64,
+    /// Trainz DOES_COMPLETE: whether the node can ever complete.
+    pub does_complete: bool,
+    /// The subtree is made of conditions only: it finishes in the tick it
+    /// starts and has no effects (usable as a guard).
+    pub instant: bool,
+    /// Leading instant children of a sequence (its guards).
+    pub guard_len: u16,
+    /// Index into the agent's aux words, or [`NONE`].
+    pub aux: u32,
+}
+
+/// An action leaf's data.
+#[derive(Debug, Clone)]
+pub struct ActionInfo {
+    /// Registered id.
+    pub id: ActionId,
+    /// Registered name.
+    pub name: Arc<str>,
+    /// Parameters.
+    pub params: Vec<(Box<str>, Value)>,
+    /// The leaf's node index.
+    pub node: u32,
+}
+
+impl ActionInfo {
+    /// A parameter by name.
+    pub fn param(&self, name: &str) -> Option<Value> {
+        self.params
+            .iter()
+            .find(|(k, _)| &**k == name)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// An impulse, for the runtime and the global list of impulses.
+#[derive(Debug, Clone)]
+pub struct ImpulseInfo {
+    /// The impulse node.
+    pub node: u32,
+    /// Referenced behavior.
+    pub behavior: String,
+    /// Relevancy condition, or [`NONE`] for "always".
+    pub when: u32,
+    /// Redirect target (the behavior's native node) or [`NONE`] when in
+    /// place.
+    pub redirect_to: u32,
+}
+
+/// A predicate used by the program.
+#[derive(Clone)]
+pub struct PredicateSlot {
+    /// Its name.
+    pub name: String,
+    /// Its implementation; `None` in tools that run trees without the game.
+    pub f: Option<PredicateFn>,
+}
+
+impl std::fmt::Debug for PredicateSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PredicateSlot")
+            .field("name", &self.name)
+            .field("registered", &self.f.is_some())
+            .finish()
+    }
+}
+
+/// A custom node's registration and parameters.
+#[derive(Clone)]
+pub struct CustomInfo {
+    /// Registered kind name.
+    pub kind: String,
+    /// The implementation.
+    pub node: Arc<dyn CustomNode>,
+    /// Parameters.
+    pub params: Vec<(Box<str>, Value)>,
+}
+
+impl std::fmt::Debug for CustomInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CustomInfo")
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A compiled tree: flat arrays, shared read-only by every agent running it.
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    /// The file it came from.
+    pub source: String,
+    /// Nodes in depth-first order; `0` is the root. Nodes at and after
+    /// [`detached_start`](Self::detached_start) are named behaviors kept for
+    /// stimuli.
+    pub nodes: Vec<Node>,
+    /// Children of every node, flat.
+    pub children: Vec<u32>,
+    /// Path of every node (`root/engage/fight`).
+    pub paths: Vec<String>,
+    /// Path index.
+    pub path_index: HashMap<String, u32>,
+    /// First node of the detached behaviors.
+    pub detached_start: u32,
+    /// Detached behavior roots by name (stimuli).
+    pub detached: HashMap<String, u32>,
+    /// Tag names in bit order.
+    pub tag_names: Vec<String>,
+    /// Blackboard keys in index order.
+    pub bb_keys: Vec<String>,
+    /// Their defaults.
+    pub bb_defaults: Vec<Value>,
+    /// Conditions.
+    pub conds: Vec<Cond>,
+    /// Lists of condition indices (for `All` / `Any`).
+    pub cond_lists: Vec<u32>,
+    /// Predicates by index: name and implementation (`None` in tools that
+    /// run trees without the game, like `wyrd sim`).
+    pub predicates: Vec<PredicateSlot>,
+    /// Action leaves.
+    pub actions: Vec<ActionInfo>,
+    /// Impulses.
+    pub impulses: Vec<ImpulseInfo>,
+    /// Custom nodes.
+    pub customs: Vec<CustomInfo>,
+    /// Probabilistic weights (per node, `child_count` entries from the index
+    /// in [`Kind::Probabilistic`]).
+    pub weights: Vec<f32>,
+    /// Number of aux words an agent needs.
+    pub aux_count: u32,
+}
+
+impl Program {
+    /// Node index of a path.
+    pub fn node(&self, path: &str) -> Option<u32> {
+        self.path_index.get(path).copied()
+    }
+
+    /// The static children of a node.
+    pub fn children_of(&self, node: u32) -> &[u32] {
+        let n = &self.nodes[node as usize];
+        &self.children[n.first_child as usize..n.first_child as usize + n.child_count as usize]
+    }
+
+    /// Index of a blackboard key.
+    pub fn bb_key(&self, name: &str) -> Option<u16> {
+        self.bb_keys
+            .iter()
+            .position(|k| k == name)
+            .map(|i| i as u16)
+    }
+
+    /// Bit of a tag.
+    pub fn tag_bit(&self, name: &str) -> Option<u64> {
+        self.tag_names
+            .iter()
+            .position(|t| t == name)
+            .map(|i| 1u64 << i)
+    }
+
+    /// The action data of an action leaf.
+    pub fn action_of(&self, node: u32) -> Option<&ActionInfo> {
+        match self.nodes.get(node as usize)?.kind {
+            Kind::Action { action } => self.actions.get(action as usize),
+            _ => None,
+        }
+    }
+
+    /// The number of nodes of the main tree (without detached behaviors).
+    pub fn main_len(&self) -> usize {
+        self.detached_start as usize
+    }
+
+    /// The last segment of a node's path.
+    pub fn name(&self, node: u32) -> &str {
+        let p = &self.paths[node as usize];
+        p.rsplit('/').next().unwrap_or(p)
+    }
+}

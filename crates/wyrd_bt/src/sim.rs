@@ -1,0 +1,388 @@
+//! Running a tree without a game: scripted timelines, one JSON line per
+//! tick. Used by `wyrd sim` and by tests.
+//!
+//! A script (RON):
+//!
+//! ```ron
+//! (
+//!     ticks: 20,          // default: the last event's tick + 1
+//!     seed: 7,            // random choices (default 0)
+//!     hz: 30,             // tick rate (default 30)
+//!     auto_finish: true,  // actions with a `ticks` param succeed after that many ticks
+//!     events: [
+//!         (tick: 1, set: ("target_visible", true)),
+//!         (tick: 2, tag: ("driver", true)),
+//!         (tick: 3, finish: ("root/fight/Shoot", Success)),
+//!         (tick: 4, stimulus: (at: "root", behavior: "flee", priority: 0, seconds: 1.5)),
+//!         (tick: 5, predicate: ("can_see_player", true)),
+//!     ],
+//! )
+//! ```
+//! Events of tick `N` apply just before tick `N` runs (ticks count from 1).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use serde::Deserialize;
+
+use crate::blackboard::Blackboard;
+use crate::program::{NONE, Program};
+use crate::runtime::{ActionState, AgentState, BtActions, Status, rule, tick_agent};
+use crate::value::Value;
+
+/// How a scripted `finish` ends an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Outcome {
+    /// Report success.
+    Success,
+    /// Report failure.
+    Failure,
+}
+
+/// A stimulus insertion in a script.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StimulusEvent {
+    /// Path of the composite.
+    pub at: String,
+    /// Named behavior.
+    pub behavior: String,
+    /// Position among the children (default 0: first).
+    #[serde(default)]
+    pub priority: u16,
+    /// Duration.
+    pub seconds: f32,
+}
+
+/// One scripted event. Exactly one of the fields besides `tick` is set.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    /// The tick it applies before (1 = the first tick).
+    pub tick: u64,
+    /// Set a blackboard value.
+    #[serde(default)]
+    pub set: Option<(String, Value)>,
+    /// Set or clear a tag.
+    #[serde(default)]
+    pub tag: Option<(String, bool)>,
+    /// Finish the running action at this path.
+    #[serde(default)]
+    pub finish: Option<(String, Outcome)>,
+    /// Insert a stimulus.
+    #[serde(default)]
+    pub stimulus: Option<StimulusEvent>,
+    /// Set a predicate's answer (predicates default to false).
+    #[serde(default)]
+    pub predicate: Option<(String, bool)>,
+    /// Restart the tree.
+    #[serde(default)]
+    pub restart: bool,
+}
+
+/// A timeline for [`Sim`].
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// Ticks to run (default: last event + 1).
+    #[serde(default)]
+    pub ticks: Option<u64>,
+    /// Seed of random choices.
+    #[serde(default)]
+    pub seed: u64,
+    /// Tick rate (default 30).
+    #[serde(default)]
+    pub hz: Option<f32>,
+    /// Actions with a `ticks` parameter succeed by themselves after that
+    /// many ticks.
+    #[serde(default)]
+    pub auto_finish: bool,
+    /// Events in any order.
+    #[serde(default)]
+    pub events: Vec<Event>,
+}
+
+impl Script {
+    /// Parses a script (RON). The error carries line and column.
+    pub fn parse(text: &str) -> Result<Script, String> {
+        ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+            .from_str(text)
+            .map_err(|e| format!("{}:{}: {}", e.span.start.line, e.span.start.col, e.code))
+    }
+}
+
+/// What one tick did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TickRecord {
+    /// Tick number (from 1).
+    pub tick: u64,
+    /// Root status.
+    pub status: Status,
+    /// Paths of the running leaves, in tree order.
+    pub active: Vec<String>,
+    /// Every node's rule flags as letters.
+    pub flags: Vec<(String, String)>,
+}
+
+impl TickRecord {
+    /// One line of JSON, keys in a fixed order.
+    pub fn to_json(&self) -> String {
+        let mut s = String::with_capacity(256);
+        let _ = write!(
+            s,
+            "{{\"tick\":{},\"status\":\"{}\",\"active\":[",
+            self.tick,
+            self.status.as_str()
+        );
+        for (i, a) in self.active.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            json_str(&mut s, a);
+        }
+        s.push_str("],\"flags\":{");
+        for (i, (p, f)) in self.flags.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            json_str(&mut s, p);
+            s.push(':');
+            json_str(&mut s, f);
+        }
+        s.push_str("}}");
+        s
+    }
+}
+
+fn json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// One agent running a program, driven by hand.
+pub struct Sim<'p> {
+    /// The program.
+    pub program: &'p Program,
+    /// The agent's state.
+    pub state: AgentState,
+    /// Its blackboard.
+    pub blackboard: Blackboard,
+    /// Its actions.
+    pub actions: BtActions,
+    /// Answers of predicates without an implementation.
+    pub predicates: HashMap<String, bool>,
+    hz: f32,
+    auto_finish: bool,
+    tick: u64,
+}
+
+impl<'p> Sim<'p> {
+    /// A fresh agent.
+    pub fn new(program: &'p Program, seed: u64) -> Self {
+        let mut blackboard = Blackboard::new();
+        blackboard.bind(program);
+        let mut actions = BtActions::default();
+        actions.reserve(program.actions.len());
+        Sim {
+            program,
+            state: AgentState::new(program, seed),
+            blackboard,
+            actions,
+            predicates: HashMap::new(),
+            hz: 30.0,
+            auto_finish: false,
+            tick: 0,
+        }
+    }
+
+    /// Sets the tick rate.
+    pub fn with_hz(mut self, hz: f32) -> Self {
+        self.hz = hz;
+        self
+    }
+
+    /// Actions with a `ticks` parameter finish by themselves.
+    pub fn with_auto_finish(mut self, on: bool) -> Self {
+        self.auto_finish = on;
+        self
+    }
+
+    /// Sets a blackboard value.
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), String> {
+        self.blackboard.set(key, value).map_err(|e| e.to_string())
+    }
+
+    /// Sets or clears a tag.
+    pub fn tag(&mut self, tag: &str, on: bool) -> Result<(), String> {
+        self.blackboard.set_tag(tag, on).map_err(|e| e.to_string())
+    }
+
+    /// Finishes the running action at `path`.
+    pub fn finish(&mut self, path: &str, outcome: Outcome) -> Result<(), String> {
+        let node = self.running_leaf(path)?;
+        let slot = self
+            .actions
+            .iter_mut()
+            .find(|a| a.node == node && a.is_running())
+            .ok_or_else(|| format!("{path} is not a running action"))?;
+        match outcome {
+            Outcome::Success => slot.succeed(),
+            Outcome::Failure => slot.fail(),
+        }
+        Ok(())
+    }
+
+    fn running_leaf(&self, path: &str) -> Result<u32, String> {
+        self.state
+            .active_leaves(self.program)
+            .find(|&i| self.state.display_path(self.program, i) == path)
+            .ok_or_else(|| format!("no running leaf at {path:?}"))
+    }
+
+    /// Inserts a stimulus.
+    pub fn stimulus(
+        &mut self,
+        at: &str,
+        behavior: &str,
+        priority: u16,
+        seconds: f32,
+    ) -> Result<(), String> {
+        self.state
+            .insert_stimulus(self.program, at, behavior, priority, seconds)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Runs one tick and reports it.
+    pub fn step(&mut self) -> TickRecord {
+        self.tick += 1;
+        let hz = if self.hz > 0.0 { self.hz } else { 30.0 };
+        let before = ((self.tick - 1) as f64 * 1000.0 / f64::from(hz)).round() as u32;
+        let after = (self.tick as f64 * 1000.0 / f64::from(hz)).round() as u32;
+        if self.auto_finish {
+            let period = 1000.0 / hz;
+            for a in self.actions.iter_mut() {
+                if a.is_running()
+                    && let Some(info) = self.program.action_of(a.node)
+                    && let Some(t) = info.param("ticks")
+                {
+                    let ran = (self.state.now_ms - a.started_ms) as f32 / period;
+                    if ran + 0.5 >= t.as_f64() as f32 {
+                        a.state = ActionState::Succeeded;
+                    }
+                }
+            }
+        }
+        let predicates = &self.predicates;
+        let stub = |name: &str| predicates.get(name).copied().unwrap_or(false);
+        let status = tick_agent(
+            self.program,
+            &mut self.state,
+            &self.blackboard,
+            &mut self.actions,
+            after - before,
+            Some(&stub),
+        );
+        self.record(status)
+    }
+
+    fn record(&self, status: Status) -> TickRecord {
+        let p = self.program;
+        let active = self
+            .state
+            .active_leaves(p)
+            .map(|i| self.state.display_path(p, i))
+            .collect();
+        let mut flags: Vec<(String, String)> = (0..p.main_len())
+            .map(|i| (p.paths[i].clone(), rule::letters(self.state.nodes[i].flags)))
+            .collect();
+        for s in &self.state.stimuli {
+            for i in s.root..p.nodes[s.root as usize].end {
+                flags.push((
+                    self.state.display_path(p, i),
+                    rule::letters(self.state.nodes[i as usize].flags),
+                ));
+            }
+        }
+        TickRecord {
+            tick: self.tick,
+            status,
+            active,
+            flags,
+        }
+    }
+
+    /// Runs a whole script, calling `out` with each tick's record.
+    pub fn run_script(
+        program: &'p Program,
+        script: &Script,
+        mut out: impl FnMut(&TickRecord),
+    ) -> Result<Vec<TickRecord>, String> {
+        let mut sim = Sim::new(program, script.seed)
+            .with_hz(script.hz.unwrap_or(30.0))
+            .with_auto_finish(script.auto_finish);
+        let ticks = script
+            .ticks
+            .unwrap_or_else(|| script.events.iter().map(|e| e.tick).max().unwrap_or(0) + 1);
+        let mut records = Vec::new();
+        for tick in 1..=ticks {
+            for (n, e) in script
+                .events
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.tick == tick)
+            {
+                let fail = |m: String| format!("event {} (tick {tick}): {m}", n + 1);
+                if let Some((k, v)) = &e.set {
+                    sim.set(k, *v).map_err(fail)?;
+                }
+                if let Some((t, on)) = &e.tag {
+                    sim.tag(t, *on).map_err(fail)?;
+                }
+                if let Some((path, outcome)) = &e.finish {
+                    sim.finish(path, *outcome).map_err(fail)?;
+                }
+                if let Some(s) = &e.stimulus {
+                    sim.stimulus(&s.at, &s.behavior, s.priority, s.seconds)
+                        .map_err(fail)?;
+                }
+                if let Some((name, v)) = &e.predicate {
+                    sim.predicates.insert(name.clone(), *v);
+                }
+                if e.restart {
+                    sim.state.reset(program, &mut sim.actions);
+                }
+            }
+            let r = sim.step();
+            out(&r);
+            records.push(r);
+        }
+        Ok(records)
+    }
+
+    /// The flag letters of a node path after the last tick.
+    pub fn flags_of(&self, path: &str) -> Option<String> {
+        let i = self.program.node(path)?;
+        Some(rule::letters(self.state.nodes[i as usize].flags))
+    }
+
+    /// Node status by path.
+    pub fn status_of(&self, path: &str) -> Option<Status> {
+        let i = self.program.node(path)?;
+        if i == NONE {
+            return None;
+        }
+        Some(self.state.nodes[i as usize].status)
+    }
+}
