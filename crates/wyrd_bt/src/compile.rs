@@ -199,6 +199,10 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
 
 fn leaf_kind_name(outer: Option<&str>) -> String {
     match outer {
+        Some(
+            k @ ("Action" | "Condition" | "Rule" | "Threshold" | "Wait" | "Succeed" | "Fail"
+            | "Forever" | "Use" | "Impulse"),
+        ) => k,
         Some("ActionDef") => "Action",
         Some("ConditionDef") => "Condition or Rule",
         Some("ThresholdDef") => "Threshold",
@@ -417,7 +421,7 @@ pub fn compile(
         match c.native.get(&(file.clone(), behavior.clone())) {
             Some(&target) => c.p.impulses[impulse as usize].redirect_to = target,
             None => {
-                return Err(c.err_at(
+                return Err(c.err_ref(
                     &from,
                     &behavior,
                     BtProblem::NoNativePosition(behavior.clone()),
@@ -456,6 +460,23 @@ impl<'a> Compiler<'a> {
 
     fn err_at(&self, file: &str, needle: &str, problem: BtProblem) -> BtError {
         self.err_nth(file, needle, 0, problem)
+    }
+
+    /// Error at a `behavior: "name"` reference (falls back to the name).
+    fn err_ref(&self, file: &str, behavior: &str, problem: BtProblem) -> BtError {
+        let text = self.text(file);
+        match text.find(&format!("behavior: \"{behavior}\"")) {
+            Some(at) => {
+                let (line, column) = line_col(text, at);
+                BtError {
+                    file: file.to_owned(),
+                    line,
+                    column,
+                    problem,
+                }
+            }
+            None => self.err_at(file, behavior, problem),
+        }
     }
 
     fn err_kind(&self, file: &str, kind: &str, problem: BtProblem) -> BtError {
@@ -710,10 +731,10 @@ impl<'a> Compiler<'a> {
                 let mut chain: Vec<String> =
                     self.stack[i..].iter().map(|(_, b)| b.clone()).collect();
                 chain.push(u.behavior.clone());
-                return Err(self.err_at(file, &u.behavior, BtProblem::Cycle(chain.join(" -> "))));
+                return Err(self.err_ref(file, &u.behavior, BtProblem::Cycle(chain.join(" -> "))));
             }
             let Some(bdef) = self.find_behavior(&target_file, &u.behavior) else {
-                return Err(self.err_at(
+                return Err(self.err_ref(
                     file,
                     &u.behavior,
                     BtProblem::UnknownBehavior(u.behavior.clone()),
@@ -940,7 +961,7 @@ impl<'a> Compiler<'a> {
             NodeDef::Forever(_) => Kind::Forever,
             NodeDef::Impulse(d) => {
                 if self.find_behavior(file, &d.behavior).is_none() {
-                    return Err(self.err_at(
+                    return Err(self.err_ref(
                         file,
                         &d.behavior,
                         BtProblem::UnknownBehavior(d.behavior.clone()),

@@ -1128,15 +1128,16 @@ impl<'a> Interp<'a> {
         for k in 0..count {
             let c = self.p.children_of(i)[k];
             if self.was_complete(c) {
-                if self.st.nodes[c as usize].status == Status::Running {
-                    self.halt(c);
-                }
+                self.halt(c);
                 continue;
             }
             self.tick_node(c);
             if !self.was_complete(c) {
                 return Status::Running;
             }
+            // Completed: the touch makes this node iterate again, which
+            // pauses the child and moves on.
+            self.halt(c);
         }
         Status::Success
     }

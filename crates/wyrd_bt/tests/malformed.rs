@@ -1,0 +1,194 @@
+//! A corpus of malformed trees: each gives its own clear error, with file,
+//! line and column, and never a panic.
+
+use std::path::Path;
+
+use wyrd_bt::{BtError, BtProblem, Vocabulary, compile, load_tree_files};
+
+fn load(name: &str) -> Result<wyrd_bt::Program, BtError> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    let mut vocab = Vocabulary::default();
+    vocab.add_action("Shoot");
+    let files = load_tree_files(name, &mut |p| {
+        std::fs::read(dir.join(p)).map_err(|e| e.to_string())
+    })?;
+    compile(name, &files, &vocab)
+}
+
+fn expect(name: &str, line: usize, check: impl Fn(&BtProblem) -> bool, words: &str) {
+    let err = load(name).expect_err(name);
+    assert!(check(&err.problem), "{name}: unexpected problem: {err}");
+    assert_eq!(err.line, line, "{name}: {err}");
+    assert!(err.column >= 1);
+    let text = err.to_string();
+    assert!(text.starts_with(&format!("{}:{line}:", err.file)), "{text}");
+    assert!(text.contains(words), "{name}: {text:?} lacks {words:?}");
+}
+
+#[test]
+fn each_malformed_tree_has_its_own_error() {
+    expect(
+        "unknown_kind.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::UnknownNodeKind { found, .. } if found == "Dance"),
+        "unknown node kind \"Dance\"",
+    );
+    expect(
+        "children_on_leaf.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::ChildrenOnLeaf { .. }),
+        "Action is a leaf and cannot have children",
+    );
+    expect(
+        "unknown_action.bt.ron",
+        4,
+        |p| matches!(p, BtProblem::UnknownAction(a) if a == "Teleport"),
+        "register_bt_action",
+    );
+    expect(
+        "unknown_predicate.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::UnknownPredicate(_)),
+        "can_fly",
+    );
+    expect(
+        "unknown_key.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::UnknownKey(k) if k == "ammunition"),
+        "ammunition",
+    );
+    expect(
+        "key_type.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::KeyType { .. }),
+        "is a int",
+    );
+    expect(
+        "unknown_tag.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::UnknownTag(t) if t == "pilot"),
+        "pilot",
+    );
+    expect(
+        "missing_behavior.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::UnknownBehavior(b) if b == "flee"),
+        "unknown behavior \"flee\"",
+    );
+    expect(
+        "cycle.bt.ron",
+        4,
+        |p| matches!(p, BtProblem::Cycle(c) if c == "a -> b -> a"),
+        "cyclic reference: a -> b -> a",
+    );
+    expect(
+        "missing_file.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::Io { file, .. } if file == "nowhere.bt.ron"),
+        "nowhere.bt.ron",
+    );
+    expect(
+        "duplicate_path.bt.ron",
+        4,
+        |p| matches!(p, BtProblem::DuplicatePath(d) if d == "root/shoot"),
+        "duplicate path \"root/shoot\"",
+    );
+    expect(
+        "duplicate_behavior.bt.ron",
+        4,
+        |p| matches!(p, BtProblem::DuplicateBehavior(_)),
+        "declared twice",
+    );
+    expect(
+        "unnamed_behavior.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::UnnamedBehavior),
+        "needs a name",
+    );
+    expect(
+        "empty_composite.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::Arity { found: 0, .. }),
+        "needs 1..=",
+    );
+    expect(
+        "bad_weights.bt.ron",
+        2,
+        |p| {
+            matches!(
+                p,
+                BtProblem::BadWeights {
+                    weights: 1,
+                    children: 2
+                }
+            )
+        },
+        "1 weights for 2 children",
+    );
+    expect(
+        "bad_duration.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::BadDuration(_)),
+        "-1",
+    );
+    expect(
+        "redirect_without_position.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::NoNativePosition(_)),
+        "not placed in the tree",
+    );
+    expect(
+        "syntax.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::Syntax(_)),
+        "",
+    );
+    expect(
+        "bad_policy.bt.ron",
+        2,
+        |p| {
+            matches!(
+                p,
+                BtProblem::BadPolicy {
+                    policy: 3,
+                    children: 1
+                }
+            )
+        },
+        "policy 3",
+    );
+    expect(
+        "unknown_custom.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::UnknownCustom(_)),
+        "Majority",
+    );
+}
+
+#[test]
+fn every_file_in_the_corpus_is_checked() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(load(&name).is_err(), "{name} loaded");
+        n += 1;
+    }
+    assert_eq!(n, 20);
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut state = 0x1234_5678u64;
+    for len in 0..300 {
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                b"(){}[],:\"SequenceActionroot 01a"[(state % 31) as usize]
+            })
+            .collect();
+        let _ = wyrd_bt::parse_tree("fuzz.bt.ron", &bytes);
+    }
+}
