@@ -133,7 +133,7 @@ fn each_malformed_tree_has_its_own_error() {
     );
     expect(
         "redirect_without_position.bt.ron",
-        2,
+        4,
         |p| matches!(p, BtProblem::NoNativePosition(_)),
         "not placed in the tree",
     );
