@@ -702,12 +702,27 @@ impl<'a> Interp<'a> {
         kids[kids.len() - 1]
     }
 
-    fn locked(&self, c: u32) -> bool {
+    /// Whether the running child `c` of the prioritized list `list` holds a
+    /// minimum-duration lock. A lock only guards against its own nearest
+    /// list (the competition where dithering happens); higher lists, e.g.
+    /// self-preservation at the root, still interrupt.
+    fn locked(&self, list: u32, c: u32) -> bool {
         let end = self.p.nodes[c as usize].end;
         (c..end).any(|j| {
             let n = &self.p.nodes[j as usize];
-            matches!(n.kind, Kind::MinDuration { ms } if self.st.nodes[j as usize].status == Status::Running
-                && self.st.now_ms.wrapping_sub(self.st.aux[n.aux as usize]) < ms)
+            let Kind::MinDuration { ms } = n.kind else {
+                return false;
+            };
+            if self.st.nodes[j as usize].status != Status::Running
+                || self.st.now_ms.wrapping_sub(self.st.aux[n.aux as usize]) >= ms
+            {
+                return false;
+            }
+            let mut up = n.parent;
+            while up != NONE && !matches!(self.p.nodes[up as usize].kind, Kind::PrioritizedList) {
+                up = self.p.nodes[up as usize].parent;
+            }
+            up == list
         })
     }
 
@@ -919,7 +934,7 @@ impl<'a> Interp<'a> {
                 if running != NONE {
                     // Minimum duration: a running child that is locked cannot
                     // be interrupted yet (against dithering).
-                    if self.locked(running) {
+                    if self.locked(i, running) {
                         continue;
                     }
                     self.halt(running);
@@ -1033,11 +1048,11 @@ impl<'a> Interp<'a> {
             }
             let c = self.p.children_of(i)[k];
             let continuing = self.st.nodes[c as usize].status == Status::Running;
-            if continuing || self.forced(c) || self.relevant(c) {
-                if self.tick_node(c) == Status::Running {
-                    self.st.nodes[i as usize].cursor = k as u16;
-                    return Status::Running;
-                }
+            if (continuing || self.forced(c) || self.relevant(c))
+                && self.tick_node(c) == Status::Running
+            {
+                self.st.nodes[i as usize].cursor = k as u16;
+                return Status::Running;
             }
             k += 1;
             steps += 1;

@@ -277,7 +277,8 @@ impl<'p> Sim<'p> {
                     && let Some(info) = self.program.action_of(a.node)
                     && let Some(t) = info.param("ticks")
                 {
-                    let ran = (self.state.now_ms - a.started_ms) as f32 / period;
+                    // Ticks it will have run once this tick's time passes.
+                    let ran = (self.state.now_ms + (after - before) - a.started_ms) as f32 / period;
                     if ran + 0.5 >= t.as_f64() as f32 {
                         a.state = ActionState::Succeeded;
                     }

@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! wyrd check FILE...
+//! wyrd sim TREE --script SCRIPT [--ticks N] [--seed S]
+//! wyrd graph TREE [--format dot|mermaid]
 //! wyrd save verify FILE --key-file K
 //! wyrd save show FILE --key-file K
 //! wyrd save sign FILE --key-file K [-o OUT]
@@ -18,7 +20,10 @@ use wyrd_state::FlagsFile;
 
 const USAGE: &str = "\
 usage:
-  wyrd check FILE...                          validate *.flags.ron files (errors as file:line:column)
+  wyrd check FILE...                          validate *.bt.ron and *.flags.ron files (errors as file:line:column)
+  wyrd sim TREE --script S [--ticks N] [--seed S]
+                                              run a tree against a scripted timeline; one JSON line per tick
+  wyrd graph TREE [--format dot|mermaid]      the tree as Graphviz dot (default) or Mermaid
   wyrd save verify FILE --key-file K          exit 0 and print \"ok\" if the signature holds
   wyrd save show FILE --key-file K            print the document and whether it verified
   wyrd save sign FILE --key-file K [-o OUT]   sign a JSON document (or re-sign a signed file)
@@ -65,6 +70,8 @@ fn run(args: &[String], out: &mut String) -> Result<(), Failure> {
     match args.first().map(String::as_str) {
         Some("check") => check(&args[1..], out),
         Some("save") => save(&args[1..], out),
+        Some("sim") => sim(&args[1..], out),
+        Some("graph") => graph(&args[1..], out),
         Some("-h" | "--help" | "help") => {
             out.push_str(USAGE);
             out.push('\n');
@@ -85,7 +92,19 @@ fn check(files: &[String], out: &mut String) -> Result<(), Failure> {
         let result = std::fs::read(path)
             .map_err(|e| format!("{file}: cannot read: {e}"))
             .and_then(|bytes| {
-                if file.ends_with(".flags.ron") {
+                if file.ends_with(".bt.ron") {
+                    load_tree(file).map_err(|e| e.message).map(|p| {
+                        format!(
+                            "{file}: ok ({} nodes, {} actions, {} impulses)",
+                            p.main_len(),
+                            p.actions
+                                .iter()
+                                .filter(|a| (a.node as usize) < p.main_len())
+                                .count(),
+                            p.impulses.len()
+                        )
+                    })
+                } else if file.ends_with(".flags.ron") {
                     FlagsFile::from_bytes(path, &bytes)
                         .map(|f| {
                             format!(
@@ -96,7 +115,9 @@ fn check(files: &[String], out: &mut String) -> Result<(), Failure> {
                         })
                         .map_err(|e| e.to_string())
                 } else {
-                    Err(format!("{file}: unknown file kind (expected *.flags.ron)"))
+                    Err(format!(
+                        "{file}: unknown file kind (expected *.bt.ron or *.flags.ron)"
+                    ))
                 }
             });
         match result {
@@ -248,4 +269,152 @@ fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
         }
         other => Err(usage(format!("unknown save command {other:?}"))),
     }
+}
+
+/// Loads and compiles a tree file and the files it uses. Tools accept any
+/// action and predicate name (the game registers them); everything else is
+/// checked.
+fn load_tree(file: &str) -> Result<wyrd_bt::Program, Failure> {
+    let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
+    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| bad(e.to_string()))?;
+    wyrd_bt::compile(file, &files, &wyrd_bt::Vocabulary::permissive())
+        .map_err(|e| bad(e.to_string()))
+}
+
+fn sim(args: &[String], out: &mut String) -> Result<(), Failure> {
+    let mut tree = None;
+    let mut script = None;
+    let mut ticks = None;
+    let mut seed = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| usage(format!("{name} needs a value")))
+        };
+        match a.as_str() {
+            "--script" => script = Some(value("--script")?),
+            "--ticks" => {
+                ticks = Some(
+                    value("--ticks")?
+                        .parse::<u64>()
+                        .map_err(|_| usage("--ticks needs a number"))?,
+                )
+            }
+            "--seed" => {
+                seed = Some(
+                    value("--seed")?
+                        .parse::<u64>()
+                        .map_err(|_| usage("--seed needs a number"))?,
+                )
+            }
+            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
+            path if tree.is_none() => tree = Some(path.to_owned()),
+            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
+        }
+    }
+    let tree = tree.ok_or_else(|| usage("wyrd sim needs a tree file"))?;
+    let script_path = script.ok_or_else(|| usage("wyrd sim needs --script FILE"))?;
+    let program = load_tree(&tree)?;
+    let text =
+        std::fs::read_to_string(&script_path).map_err(|e| bad(format!("{script_path}: {e}")))?;
+    let mut script =
+        wyrd_bt::sim::Script::parse(&text).map_err(|e| bad(format!("{script_path}:{e}")))?;
+    if ticks.is_some() {
+        script.ticks = ticks;
+    }
+    if let Some(s) = seed {
+        script.seed = s;
+    }
+    wyrd_bt::sim::Sim::run_script(&program, &script, |r| {
+        out.push_str(&r.to_json());
+        out.push('\n');
+    })
+    .map_err(|e| bad(format!("{script_path}: {e}")))?;
+    Ok(())
+}
+
+fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
+    let mut tree = None;
+    let mut format = "dot".to_owned();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--format" => {
+                format = it
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| usage("--format needs dot or mermaid"))?
+            }
+            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
+            path if tree.is_none() => tree = Some(path.to_owned()),
+            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
+        }
+    }
+    let tree = tree.ok_or_else(|| usage("wyrd graph needs a tree file"))?;
+    let p = load_tree(&tree)?;
+    let label = |i: usize| {
+        let n = &p.nodes[i];
+        let name = p.name(i as u32);
+        let detail = match n.kind {
+            wyrd_bt::Kind::Action { action } => format!("!{}", p.actions[action as usize].name),
+            k => k.name().to_owned(),
+        };
+        if name == detail.trim_start_matches('!') {
+            detail
+        } else {
+            format!("{detail}\\n{name}")
+        }
+    };
+    match format.as_str() {
+        "dot" => {
+            out.push_str("digraph tree {\n  node [shape=box, fontname=\"Helvetica\"];\n");
+            for i in 0..p.main_len() {
+                let shape = if p.nodes[i].kind.is_leaf() {
+                    "ellipse"
+                } else {
+                    "box"
+                };
+                out.push_str(&format!(
+                    "  n{i} [label=\"{}\", shape={shape}];\n",
+                    label(i).replace('"', "\\\"")
+                ));
+                let parent = p.nodes[i].parent;
+                if parent != wyrd_bt::NONE {
+                    out.push_str(&format!("  n{parent} -> n{i};\n"));
+                }
+            }
+            for imp in &p.impulses {
+                if imp.redirect_to != wyrd_bt::NONE {
+                    out.push_str(&format!(
+                        "  n{} -> n{} [style=dashed, label=\"redirect\"];\n",
+                        imp.node, imp.redirect_to
+                    ));
+                }
+            }
+            out.push_str("}\n");
+        }
+        "mermaid" => {
+            out.push_str("flowchart TD\n");
+            for i in 0..p.main_len() {
+                let text = label(i).replace("\\n", "<br/>").replace('"', "#quot;");
+                out.push_str(&format!("  n{i}[\"{text}\"]\n"));
+                let parent = p.nodes[i].parent;
+                if parent != wyrd_bt::NONE {
+                    out.push_str(&format!("  n{parent} --> n{i}\n"));
+                }
+            }
+            for imp in &p.impulses {
+                if imp.redirect_to != wyrd_bt::NONE {
+                    out.push_str(&format!(
+                        "  n{} -. redirect .-> n{}\n",
+                        imp.node, imp.redirect_to
+                    ));
+                }
+            }
+        }
+        other => return Err(usage(format!("unknown format {other:?} (dot or mermaid)"))),
+    }
+    Ok(())
 }

@@ -169,3 +169,152 @@ fn check_reports_ok_and_file_line_column_errors() {
     assert!(err.contains("\"xyz\""), "{err}");
     assert_eq!(wyrd(&["nonsense"]).status.code(), Some(2));
 }
+
+fn bt(path: &str) -> String {
+    repo("crates/wyrd_bt/tests/trees")
+        .join(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn sim_lines(tree: &str, script: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    let mut args = vec!["sim", tree, "--script", script];
+    args.extend_from_slice(extra);
+    let o = wyrd(&args);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    text(&o)
+        .0
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn active(line: &serde_json::Value) -> Vec<String> {
+    line["active"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn check_accepts_the_halo_tree() {
+    let o = wyrd(&[
+        "check",
+        repo("assets/squad_ai/combat.bt.ron").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(text(&o).0.contains("ok (60 nodes"), "{:?}", text(&o));
+    let bad = repo("crates/wyrd_bt/tests/malformed/cycle.bt.ron");
+    let o = wyrd(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).1.contains("cycle.bt.ron:4:"), "{:?}", text(&o));
+}
+
+#[test]
+fn sim_prints_one_json_line_per_tick_with_active_paths_and_flags() {
+    let tree = repo("assets/squad_ai/combat.bt.ron")
+        .to_string_lossy()
+        .into_owned();
+    let lines = sim_lines(&tree, &bt("combat_infantry.script.ron"), &[]);
+    assert_eq!(lines.len(), 70);
+    assert_eq!(lines[0]["tick"], 1);
+    assert_eq!(active(&lines[0]), ["root/idle/Patrol"]);
+    // The target appears: engage interrupts idle on the next tick.
+    assert_eq!(active(&lines[1]), ["root/engage/combat/fight/Aim"]);
+    // The stimulus fires at tick 10 and runs in its place for 1.5 s.
+    assert_eq!(active(&lines[9]), ["root/flee_leader_died/Scream"]);
+    let fleeing: Vec<usize> = (0..70)
+        .filter(|&i| {
+            active(&lines[i])
+                .iter()
+                .any(|p| p.starts_with("root/flee_leader_died"))
+        })
+        .collect();
+    assert_eq!(fleeing.first(), Some(&9));
+    assert!(
+        (44..=46).contains(&fleeing.len()),
+        "{} ticks",
+        fleeing.len()
+    );
+    // Then it expired and fighting resumed.
+    let after = fleeing.last().unwrap() + 1;
+    assert!(
+        active(&lines[after])[0].starts_with("root/engage/"),
+        "{:?}",
+        active(&lines[after])
+    );
+    // The grenade at tick 65: self-preservation interrupts.
+    assert_eq!(active(&lines[64]), ["root/self_preservation/evade/Crouch"]);
+    // Flags: every node, with letters.
+    assert_eq!(lines[64]["flags"]["root"], "WD", "unpaused, completed a cycle before");
+    assert_eq!(lines[64]["flags"]["root/search"], "PD");
+    assert_eq!(lines[64]["status"], "running");
+}
+
+#[test]
+fn a_passenger_never_considers_flight() {
+    let tree = repo("assets/squad_ai/combat.bt.ron")
+        .to_string_lossy()
+        .into_owned();
+    let lines = sim_lines(&tree, &bt("combat_passenger.script.ron"), &[]);
+    for l in &lines[2..] {
+        let a = active(l);
+        if a.is_empty() {
+            // The tree finished a cycle (fight succeeded); it starts again.
+            assert_eq!(l["status"], "success");
+            continue;
+        }
+        assert!(
+            a.iter().all(|p| !p.contains("flee")
+                && !p.contains("self_preservation")
+                && !p.contains("retreat")),
+            "{a:?}"
+        );
+        assert!(a[0].starts_with("root/engage/combat/"), "{a:?}");
+    }
+}
+
+#[test]
+fn sim_shows_rule_flags_and_is_reproducible() {
+    let lines = sim_lines(&bt("session.bt.ron"), &bt("session.script.ron"), &[]);
+    let flags = |t: usize, p: &str| lines[t - 1]["flags"][p].as_str().unwrap().to_owned();
+    assert_eq!(flags(1, "session/drive_to_a"), "D");
+    assert_eq!(flags(1, "session/deliveries"), "PD");
+    assert_eq!(flags(2, "session/drive_to_a"), "PCWD");
+    assert_eq!(flags(3, "session/deliveries/parcel_2"), "CWD");
+    // Parcel 2 lost COMPLETE, kept WAS_COMPLETE; with parcel 1 the block completes.
+    assert_eq!(flags(4, "session/deliveries/parcel_2"), "PWD");
+    assert_eq!(flags(4, "session/deliveries"), "PCWD");
+    assert_eq!(lines[5]["status"], "success");
+    let again = sim_lines(&bt("session.bt.ron"), &bt("session.script.ron"), &[]);
+    assert_eq!(lines, again);
+    let shorter = sim_lines(
+        &bt("session.bt.ron"),
+        &bt("session.script.ron"),
+        &["--ticks", "3", "--seed", "9"],
+    );
+    assert_eq!(shorter.len(), 3);
+}
+
+#[test]
+fn graph_writes_dot_and_mermaid() {
+    let tree = repo("assets/squad_ai/combat.bt.ron")
+        .to_string_lossy()
+        .into_owned();
+    let o = wyrd(&["graph", &tree]);
+    assert_eq!(o.status.code(), Some(0));
+    let dot = text(&o).0;
+    assert!(dot.starts_with("digraph tree {"));
+    assert!(
+        dot.contains("style=dashed, label=\"redirect\""),
+        "the scared impulse's jump is drawn"
+    );
+    let o = wyrd(&["graph", &tree, "--format", "mermaid"]);
+    assert!(text(&o).0.starts_with("flowchart TD"));
+    assert_eq!(
+        wyrd(&["graph", &tree, "--format", "svg"]).status.code(),
+        Some(2)
+    );
+}

@@ -1,0 +1,264 @@
+//! The Bevy plugin in headless apps with exact time steps.
+
+use std::path::Path;
+use std::time::Duration;
+
+use bevy::asset::{AssetLoadFailedEvent, AssetPlugin};
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use wyrd_bt::prelude::*;
+use wyrd_bt::{BtProblem, CustomCtx, CustomNode};
+
+const SHOOT: ActionId = ActionId::of("Shoot");
+
+const TREE: &str = r#"(
+    tags: ["infantry", "passenger"],
+    blackboard: {"target": false},
+    root: PrioritizedList(name: "root", children: [
+        Sequence(name: "fight", not_tags: ["passenger"], children: [Condition(check: Is("target")), Action(action: "Shoot")]),
+        Action(name: "idle", action: "Idle"),
+    ]),
+)"#;
+
+fn app(dir: &Path) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        BtPlugin::default(),
+    ))
+    // One update = one 30 Hz fixed step.
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 30.0,
+    )))
+    .register_bt_action("Shoot")
+    .register_bt_action("Idle");
+    app
+}
+
+fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut World) -> bool) {
+    for _ in 0..2_000 {
+        app.update();
+        if done(app.world_mut()) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("gave up waiting for {what}");
+}
+
+fn active(app: &mut App, e: Entity) -> Vec<String> {
+    app.world().get::<BtAgent>(e).unwrap().active_paths()
+}
+
+fn spawn(app: &mut App, tree: BehaviorTree, bb: Blackboard) -> Entity {
+    let e = app.world_mut().spawn((tree, bb)).id();
+    run_until(app, "the tree to bind and tick", |w| {
+        w.get::<BtAgent>(e).is_some_and(|a| a.state.ticks > 0)
+    });
+    e
+}
+
+fn load(app: &mut App, path: &str) -> Handle<BtAsset> {
+    app.world().resource::<AssetServer>().load(path.to_owned())
+}
+
+#[test]
+fn actions_run_as_component_data_and_report_back() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    // A game action system: Shoot takes 3 ticks.
+    app.add_systems(
+        FixedUpdate,
+        (|mut q: Query<&mut BtActions>, mut ticks: Local<u32>| {
+            for mut actions in &mut q {
+                if let Some(a) = actions.running(SHOOT) {
+                    *ticks += 1;
+                    if *ticks == 3 {
+                        a.succeed();
+                        *ticks = 0;
+                    }
+                }
+            }
+        })
+        .in_set(BtSystems::Act),
+    );
+    let h = load(&mut app, "a.bt.ron");
+    let e = spawn(
+        &mut app,
+        BehaviorTree::new(h),
+        Blackboard::new().with_tag("infantry"),
+    );
+    assert_eq!(active(&mut app, e), ["root/idle"]);
+    let archetype = app.world().entity(e).archetype().id();
+    app.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", true)
+        .unwrap();
+    app.update();
+    assert_eq!(active(&mut app, e), ["root/fight/Shoot"]);
+    assert!(app.world().get::<BtActions>(e).unwrap().is_running(SHOOT));
+    assert_eq!(
+        app.world().entity(e).archetype().id(),
+        archetype,
+        "no archetype change"
+    );
+    // Shoot succeeds after 3 ticks; the sequence succeeds; the tree repeats.
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(
+        app.world().get::<BtAgent>(e).unwrap().status(),
+        Status::Success
+    );
+    app.update();
+    assert_eq!(active(&mut app, e), ["root/fight/Shoot"]);
+}
+
+#[test]
+fn per_tree_rates_and_run_once() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "a.bt.ron");
+    let fast = app.world_mut().spawn(BehaviorTree::new(h.clone())).id();
+    let slow = app
+        .world_mut()
+        .spawn(BehaviorTree::new(h).with_rate(5.0))
+        .id();
+    run_until(&mut app, "bind", |w| {
+        w.get::<BtAgent>(fast).unwrap().state.ticks > 0
+    });
+    let (f0, s0) = (
+        app.world().get::<BtAgent>(fast).unwrap().state.ticks,
+        app.world().get::<BtAgent>(slow).unwrap().state.ticks,
+    );
+    for _ in 0..60 {
+        app.update();
+    }
+    let f = app.world().get::<BtAgent>(fast).unwrap().state.ticks - f0;
+    let s = app.world().get::<BtAgent>(slow).unwrap().state.ticks - s0;
+    assert_eq!(f, 60, "30 Hz: one tick per fixed step");
+    assert!((9..=11).contains(&s), "5 Hz over 2 s: {s}");
+}
+
+#[test]
+fn a_reload_swaps_the_program_and_a_bad_file_never_replaces_a_good_one() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "a.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    assert_eq!(active(&mut app, e), ["root/idle"]);
+
+    // A good edit: the agent restarts cleanly on the new program.
+    std::fs::write(
+        dir.path().join("a.bt.ron"),
+        TREE.replace("name: \"idle\"", "name: \"rest\""),
+    )
+    .unwrap();
+    app.world().resource::<AssetServer>().reload("a.bt.ron");
+    run_until(&mut app, "the reload", |w| {
+        w.get::<BtAgent>(e).unwrap().active_paths() == ["root/rest"]
+    });
+
+    // A bad edit: an error with file:line:column; the good program keeps running.
+    std::fs::write(
+        dir.path().join("a.bt.ron"),
+        TREE.replace("Action(name: \"idle\"", "Dance(name: \"idle\""),
+    )
+    .unwrap();
+    app.world().resource::<AssetServer>().reload("a.bt.ron");
+    let mut error = None;
+    run_until(&mut app, "the load failure", |w| {
+        error = w
+            .resource_mut::<Messages<AssetLoadFailedEvent<BtAsset>>>()
+            .drain()
+            .next()
+            .map(|e| e.error.to_string());
+        error.is_some()
+    });
+    let error = error.unwrap();
+    assert!(
+        error.contains("a.bt.ron:6:") && error.contains("unknown node kind \"Dance\""),
+        "{error}"
+    );
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(active(&mut app, e), ["root/rest"]);
+}
+
+#[test]
+fn unknown_actions_are_load_errors_in_an_app() {
+    let dir = dir_with(&[("b.bt.ron", &TREE.replace("\"Shoot\"", "\"Teleport\""))]);
+    let mut app = app(dir.path());
+    let _h = load(&mut app, "b.bt.ron");
+    let mut error = None;
+    run_until(&mut app, "the load failure", |w| {
+        error = w
+            .resource_mut::<Messages<AssetLoadFailedEvent<BtAsset>>>()
+            .drain()
+            .next()
+            .map(|e| e.error.to_string());
+        error.is_some()
+    });
+    assert!(error.unwrap().contains("unknown action \"Teleport\""));
+    let _ = BtProblem::UnknownAction(String::new());
+}
+
+/// Runs children in turn, one tick each (a custom composite).
+struct RoundRobin;
+impl CustomNode for RoundRobin {
+    fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
+        let n = ctx.child_count();
+        let k = (*ctx.aux() as usize) % n;
+        *ctx.aux() += 1;
+        for other in (0..n).filter(|&o| o != k) {
+            ctx.halt_child(other);
+        }
+        ctx.tick_child(k);
+        Status::Running
+    }
+}
+
+#[test]
+fn game_code_registers_custom_nodes_and_inserts_stimuli() {
+    let tree = r#"(
+        behaviors: [Action(name: "flee", action: "Idle")],
+        root: PrioritizedList(name: "root", children: [
+            Custom(name: "rr", kind: "RoundRobin", children: [Action(action: "Shoot"), Action(action: "Idle")]),
+        ]),
+    )"#;
+    let dir = dir_with(&[("c.bt.ron", tree)]);
+    let mut app = app(dir.path());
+    app.register_bt_node("RoundRobin", RoundRobin);
+    let h = load(&mut app, "c.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    let first = active(&mut app, e);
+    app.update();
+    let second = active(&mut app, e);
+    assert_ne!(first, second);
+    assert!(first.len() == 1 && second.len() == 1);
+    app.world_mut()
+        .get_mut::<BtAgent>(e)
+        .unwrap()
+        .insert_stimulus("root", "flee", 0, 0.2)
+        .unwrap();
+    app.update();
+    assert_eq!(active(&mut app, e), ["root/flee"]);
+    for _ in 0..7 {
+        app.update();
+    }
+    assert_ne!(active(&mut app, e), ["root/flee"], "expired after 0.2 s");
+}
