@@ -5,6 +5,7 @@
 //! `wyrd` re-exports the suite's crates and offers [`WyrdPlugins`] and a
 //! [`prelude`]. Use the crates directly for finer control over features.
 
+pub use wyrd_bt as bt;
 pub use wyrd_state as state;
 
 #[cfg(feature = "save")]
@@ -34,13 +35,19 @@ pub struct WyrdPlugins;
 
 impl PluginGroup for WyrdPlugins {
     fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>().add(wyrd_state::WorldStatePlugin::default())
+        let group = PluginGroupBuilder::start::<Self>()
+            .add(wyrd_state::WorldStatePlugin::default())
+            .add(wyrd_bt::BtPlugin::default());
+        #[cfg(feature = "bt")]
+        let group = group.add(wyrd_state::bt::WorldStateBtPlugin);
+        group
     }
 }
 
 /// The names most users need: `use wyrd::prelude::*;`.
 pub mod prelude {
     pub use crate::WyrdPlugins;
+    pub use wyrd_bt::prelude::*;
     #[cfg(feature = "save")]
     pub use wyrd_save::prelude::*;
     pub use wyrd_state::prelude::*;

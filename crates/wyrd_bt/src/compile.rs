@@ -589,6 +589,26 @@ impl<'a> Compiler<'a> {
                 Cond::Predicate(idx)
             }
             Check::HasTag(t) => Cond::Tags(self.tag_mask(file, std::slice::from_ref(t))?),
+            Check::World(name, op, value) => {
+                let slot = match self.p.globals.iter().position(|g| g.name == *name) {
+                    Some(i) => i as u32,
+                    None => {
+                        let e = self.err_at(file, name, BtProblem::UnknownKey(String::new()));
+                        self.p.globals.push(crate::program::GlobalRef {
+                            name: name.clone(),
+                            file: file.to_owned(),
+                            line: e.line,
+                            column: e.column,
+                        });
+                        self.p.globals.len() as u32 - 1
+                    }
+                };
+                Cond::Global {
+                    slot,
+                    op: *op,
+                    value: *value,
+                }
+            }
             Check::All(list) | Check::Any(list) => {
                 let mut idx = Vec::with_capacity(list.len());
                 for c in list {
@@ -647,6 +667,7 @@ impl<'a> Compiler<'a> {
                 Check::Bb(k, op, v) => format!("?{k}{}{v}", op.symbol()),
                 Check::Predicate(p) => format!("?{p}"),
                 Check::HasTag(t) => format!("?#{t}"),
+                Check::World(k, op, v) => format!("?{k}{}{v}", op.symbol()),
                 Check::All(_) => "?all".into(),
                 Check::Any(_) => "?any".into(),
                 Check::Not(c) => format!("?not({})", check_text(c).trim_start_matches('?')),

@@ -40,6 +40,10 @@ pub enum Check {
     Predicate(String),
     /// The agent has a tag: `HasTag("driver")`.
     HasTag(String),
+    /// A world value (a flag or counter of the world state, or any value
+    /// the game publishes in `BtGlobals`) compared with a value:
+    /// `World("QST_DST_TOWER_5", Ge, 5)`, `World("NPC_DRONE_SPK_01", Eq, false)`.
+    World(String, Op, Value),
     /// All hold.
     All(Vec<Check>),
     /// At least one holds.

@@ -97,13 +97,16 @@ pub use compile::{
 };
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use plugin::{
-    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtLoader, BtPlugin, BtSettings, BtSystems, RunMode,
+    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtSettings, BtSystems,
+    RunMode,
 };
-pub use program::{ActionInfo, Cond, ImpulseInfo, Kind, NONE, Node, PredicateSlot, Program};
+pub use program::{
+    ActionInfo, Cond, GlobalRef, ImpulseInfo, Kind, NONE, Node, PredicateSlot, Program,
+};
 pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
 pub use runtime::{
     ActionState, ActiveAction, AgentState, BtActions, CustomCtx, MAX_STIMULI, NodeState,
-    PredicateStub, Status, Stimulus, StimulusError, rule, tick_agent,
+    PredicateStub, Status, Stimulus, StimulusError, TickEnv, rule, tick_agent,
 };
 pub use value::{Op, Value};
 
@@ -111,6 +114,6 @@ pub use value::{Op, Value};
 pub mod prelude {
     pub use crate::{
         ActionId, ActionState, BehaviorTree, Blackboard, BtActions, BtAgent, BtAppExt, BtAsset,
-        BtPlugin, BtSystems, RunMode, Status, Value,
+        BtGlobals, BtPlugin, BtSystems, RunMode, Status, Value,
     };
 }

@@ -15,7 +15,8 @@ use crate::blackboard::Blackboard;
 use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
 use crate::program::Program;
 use crate::registry::{BtRegistry, CustomNode};
-use crate::runtime::{AgentState, BtActions, Status, StimulusError, tick_agent};
+use crate::runtime::{AgentState, BtActions, Status, StimulusError, TickEnv, tick_agent};
+use crate::value::Value;
 
 /// A loaded, compiled behavior tree (`*.bt.ron`).
 #[derive(Asset, TypePath, Debug, Clone)]
@@ -96,6 +97,46 @@ impl AssetLoader for BtLoader {
 
     fn extensions(&self) -> &[&str] {
         &["bt.ron"]
+    }
+}
+
+/// World values trees read with `World("NAME", Op, value)`: the world
+/// state's flags and counters (published by `wyrd_state` with feature `bt`)
+/// or anything else the game publishes. Read-only during the tick.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct BtGlobals {
+    index: HashMap<String, usize>,
+    values: Vec<Value>,
+    generation: u64,
+}
+
+impl BtGlobals {
+    /// Publishes (or updates) a value.
+    pub fn set(&mut self, name: &str, value: impl Into<Value>) {
+        let value = value.into();
+        match self.index.get(name) {
+            Some(&i) => {
+                if self.values[i] != value {
+                    self.values[i] = value;
+                    self.generation += 1;
+                }
+            }
+            None => {
+                self.index.insert(name.to_owned(), self.values.len());
+                self.values.push(value);
+                self.generation += 1;
+            }
+        }
+    }
+
+    /// A value by name.
+    pub fn get(&self, name: &str) -> Option<Value> {
+        self.index.get(name).map(|&i| self.values[i])
+    }
+
+    /// Bumped on every change.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 }
 
@@ -267,6 +308,7 @@ impl Plugin for BtPlugin {
         app.world_mut().get_resource_or_init::<BtRegistry>();
         app.init_asset::<BtAsset>()
             .init_asset_loader::<BtLoader>()
+            .init_resource::<BtGlobals>()
             .insert_resource(BtSettings {
                 max_restarts_per_tick: self.max_restarts_per_tick,
             })
@@ -353,8 +395,32 @@ fn tick_trees(
     time: Res<Time>,
     assets: Res<Assets<BtAsset>>,
     settings: Res<BtSettings>,
+    globals: Res<BtGlobals>,
+    mut world_values: Local<HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>>,
+    mut reported: Local<std::collections::HashSet<(String, String)>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
 ) {
+    // World values, looked up once per program and tick, shared read-only
+    // by every agent running it.
+    world_values.retain(|id, _| assets.contains(*id));
+    for (id, asset) in assets.iter() {
+        if asset.program.globals.is_empty() {
+            continue;
+        }
+        let slots = world_values.entry(id).or_default();
+        slots.clear();
+        for g in &asset.program.globals {
+            let v = globals.get(&g.name);
+            if v.is_none() && reported.insert((asset.program.source.clone(), g.name.clone())) {
+                warn!(
+                    "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",
+                    g.file, g.line, g.column, g.name
+                );
+            }
+            slots.push(v);
+        }
+    }
+    let world_values = &*world_values;
     let dt = time.delta_secs();
     let max_restarts = settings.max_restarts_per_tick;
     agents.par_iter_mut().for_each(|(tree, mut agent, mut bb, mut actions)| {
@@ -399,7 +465,11 @@ fn tick_trees(
             _ => (dt * 1000.0).round() as u32,
         };
         agent.restarts_this_tick = 0;
-        let status = tick_agent(&program, &mut agent.state, &bb, &mut actions, step_ms, None);
+        let env = TickEnv {
+            stub: None,
+            globals: world_values.get(&tree.handle.id()).map_or(&[], Vec::as_slice),
+        };
+        let status = tick_agent(&program, &mut agent.state, &bb, &mut actions, step_ms, env);
         if tree.mode == RunMode::Once && matches!(status, Status::Success | Status::Failure) {
             agent.finished = true;
         }

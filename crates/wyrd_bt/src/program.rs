@@ -124,6 +124,30 @@ pub enum Cond {
     },
     /// The condition at this index does not hold.
     Not(u32),
+    /// A world value (index into [`Program::globals`]) compared with a value.
+    Global {
+        /// Index into [`Program::globals`].
+        slot: u32,
+        /// Operator.
+        op: Op,
+        /// Right-hand side.
+        value: Value,
+    },
+}
+
+/// A world value a program reads, with where the file names it (so that a
+/// name the world does not know is reported with file:line:column when the
+/// tree binds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalRef {
+    /// The name.
+    pub name: String,
+    /// File.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
 }
 
 /// One node of the flat program (depth-first order).
@@ -275,6 +299,8 @@ pub struct Program {
     pub weights: Vec<f32>,
     /// Number of aux words an agent needs.
     pub aux_count: u32,
+    /// World values the program reads.
+    pub globals: Vec<GlobalRef>,
 }
 
 impl Program {

@@ -436,6 +436,16 @@ pub(crate) struct Interp<'a> {
     bb: &'a Blackboard,
     actions: &'a mut BtActions,
     stub: Option<PredicateStub<'a>>,
+    globals: &'a [Option<crate::value::Value>],
+}
+
+/// What one tick reads besides the agent's own components.
+#[derive(Clone, Copy, Default)]
+pub struct TickEnv<'a> {
+    /// Answers for predicates the program has no implementation for.
+    pub stub: Option<PredicateStub<'a>>,
+    /// World values, one per [`Program::globals`] entry (`None`: unknown).
+    pub globals: &'a [Option<crate::value::Value>],
 }
 
 /// One tick of one agent: advances time by `dt_ms`, removes expired stimuli
@@ -446,7 +456,7 @@ pub fn tick_agent(
     blackboard: &Blackboard,
     actions: &mut BtActions,
     dt_ms: u32,
-    stub: Option<PredicateStub<'_>>,
+    env: TickEnv<'_>,
 ) -> Status {
     if state.nodes.len() != program.nodes.len() {
         *state = AgentState::new(program, 0);
@@ -458,7 +468,8 @@ pub fn tick_agent(
         st: state,
         bb: blackboard,
         actions,
-        stub,
+        stub: env.stub,
+        globals: env.globals,
     };
     it.actions.slots.retain(|a| a.state != ActionState::Aborted);
     for a in it.actions.slots.iter_mut() {
@@ -543,6 +554,11 @@ impl<'a> Interp<'a> {
                 .iter()
                 .any(|&x| self.eval(x)),
             Cond::Not(x) => !self.eval(x),
+            Cond::Global { slot, op, value } => match self.globals.get(slot as usize) {
+                Some(Some(v)) => op.eval(*v, value),
+                // Unknown to the world (reported at bind): never holds.
+                _ => false,
+            },
         }
     }
 

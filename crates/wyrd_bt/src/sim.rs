@@ -15,6 +15,7 @@
 //!         (tick: 3, finish: ("root/fight/Shoot", Success)),
 //!         (tick: 4, stimulus: (at: "root", behavior: "flee", priority: 0, seconds: 1.5)),
 //!         (tick: 5, predicate: ("can_see_player", true)),
+//!         (tick: 6, world: ("QST_DST_TOWER_5", 5)),
 //!     ],
 //! )
 //! ```
@@ -27,7 +28,7 @@ use serde::Deserialize;
 
 use crate::blackboard::Blackboard;
 use crate::program::{NONE, Program};
-use crate::runtime::{ActionState, AgentState, BtActions, Status, rule, tick_agent};
+use crate::runtime::{ActionState, AgentState, BtActions, Status, TickEnv, rule, tick_agent};
 use crate::value::Value;
 
 /// How a scripted `finish` ends an action.
@@ -75,6 +76,9 @@ pub struct Event {
     /// Set a predicate's answer (predicates default to false).
     #[serde(default)]
     pub predicate: Option<(String, bool)>,
+    /// Set a world value (a world-state flag or counter).
+    #[serde(default)]
+    pub world: Option<(String, Value)>,
     /// Restart the tree.
     #[serde(default)]
     pub restart: bool,
@@ -183,6 +187,9 @@ pub struct Sim<'p> {
     pub actions: BtActions,
     /// Answers of predicates without an implementation.
     pub predicates: HashMap<String, bool>,
+    /// World values by name (world-state flags and counters).
+    pub world: HashMap<String, Value>,
+    globals: Vec<Option<Value>>,
     hz: f32,
     auto_finish: bool,
     tick: u64,
@@ -201,6 +208,8 @@ impl<'p> Sim<'p> {
             blackboard,
             actions,
             predicates: HashMap::new(),
+            world: HashMap::new(),
+            globals: vec![None; program.globals.len()],
             hz: 30.0,
             auto_finish: false,
             tick: 0,
@@ -285,6 +294,9 @@ impl<'p> Sim<'p> {
                 }
             }
         }
+        for (slot, g) in self.globals.iter_mut().zip(&self.program.globals) {
+            *slot = self.world.get(&g.name).copied();
+        }
         let predicates = &self.predicates;
         let stub = |name: &str| predicates.get(name).copied().unwrap_or(false);
         let status = tick_agent(
@@ -293,7 +305,10 @@ impl<'p> Sim<'p> {
             &self.blackboard,
             &mut self.actions,
             after - before,
-            Some(&stub),
+            TickEnv {
+                stub: Some(&stub),
+                globals: &self.globals,
+            },
         );
         self.record(status)
     }
@@ -360,6 +375,9 @@ impl<'p> Sim<'p> {
                 }
                 if let Some((name, v)) = &e.predicate {
                     sim.predicates.insert(name.clone(), *v);
+                }
+                if let Some((name, v)) = &e.world {
+                    sim.world.insert(name.clone(), *v);
                 }
                 if e.restart {
                     sim.state.reset(program, &mut sim.actions);

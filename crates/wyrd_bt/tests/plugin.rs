@@ -262,3 +262,22 @@ fn game_code_registers_custom_nodes_and_inserts_stimuli() {
     }
     assert_ne!(active(&mut app, e), ["root/flee"], "expired after 0.2 s");
 }
+
+#[test]
+fn trees_read_published_world_values_and_other_files() {
+    let tree = r#"(root: PrioritizedList(name: "root", children: [
+        Sequence(name: "quest", children: [Condition(check: World("TOWERS", Ge, 5)), Use(behavior: "flee", file: "lib/common.bt.ron")]),
+        Action(name: "idle", action: "Idle"),
+    ]))"#;
+    let common = r#"(behaviors: [Sequence(name: "flee", children: [Action(action: "Shoot")])], root: Use(behavior: "flee"))"#;
+    let dir = dir_with(&[("q.bt.ron", tree)]);
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    std::fs::write(dir.path().join("lib/common.bt.ron"), common).unwrap();
+    let mut app = app(dir.path());
+    let h = load(&mut app, "q.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    assert_eq!(active(&mut app, e), ["root/idle"]);
+    app.world_mut().resource_mut::<BtGlobals>().set("TOWERS", 5);
+    app.update();
+    assert_eq!(active(&mut app, e), ["root/quest/flee/Shoot"]);
+}

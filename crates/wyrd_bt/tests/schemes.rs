@@ -472,3 +472,47 @@ fn the_same_inputs_and_seed_give_the_same_trace() {
         a[4]
     );
 }
+
+#[test]
+fn world_values_are_conditions() {
+    let p = program(
+        r#"(root: PrioritizedList(name: "root", children: [
+            Sequence(name: "quest", children: [
+                Condition(check: World("QST_DST_TOWER_5", Ge, 5)),
+                Condition(check: World("NPC_DRONE_SPK_01", Eq, true)),
+                Action(action: "Reward"),
+            ]),
+            Action(name: "idle", action: "Idle"),
+        ]))"#,
+    );
+    assert_eq!(p.globals.len(), 2);
+    assert_eq!(
+        (p.globals[0].line, p.globals[0].file.as_str()),
+        (3, "test.bt.ron")
+    );
+    let mut sim = Sim::new(&p, 0);
+    assert_eq!(
+        step(&mut sim),
+        ["root/idle"],
+        "unknown world values never hold"
+    );
+    sim.world
+        .insert("QST_DST_TOWER_5".into(), wyrd_bt::Value::Int(5));
+    sim.world
+        .insert("NPC_DRONE_SPK_01".into(), wyrd_bt::Value::Bool(true));
+    assert_eq!(step(&mut sim), ["root/quest/Reward"]);
+}
+
+#[test]
+fn trees_use_behaviors_from_other_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/trees");
+    let files = wyrd_bt::load_tree_files("uses_common.bt.ron", &mut |f| {
+        std::fs::read(dir.join(f)).map_err(|e| e.to_string())
+    })
+    .unwrap();
+    assert_eq!(files.len(), 2);
+    let p = wyrd_bt::compile("uses_common.bt.ron", &files, &Vocabulary::permissive()).unwrap();
+    let mut sim = Sim::new(&p, 0);
+    sim.set("danger", true).unwrap();
+    assert_eq!(step(&mut sim), ["root/escape/flee/Run"]);
+}

@@ -40,8 +40,10 @@
 //! file owns is rejected whole, with an error naming both files.
 //!
 //! ## Features
-//! - `save`: the persisted world-state document (the seed's JSON schema) and
-//!   [`WorldStateSavePlugin`](save::WorldStateSavePlugin), built on `wyrd_save`.
+//! - `save`: [`WorldStateSavePlugin`](save::WorldStateSavePlugin), built on
+//!   `wyrd_save`, saves [`WorldStateDocument`] (the seed's JSON schema).
+//! - `bt`: [`WorldStateBtPlugin`](bt::WorldStateBtPlugin) publishes flags and
+//!   counters to behavior trees (`World("NAME", Op, value)` conditions).
 
 mod asset;
 mod condition;
@@ -52,6 +54,9 @@ mod state;
 
 #[cfg(feature = "save")]
 pub mod save;
+
+#[cfg(feature = "bt")]
+pub mod bt;
 
 pub use asset::{
     CounterDecl, EntryDecl, FlagDecl, FlagsFile, FlagsFileError, FlagsFileLoader, FlagsProblem,
@@ -80,6 +85,8 @@ use bevy::log::{error, info, warn};
 
 /// The names most users need.
 pub mod prelude {
+    #[cfg(feature = "bt")]
+    pub use crate::bt::WorldStateBtPlugin;
     #[cfg(feature = "save")]
     pub use crate::save::{ReloadWorldState, SaveWorldState, WorldStateSavePlugin};
     pub use crate::{

@@ -1,0 +1,65 @@
+//! The facade: world-state flags and counters drive behavior trees.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use wyrd::prelude::*;
+
+#[test]
+fn a_tree_reacts_to_world_state_changes() {
+    let assets = tempfile::tempdir().unwrap();
+    let flags = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/drone_quest/world_state.flags.ron"
+    ))
+    .unwrap();
+    std::fs::write(assets.path().join("w.flags.ron"), flags).unwrap();
+    std::fs::write(
+        assets.path().join("drone.bt.ron"),
+        r#"(root: PrioritizedList(name: "root", children: [
+            Sequence(name: "reward", children: [
+                Condition(check: World("QST_DST_TOWER_5", Ge, 5)),
+                Condition(check: World("NPC_DRONE_SPK_01", Eq, true)),
+                Action(action: "GiveReward"),
+            ]),
+            Action(name: "wait", action: "Wait"),
+        ]))"#,
+    )
+    .unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: assets.path().to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 30.0,
+    )))
+    .add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files(["w.flags.ron"])))
+    .register_bt_action("GiveReward")
+    .register_bt_action("Wait");
+    let tree = app.world().resource::<AssetServer>().load("drone.bt.ron");
+    let e = app.world_mut().spawn(BehaviorTree::new(tree)).id();
+    let active = |app: &App| app.world().get::<BtAgent>(e).unwrap().active_paths();
+    for _ in 0..2_000 {
+        app.update();
+        if active(&app) == ["root/wait"] && app.world().resource::<WorldStateFiles>().all_merged() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(active(&app), ["root/wait"]);
+    {
+        let mut state = app.world_mut().resource_mut::<WorldState>();
+        state.set_counter("QST_DST_TOWER_5", 5, "combat").unwrap();
+        state
+            .set_flag("NPC_DRONE_SPK_01", true, "dialogue")
+            .unwrap();
+    }
+    app.update();
+    app.update();
+    assert_eq!(active(&app), ["root/reward/GiveReward"]);
+}
