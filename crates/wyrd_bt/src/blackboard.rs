@@ -1,5 +1,7 @@
 //! The per-agent blackboard: typed values and tag bits.
 
+use std::sync::Arc;
+
 use bevy::ecs::component::Component;
 
 use crate::program::Program;
@@ -12,9 +14,10 @@ use crate::value::Value;
 /// checked against the tree's declarations when it binds.
 #[derive(Component, Debug, Clone, Default)]
 pub struct Blackboard {
-    keys: Vec<String>,
+    // Shared with the program once bound: no per-agent copies of names.
+    keys: Arc<[String]>,
     values: Vec<Value>,
-    tag_names: Vec<String>,
+    tag_names: Arc<[String]>,
     tags: u64,
     /// Bumped on every change: lets the runtime know inputs changed.
     generation: u64,
@@ -65,7 +68,9 @@ impl Blackboard {
         match self.keys.iter().position(|k| k == key) {
             Some(i) => self.values[i] = value,
             None => {
-                self.keys.push(key.to_owned());
+                let mut keys = self.keys.to_vec();
+                keys.push(key.to_owned());
+                self.keys = keys.into();
                 self.values.push(value);
             }
         }
@@ -76,7 +81,9 @@ impl Blackboard {
         let i = match self.tag_names.iter().position(|t| t == tag) {
             Some(i) => i,
             None => {
-                self.tag_names.push(tag.to_owned());
+                let mut tags = self.tag_names.to_vec();
+                tags.push(tag.to_owned());
+                self.tag_names = tags.into();
                 self.tag_names.len() - 1
             }
         };
@@ -93,7 +100,9 @@ impl Blackboard {
 
     /// Whether the blackboard is laid out for this program.
     pub fn is_bound_to(&self, program: &Program) -> bool {
-        self.keys == program.bb_keys && self.tag_names == program.tag_names
+        self.bound
+            && Arc::ptr_eq(&self.keys, &program.bb_shared)
+            && Arc::ptr_eq(&self.tag_names, &program.tags_shared)
     }
 
     /// Lays the blackboard out for a program: declared keys with defaults,
@@ -122,9 +131,9 @@ impl Blackboard {
                 }
             }
         }
-        self.keys = program.bb_keys.clone();
+        self.keys = program.bb_shared.clone();
         self.values = values;
-        self.tag_names = program.tag_names.clone();
+        self.tag_names = program.tags_shared.clone();
         self.tags = tags;
         self.generation += 1;
         self.bound = true;

@@ -429,7 +429,40 @@ pub fn compile(
             }
         }
     }
+    c.p.skippable = !c.p.nodes.iter().any(|n| {
+        matches!(
+            n.kind,
+            Kind::Wait { .. }
+                | Kind::Cooldown { .. }
+                | Kind::MinDuration { .. }
+                | Kind::Timeout { .. }
+                | Kind::Threshold { .. }
+                | Kind::Repeat { .. }
+                | Kind::SequentialLooping
+                | Kind::Custom { .. }
+        )
+    });
+    c.p.max_concurrent_actions = max_concurrent(&c.p, 0);
+    c.p.bb_shared = c.p.bb_keys.as_slice().into();
+    c.p.tags_shared = c.p.tag_names.as_slice().into();
     Ok(c.p)
+}
+
+/// Most actions that can run at once under node `i`.
+fn max_concurrent(p: &Program, i: u32) -> u32 {
+    let n = &p.nodes[i as usize];
+    match n.kind {
+        Kind::Action { .. } => 1,
+        Kind::Parallel { .. } | Kind::Simultaneous | Kind::Custom { .. } => {
+            p.children_of(i).iter().map(|&c| max_concurrent(p, c)).sum()
+        }
+        _ => p
+            .children_of(i)
+            .iter()
+            .map(|&c| max_concurrent(p, c))
+            .max()
+            .unwrap_or(0),
+    }
 }
 
 type TagMasks = (u64, u64, u64);

@@ -381,7 +381,7 @@ fn bind(
     agent.program = Some(program.clone());
     agent.finished = false;
     agent.accum = 0.0;
-    actions.reserve(program.actions.len());
+    actions.reserve(program.action_capacity());
     if !bb.is_bound_to(program) {
         for p in bb.bind(program) {
             warn!("{}: {p}", program.source);
@@ -421,6 +421,7 @@ fn tick_trees(
         }
     }
     let world_values = &*world_values;
+    let globals_generation = globals.generation();
     let dt = time.delta_secs();
     let max_restarts = settings.max_restarts_per_tick;
     agents.par_iter_mut().for_each(|(tree, mut agent, mut bb, mut actions)| {
@@ -468,6 +469,9 @@ fn tick_trees(
         let env = TickEnv {
             stub: None,
             globals: world_values.get(&tree.handle.id()).map_or(&[], Vec::as_slice),
+            globals_generation,
+            repeat: tree.mode == RunMode::Repeat,
+            always_walk: false,
         };
         let status = tick_agent(&program, &mut agent.state, &bb, &mut actions, step_ms, env);
         if tree.mode == RunMode::Once && matches!(status, Status::Success | Status::Failure) {

@@ -281,6 +281,10 @@ pub struct Program {
     pub bb_keys: Vec<String>,
     /// Their defaults.
     pub bb_defaults: Vec<Value>,
+    /// The keys, shared with every bound blackboard.
+    pub bb_shared: Arc<[String]>,
+    /// The tag names, shared with every bound blackboard.
+    pub tags_shared: Arc<[String]>,
     /// Conditions.
     pub conds: Vec<Cond>,
     /// Lists of condition indices (for `All` / `Any`).
@@ -299,6 +303,12 @@ pub struct Program {
     pub weights: Vec<f32>,
     /// Number of aux words an agent needs.
     pub aux_count: u32,
+    /// Whether a walk with unchanged inputs is guaranteed to change nothing
+    /// (no timers, counters, repeats or custom nodes): such agents skip the
+    /// walk when nothing they read changed.
+    pub skippable: bool,
+    /// Most actions that can run at once (parallels), stimuli excluded.
+    pub max_concurrent_actions: u32,
     /// World values the program reads.
     pub globals: Vec<GlobalRef>,
 }
@@ -337,6 +347,12 @@ impl Program {
             Kind::Action { action } => self.actions.get(action as usize),
             _ => None,
         }
+    }
+
+    /// Action slots an agent reserves: running ones, plus ones aborted in the
+    /// same tick, plus stimuli.
+    pub fn action_capacity(&self) -> usize {
+        (2 * self.max_concurrent_actions as usize + 2).min(self.actions.len().max(1))
     }
 
     /// The number of nodes of the main tree (without detached behaviors).

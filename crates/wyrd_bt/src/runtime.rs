@@ -155,7 +155,9 @@ impl BtActions {
         self.slots.iter().any(|a| a.id == id && a.is_running())
     }
 
-    pub(crate) fn reserve(&mut self, n: usize) {
+    /// Clears the slots and reserves room for `n` actions (done when a tree
+    /// binds: the tick never grows it).
+    pub fn reserve(&mut self, n: usize) {
         self.slots.clear();
         self.slots.reserve(n);
     }
@@ -222,6 +224,13 @@ pub struct AgentState {
     /// [`Program::impulses`]).
     pub impulse_fired: Vec<u32>,
     seed: u64,
+    /// Inputs seen by the last walk (blackboard and world generations).
+    seen_inputs: (u64, u64),
+    /// Walks skipped because nothing the tree reads changed.
+    pub skipped: u64,
+    /// The root's status after the whole tick (a repeating tree that
+    /// finished is already running its next cycle).
+    live: Status,
 }
 
 impl AgentState {
@@ -242,12 +251,16 @@ impl AgentState {
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
             now_ms: 0,
             ticks: 0,
-            stimuli: Vec::with_capacity(MAX_STIMULI),
+            // Allocated on the first insertion, not per agent up front.
+            stimuli: Vec::new(),
             redirect: NONE,
             redirect_requested: false,
             status: Status::Idle,
             impulse_fired: vec![0; program.impulses.len()],
             seed,
+            seen_inputs: (u64::MAX, u64::MAX),
+            skipped: 0,
+            live: Status::Idle,
         }
     }
 
@@ -311,6 +324,9 @@ impl AgentState {
         }
         if self.stimuli.len() >= MAX_STIMULI {
             return Err(StimulusError::Full(MAX_STIMULI));
+        }
+        if self.stimuli.capacity() == 0 {
+            self.stimuli.reserve_exact(MAX_STIMULI);
         }
         self.stimuli.push(Stimulus {
             target,
@@ -446,6 +462,15 @@ pub struct TickEnv<'a> {
     pub stub: Option<PredicateStub<'a>>,
     /// World values, one per [`Program::globals`] entry (`None`: unknown).
     pub globals: &'a [Option<crate::value::Value>],
+    /// Changes whenever any world value changes (lets unchanged agents skip
+    /// their walk).
+    pub globals_generation: u64,
+    /// Start the root again in the same tick when it finishes (trees that
+    /// repeat forever have no idle tick between cycles).
+    pub repeat: bool,
+    /// Never skip a walk (tools that change predicate answers behind the
+    /// blackboard's back).
+    pub always_walk: bool,
 }
 
 /// One tick of one agent: advances time by `dt_ms`, removes expired stimuli
@@ -472,11 +497,30 @@ pub fn tick_agent(
         globals: env.globals,
     };
     it.actions.slots.retain(|a| a.state != ActionState::Aborted);
+    let mut reported = false;
     for a in it.actions.slots.iter_mut() {
-        if a.state == ActionState::Started {
-            a.state = ActionState::Running;
+        match a.state {
+            ActionState::Started => a.state = ActionState::Running,
+            ActionState::Succeeded | ActionState::Failed => reported = true,
+            _ => {}
         }
     }
+    // Event-driven: if nothing the tree reads changed (inputs, world values,
+    // action reports, stimuli, time-dependent nodes), the walk would repeat
+    // the last one exactly: skip it.
+    let inputs = (it.bb.generation(), env.globals_generation);
+    if program.skippable
+        && !env.always_walk
+        && !reported
+        && it.st.stimuli.is_empty()
+        && it.st.redirect == NONE
+        && it.st.live == Status::Running
+        && it.st.seen_inputs == inputs
+    {
+        it.st.skipped += 1;
+        return Status::Running;
+    }
+    it.st.seen_inputs = inputs;
     // Expired stimuli leave the tree (their behavior is stopped).
     let mut k = 0;
     while k < it.st.stimuli.len() {
@@ -491,25 +535,36 @@ pub fn tick_agent(
     for n in it.st.nodes.iter_mut() {
         n.flags |= rule::PAUSED;
     }
-    let mut status = it.tick_node(0);
-    // An impulse that redirected asks for another pass from the root
-    // (bounded), in which the path to its behavior is forced.
-    let mut passes = 0;
-    while it.st.redirect_requested && passes < 3 {
-        it.st.redirect_requested = false;
-        passes += 1;
-        status = it.tick_node(0);
-    }
-    it.st.redirect_requested = false;
-    let r = it.st.redirect;
-    if r != NONE && it.st.nodes[r as usize].status != Status::Running {
-        it.st.redirect = NONE;
-    }
+    let status = it.walk();
     it.st.status = status;
+    it.st.live = status;
+    if env.repeat && status != Status::Running {
+        // The tick reports the finished cycle; the state is the new one's.
+        it.st.live = it.walk();
+    }
     status
 }
 
 impl<'a> Interp<'a> {
+    /// One walk from the root, with the redirect passes it asks for.
+    fn walk(&mut self) -> Status {
+        let mut status = self.tick_node(0);
+        // An impulse that redirected asks for another pass from the root
+        // (bounded), in which the path to its behavior is forced.
+        let mut passes = 0;
+        while self.st.redirect_requested && passes < 3 {
+            self.st.redirect_requested = false;
+            passes += 1;
+            status = self.tick_node(0);
+        }
+        self.st.redirect_requested = false;
+        let r = self.st.redirect;
+        if r != NONE && self.st.nodes[r as usize].status != Status::Running {
+            self.st.redirect = NONE;
+        }
+        status
+    }
+
     fn next_random(&mut self) -> u64 {
         // SplitMix64: tiny state, good enough for behavior choices.
         self.st.rng = self.st.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -663,13 +718,19 @@ impl<'a> Interp<'a> {
             let s = &mut self.st.nodes[j as usize];
             if s.status == Status::Running {
                 if let Kind::Action { .. } = self.p.nodes[j as usize].kind
-                    && let Some(a) = self
+                    && let Some(k) = self
                         .actions
                         .slots
-                        .iter_mut()
-                        .find(|a| a.node == j && a.is_running())
+                        .iter()
+                        .position(|a| a.node == j && a.state != ActionState::Aborted)
                 {
-                    a.state = ActionState::Aborted;
+                    if self.actions.slots[k].is_running() {
+                        self.actions.slots[k].state = ActionState::Aborted;
+                    } else {
+                        // Finished by the game but stopped before the tree
+                        // saw it: nothing to abort, drop the slot.
+                        self.actions.slots.swap_remove(k);
+                    }
                 }
                 s.status = Status::Idle;
             }

@@ -9,6 +9,7 @@
 //!     seed: 7,            // random choices (default 0)
 //!     hz: 30,             // tick rate (default 30)
 //!     auto_finish: true,  // actions with a `ticks` param succeed after that many ticks
+//!     mode: Repeat,       // or Once: the tree stays finished (rule sessions)
 //!     events: [
 //!         (tick: 1, set: ("target_visible", true)),
 //!         (tick: 2, tag: ("driver", true)),
@@ -38,6 +39,16 @@ pub enum Outcome {
     Success,
     /// Report failure.
     Failure,
+}
+
+/// Whether a simulated tree repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum SimMode {
+    /// Start again in the tick it finishes.
+    #[default]
+    Repeat,
+    /// Stop when finished (rule sessions, evaluations).
+    Once,
 }
 
 /// A stimulus insertion in a script.
@@ -101,6 +112,10 @@ pub struct Script {
     /// many ticks.
     #[serde(default)]
     pub auto_finish: bool,
+    /// `Repeat` (default): the root starts again in the tick it finishes, as
+    /// in a game; `Once`: the tree stays finished.
+    #[serde(default)]
+    pub mode: SimMode,
     /// Events in any order.
     #[serde(default)]
     pub events: Vec<Event>,
@@ -192,6 +207,7 @@ pub struct Sim<'p> {
     globals: Vec<Option<Value>>,
     hz: f32,
     auto_finish: bool,
+    repeat: bool,
     tick: u64,
 }
 
@@ -201,7 +217,7 @@ impl<'p> Sim<'p> {
         let mut blackboard = Blackboard::new();
         blackboard.bind(program);
         let mut actions = BtActions::default();
-        actions.reserve(program.actions.len());
+        actions.reserve(program.action_capacity());
         Sim {
             program,
             state: AgentState::new(program, seed),
@@ -212,6 +228,7 @@ impl<'p> Sim<'p> {
             globals: vec![None; program.globals.len()],
             hz: 30.0,
             auto_finish: false,
+            repeat: false,
             tick: 0,
         }
     }
@@ -219,6 +236,13 @@ impl<'p> Sim<'p> {
     /// Sets the tick rate.
     pub fn with_hz(mut self, hz: f32) -> Self {
         self.hz = hz;
+        self
+    }
+
+    /// Start the root again within the tick it finishes (as the plugin's
+    /// `RunMode::Repeat` does).
+    pub fn with_repeat(mut self, on: bool) -> Self {
+        self.repeat = on;
         self
     }
 
@@ -308,6 +332,9 @@ impl<'p> Sim<'p> {
             TickEnv {
                 stub: Some(&stub),
                 globals: &self.globals,
+                globals_generation: 0,
+                repeat: self.repeat,
+                always_walk: true,
             },
         );
         self.record(status)
@@ -347,7 +374,8 @@ impl<'p> Sim<'p> {
     ) -> Result<Vec<TickRecord>, String> {
         let mut sim = Sim::new(program, script.seed)
             .with_hz(script.hz.unwrap_or(30.0))
-            .with_auto_finish(script.auto_finish);
+            .with_auto_finish(script.auto_finish)
+            .with_repeat(script.mode == SimMode::Repeat);
         let ticks = script
             .ticks
             .unwrap_or_else(|| script.events.iter().map(|e| e.tick).max().unwrap_or(0) + 1);
@@ -383,7 +411,22 @@ impl<'p> Sim<'p> {
                     sim.state.reset(program, &mut sim.actions);
                 }
             }
-            let r = sim.step();
+            let finished = script.mode == SimMode::Once
+                && records
+                    .last()
+                    .is_some_and(|r: &TickRecord| r.status != Status::Running);
+            let r = if finished {
+                // A finished run-once tree is not ticked again.
+                TickRecord {
+                    tick,
+                    ..records
+                        .last()
+                        .cloned()
+                        .unwrap_or_else(|| sim.record(Status::Idle))
+                }
+            } else {
+                sim.step()
+            };
             out(&r);
             records.push(r);
         }

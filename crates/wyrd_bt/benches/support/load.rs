@@ -1,0 +1,110 @@
+//! The reference load of `BENCH_REFERENCE.md`, shared by the criterion
+//! benches and the `bench_tick` example.
+#![allow(dead_code)]
+
+use wyrd_bt::{Blackboard, BtActions, Program, Value};
+
+/// Input names and the probability each is true.
+pub const INPUTS: [(&str, f64); 10] = [
+    ("grenade_near", 0.10),
+    ("health_low", 0.15),
+    ("leader_dead", 0.10),
+    ("has_target", 0.70),
+    ("in_vehicle", 0.15),
+    ("target_visible", 0.60),
+    ("cover_available", 0.50),
+    ("target_in_range", 0.50),
+    ("under_fire", 0.40),
+    ("has_last_known", 0.50),
+];
+
+/// The reference tree's text.
+pub const REFERENCE_TREE: &str = include_str!("../../../../assets/bench/reference.bt.ron");
+
+/// SplitMix64.
+#[derive(Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A number in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The compiled reference tree.
+pub fn reference_program() -> Program {
+    wyrd_bt::compile_str(
+        "reference.bt.ron",
+        REFERENCE_TREE,
+        &wyrd_bt::Vocabulary::permissive(),
+    )
+    .expect("the reference tree compiles")
+}
+
+/// Blackboard key index of each input, in `INPUTS` order.
+pub fn input_keys(p: &Program) -> [u16; 10] {
+    let mut keys = [0u16; 10];
+    for (k, (name, _)) in keys.iter_mut().zip(INPUTS) {
+        *k = p.bb_key(name).expect("reference input");
+    }
+    keys
+}
+
+/// Ticks each action runs, by node index (0 for non-actions).
+pub fn durations(p: &Program) -> Vec<u32> {
+    (0..p.nodes.len() as u32)
+        .map(|i| {
+            p.action_of(i)
+                .and_then(|a| a.param("ticks"))
+                .map_or(0, |v| v.as_f64() as u32)
+        })
+        .collect()
+}
+
+/// A blackboard with inputs drawn at random.
+pub fn random_blackboard(p: &Program, keys: &[u16; 10], rng: &mut Rng) -> Blackboard {
+    let mut bb = Blackboard::new();
+    bb.bind(p);
+    for (k, (_, prob)) in keys.iter().zip(INPUTS) {
+        bb.set_index(*k, Value::Bool(rng.unit() < prob));
+    }
+    bb
+}
+
+/// One tick's input events: N/10 draws, each re-drawing one input of one
+/// agent with its probability. Calls `set(agent, key, value)`.
+pub fn draw_events(
+    n: usize,
+    keys: &[u16; 10],
+    rng: &mut Rng,
+    mut set: impl FnMut(usize, u16, bool),
+) {
+    for _ in 0..n / 10 {
+        let agent = (rng.next() % n as u64) as usize;
+        let input = (rng.next() % 10) as usize;
+        let value = rng.unit() < INPUTS[input].1;
+        set(agent, keys[input], value);
+    }
+}
+
+/// The game's action system for the bench: an action runs for its `ticks`
+/// (agent ticks of `dt_ms`), then succeeds. Returns actions completed.
+pub fn finish_actions(actions: &mut BtActions, durations: &[u32], now_ms: u32, dt_ms: u32) -> u32 {
+    let mut done = 0;
+    for a in actions.iter_mut() {
+        if a.is_running() && (now_ms - a.started_ms) / dt_ms + 1 >= durations[a.node as usize] {
+            a.succeed();
+            done += 1;
+        }
+    }
+    done
+}

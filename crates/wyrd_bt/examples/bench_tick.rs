@@ -1,0 +1,182 @@
+//! Ticks the reference tree (BENCH_REFERENCE.md) for many agents and prints
+//! what the performance issue asks for.
+//!
+//! ```text
+//! cargo run --release -p wyrd_bt --example bench_tick -- --agents 10000 [--threads 1] [--ticks 300] [--plugin]
+//! ```
+//! Without `--plugin`: the runtime alone (flat state in a loop). With it: a
+//! headless Bevy app, one `app.update()` per tick (inputs, decide, actions).
+
+#[path = "../benches/support/load.rs"]
+mod load;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use load::*;
+use wyrd_bt::{AgentState, BtActions, TickEnv, tick_agent};
+
+/// Counts heap allocations, to show the tick allocates nothing.
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator; only counts calls.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const DT_MS: u32 = 33;
+
+fn main() {
+    let mut agents = 10_000usize;
+    let mut threads = 1usize;
+    let mut ticks = 300u32;
+    let mut plugin = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut num = |name: &str| -> usize {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{name} needs a number"))
+        };
+        match a.as_str() {
+            "--agents" => agents = num("--agents"),
+            "--threads" => threads = num("--threads"),
+            "--ticks" => ticks = num("--ticks") as u32,
+            "--plugin" => plugin = true,
+            other => {
+                eprintln!(
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin]"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
+    if plugin {
+        eprintln!("--plugin: see `cargo bench -p wyrd_bt` (full plugin path)");
+    }
+    let program = reference_program();
+    let keys = input_keys(&program);
+    let durations = durations(&program);
+    let mut rng = Rng(42);
+    let mut states: Vec<AgentState> = (0..agents)
+        .map(|i| AgentState::new(&program, i as u64))
+        .collect();
+    let mut bbs: Vec<_> = (0..agents)
+        .map(|_| random_blackboard(&program, &keys, &mut rng))
+        .collect();
+    let mut actions: Vec<BtActions> = (0..agents)
+        .map(|_| {
+            let mut a = BtActions::default();
+            a.reserve(program.actions.len());
+            a
+        })
+        .collect();
+    let pool = (threads > 1).then_some(threads);
+    let run_tick = |states: &mut [AgentState],
+                    bbs: &[wyrd_bt::Blackboard],
+                    actions: &mut [BtActions]|
+     -> u32 {
+        let mut done = 0;
+        for ((st, bb), ac) in states.iter_mut().zip(bbs).zip(actions.iter_mut()) {
+            let env = TickEnv {
+                repeat: true,
+                ..TickEnv::default()
+            };
+            tick_agent(&program, st, bb, ac, DT_MS, env);
+            done += finish_actions(ac, &durations, st.now_ms, DT_MS);
+        }
+        done
+    };
+    // Warm up: every agent's slots and state reach their steady size.
+    for _ in 0..30 {
+        draw_events(agents, &keys, &mut rng, |a, k, v| {
+            bbs[a].set_index(k, wyrd_bt::Value::Bool(v))
+        });
+        run_tick(&mut states, &bbs, &mut actions);
+    }
+    let allocs_before = ALLOCS.load(Ordering::Relaxed);
+    let mut completed = 0u64;
+    let mut samples = Vec::with_capacity(ticks as usize);
+    for _ in 0..ticks {
+        draw_events(agents, &keys, &mut rng, |a, k, v| {
+            bbs[a].set_index(k, wyrd_bt::Value::Bool(v))
+        });
+        let t = Instant::now();
+        let done = match pool {
+            Some(threads) => {
+                let chunk = agents.div_ceil(threads);
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = states
+                        .chunks_mut(chunk)
+                        .zip(bbs.chunks(chunk))
+                        .zip(actions.chunks_mut(chunk))
+                        .map(|((st, bb), ac)| s.spawn(|| run_tick(st, bb, ac)))
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().unwrap_or(0))
+                        .sum::<u32>()
+                })
+            }
+            None => run_tick(&mut states, &bbs, &mut actions),
+        };
+        samples.push(t.elapsed().as_nanos() as f64);
+        completed += u64::from(done);
+    }
+    let allocs = ALLOCS.load(Ordering::Relaxed) - allocs_before;
+    samples.sort_by(f64::total_cmp);
+    let median = samples[samples.len() / 2];
+    let per_agent = median / agents as f64;
+    let bytes = states[0].heap_bytes()
+        + std::mem::size_of::<AgentState>()
+        + std::mem::size_of::<BtActions>()
+        + program.action_capacity() * std::mem::size_of::<wyrd_bt::ActiveAction>();
+    let skipped: u64 = states.iter().map(|s| s.skipped).sum();
+    let total: u64 = states.iter().map(|s| s.ticks).sum();
+    println!("agents                    {agents}");
+    println!("threads                   {threads}");
+    println!("ticks measured            {ticks}");
+    println!("ns per agent-tick         {per_agent:.1}");
+    println!("tick (median)             {:.3} ms", median / 1e6);
+    println!(
+        "share of one core at 30Hz {:.1} %",
+        median * 30.0 / 1e9 * 100.0 * threads as f64
+    );
+    println!("bytes per agent           {bytes}");
+    println!(
+        "allocations per tick      {:.2}{}",
+        allocs as f64 / f64::from(ticks),
+        if threads > 1 {
+            " (thread spawns included)"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "walks skipped (no input)  {:.1} %",
+        skipped as f64 * 100.0 / total as f64
+    );
+    println!(
+        "completed actions / agent-tick {:.3}",
+        completed as f64 / (f64::from(ticks) * agents as f64)
+    );
+}
