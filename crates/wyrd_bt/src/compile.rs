@@ -572,10 +572,9 @@ impl<'a> Compiler<'a> {
                         },
                     ));
                 }
-                Cond::Bb {
+                Cond::BbIs {
                     key: i,
-                    op: crate::value::Op::Eq,
-                    value: Value::Bool(matches!(check, Check::Is(_))),
+                    value: matches!(check, Check::Is(_)),
                 }
             }
             Check::Bb(k, op, v) => {

@@ -104,6 +104,14 @@ pub enum Cond {
         /// Right-hand side.
         value: Value,
     },
+    /// A bool blackboard key has this value (the common case, kept apart so
+    /// it is a single compare).
+    BbIs {
+        /// Key index.
+        key: u16,
+        /// Expected value.
+        value: bool,
+    },
     /// Registered predicate (index into [`Program::predicates`]).
     Predicate(u32),
     /// The agent has all of these tag bits.

@@ -7,6 +7,7 @@ use bevy::ecs::component::Component;
 
 use crate::blackboard::Blackboard;
 use crate::program::{Cond, Kind, NONE, Program};
+use crate::value::Value;
 use crate::registry::ActionId;
 
 /// A node's (or tree's) status.
@@ -592,6 +593,7 @@ impl<'a> Interp<'a> {
             return true;
         }
         match self.p.conds[c as usize] {
+            Cond::BbIs { key, value } => self.bb.get_index(key) == Value::Bool(value),
             Cond::Bb { key, op, value } => op.eval(self.bb.get_index(key), value),
             Cond::Predicate(i) => {
                 let slot = &self.p.predicates[i as usize];
@@ -803,8 +805,45 @@ impl<'a> Interp<'a> {
         })
     }
 
+    /// Ticks a node made of conditions only: no timers, no actions, no
+    /// cursor, so none of the bookkeeping of [`tick_node`](Self::tick_node).
+    fn tick_instant(&mut self, i: u32) -> Status {
+        let iu = i as usize;
+        self.st.nodes[iu].flags &= !rule::PAUSED;
+        let ok = self.tags_ok(i)
+            && match self.p.nodes[iu].kind {
+                Kind::Condition { cond } => self.eval(cond),
+                Kind::Succeed => true,
+                Kind::Fail => false,
+                Kind::Invert => {
+                    let c = self.p.children[self.p.nodes[iu].first_child as usize];
+                    self.tick_instant(c) == Status::Failure
+                }
+                Kind::Sequence => {
+                    let (first, count) = (self.p.nodes[iu].first_child as usize, self.p.nodes[iu].child_count as usize);
+                    (first..first + count).all(|k| self.tick_instant(self.p.children[k]) == Status::Success)
+                }
+                _ => {
+                    let (first, count) = (self.p.nodes[iu].first_child as usize, self.p.nodes[iu].child_count as usize);
+                    (first..first + count).any(|k| self.tick_instant(self.p.children[k]) == Status::Success)
+                }
+            };
+        let s = &mut self.st.nodes[iu];
+        if ok {
+            s.flags |= rule::COMPLETE | rule::WAS_COMPLETE;
+            s.status = Status::Success;
+        } else {
+            s.flags &= !rule::COMPLETE;
+            s.status = Status::Failure;
+        }
+        s.status
+    }
+
     pub(crate) fn tick_node(&mut self, i: u32) -> Status {
         let iu = i as usize;
+        if self.p.nodes[iu].instant {
+            return self.tick_instant(i);
+        }
         self.st.nodes[iu].flags &= !rule::PAUSED;
         if !self.tags_ok(i) {
             if self.st.nodes[iu].status == Status::Running {
