@@ -443,9 +443,75 @@ pub fn compile(
         )
     });
     c.p.max_concurrent_actions = max_concurrent(&c.p, 0);
+    for i in 0..c.p.nodes.len() as u32 {
+        let n = &c.p.nodes[i as usize];
+        let guard = match n.kind {
+            Kind::Condition { cond } | Kind::Guard { cond } => cond,
+            Kind::Impulse { impulse } => c.p.impulses[impulse as usize].when,
+            Kind::Sequence if n.guard_len > 0 => {
+                let kids: Vec<u32> = c.p.children_of(i)[..n.guard_len as usize].to_vec();
+                let conds: Vec<u32> = kids.iter().map(|&k| instant_cond(&mut c.p, k)).collect();
+                all_of(&mut c.p, conds)
+            }
+            _ if n.instant => instant_cond(&mut c.p, i),
+            _ => NONE,
+        };
+        c.p.nodes[i as usize].guard = guard;
+    }
     c.p.bb_shared = c.p.bb_keys.as_slice().into();
     c.p.tags_shared = c.p.tag_names.as_slice().into();
     Ok(c.p)
+}
+
+fn push(p: &mut Program, c: Cond) -> u32 {
+    p.conds.push(c);
+    p.conds.len() as u32 - 1
+}
+
+fn all_of(p: &mut Program, conds: Vec<u32>) -> u32 {
+    if conds.len() == 1 {
+        return conds[0];
+    }
+    let start = p.cond_lists.len() as u32;
+    let len = conds.len() as u32;
+    p.cond_lists.extend(conds);
+    push(p, Cond::All { start, len })
+}
+
+/// An instant subtree (conditions only) as one condition, tags included.
+fn instant_cond(p: &mut Program, i: u32) -> u32 {
+    let n = p.nodes[i as usize].clone();
+    let kids: Vec<u32> = p.children_of(i).to_vec();
+    let body = match n.kind {
+        Kind::Condition { cond } => cond,
+        Kind::Succeed => push(p, Cond::Const(true)),
+        Kind::Fail => push(p, Cond::Const(false)),
+        Kind::Invert => {
+            let inner = instant_cond(p, kids[0]);
+            push(p, Cond::Not(inner))
+        }
+        Kind::Sequence => {
+            let conds = kids.iter().map(|&k| instant_cond(p, k)).collect();
+            all_of(p, conds)
+        }
+        _ => {
+            let conds: Vec<u32> = kids.iter().map(|&k| instant_cond(p, k)).collect();
+            let start = p.cond_lists.len() as u32;
+            let len = conds.len() as u32;
+            p.cond_lists.extend(conds);
+            push(p, Cond::Any { start, len })
+        }
+    };
+    if n.tags_all | n.tags_any | n.tags_not == 0 {
+        body
+    } else {
+        let tags = push(p, Cond::TagReq {
+            all: n.tags_all,
+            any: n.tags_any,
+            not: n.tags_not,
+        });
+        all_of(p, vec![tags, body])
+    }
 }
 
 /// Most actions that can run at once under node `i`.
@@ -828,6 +894,7 @@ impl<'a> Compiler<'a> {
             instant: false,
             guard_len: 0,
             aux: NONE,
+            guard: NONE,
         });
 
         let mut needs_aux = false;

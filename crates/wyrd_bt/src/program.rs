@@ -132,6 +132,17 @@ pub enum Cond {
     },
     /// The condition at this index does not hold.
     Not(u32),
+    /// Always this value (`Succeed` / `Fail` inside guards).
+    Const(bool),
+    /// Tag requirements of a node inside a guard.
+    TagReq {
+        /// All of these.
+        all: u64,
+        /// One of these (0: none required).
+        any: u64,
+        /// None of these.
+        not: u64,
+    },
     /// A world value (index into [`Program::globals`]) compared with a value.
     Global {
         /// Index into [`Program::globals`].
@@ -188,6 +199,9 @@ pub struct Node {
     pub guard_len: u16,
     /// Index into the agent's aux words, or [`NONE`].
     pub aux: u32,
+    /// The node's relevancy as one compiled condition (its guards, or its
+    /// own condition), or [`NONE`] for "always". Tags are checked apart.
+    pub guard: u32,
 }
 
 /// An action leaf's data.

@@ -611,30 +611,16 @@ impl<'a> Interp<'a> {
                 .iter()
                 .any(|&x| self.eval(x)),
             Cond::Not(x) => !self.eval(x),
+            Cond::Const(b) => b,
+            Cond::TagReq { all, any, not } => {
+                let t = self.bb.tags();
+                t & all == all && (any == 0 || t & any != 0) && t & not == 0
+            }
             Cond::Global { slot, op, value } => match self.globals.get(slot as usize) {
                 Some(Some(v)) => op.eval(*v, value),
                 // Unknown to the world (reported at bind): never holds.
                 _ => false,
             },
-        }
-    }
-
-    /// Result of an instant subtree, without side effects.
-    fn eval_instant(&self, i: u32) -> bool {
-        if !self.tags_ok(i) {
-            return false;
-        }
-        let n = &self.p.nodes[i as usize];
-        match n.kind {
-            Kind::Condition { cond } => self.eval(cond),
-            Kind::Succeed => true,
-            Kind::Fail => false,
-            Kind::Invert => !self.p.children_of(i).iter().all(|&c| self.eval_instant(c)),
-            Kind::Sequence => self.p.children_of(i).iter().all(|&c| self.eval_instant(c)),
-            Kind::Selector | Kind::PrioritizedList => {
-                self.p.children_of(i).iter().any(|&c| self.eval_instant(c))
-            }
-            _ => true,
         }
     }
 
@@ -645,19 +631,13 @@ impl<'a> Interp<'a> {
         }
         let n = &self.p.nodes[i as usize];
         match n.kind {
-            Kind::Condition { cond } | Kind::Guard { cond } => self.eval(cond),
             Kind::Impulse { impulse } => {
                 let imp = &self.p.impulses[impulse as usize];
                 // A redirect already under way is not asked for again.
-                (imp.redirect_to == NONE || self.st.redirect != imp.redirect_to)
-                    && self.eval(imp.when)
+                (imp.redirect_to == NONE || self.st.redirect != imp.redirect_to) && self.eval(imp.when)
             }
-            Kind::Sequence => self.p.children_of(i)[..n.guard_len as usize]
-                .iter()
-                .all(|&c| self.eval_instant(c)),
             Kind::Cooldown { ms } => !self.cooling(i, ms),
-            _ if n.instant => self.eval_instant(i),
-            _ => true,
+            _ => n.guard == NONE || self.eval(n.guard),
         }
     }
 
