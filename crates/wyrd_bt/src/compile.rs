@@ -138,7 +138,7 @@ pub enum BtProblem {
 }
 
 /// Node kinds, for error messages.
-const KINDS: &str = "Sequence, Selector, Parallel, PrioritizedList, Sequential, SequentialLooping, Probabilistic, OneOff, Ordered, Simultaneous, SelectOne, Invert, Repeat, Cooldown, MinDuration, Timeout, Guard, Action, Condition, Rule, Threshold, Wait, Succeed, Fail, Forever, Use, Impulse, Custom";
+const KINDS: &str = "Sequence, Selector, Parallel, PrioritizedList, Sequential, SequentialLooping, Probabilistic, OneOff, Ordered, Simultaneous, SelectOne, Invert, ForceSuccess, ForceFailure, Repeat, Cooldown, MinDuration, Timeout, Guard, Action, Condition, Rule, Threshold, Wait, Succeed, Fail, Forever, Use, Impulse, Custom";
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -505,11 +505,14 @@ fn instant_cond(p: &mut Program, i: u32) -> u32 {
     if n.tags_all | n.tags_any | n.tags_not == 0 {
         body
     } else {
-        let tags = push(p, Cond::TagReq {
-            all: n.tags_all,
-            any: n.tags_any,
-            not: n.tags_not,
-        });
+        let tags = push(
+            p,
+            Cond::TagReq {
+                all: n.tags_all,
+                any: n.tags_any,
+                not: n.tags_not,
+            },
+        );
         all_of(p, vec![tags, body])
     }
 }
@@ -1002,6 +1005,8 @@ impl<'a> Compiler<'a> {
                 Kind::SelectOne { random: d.random }
             }
             NodeDef::Invert(_) => Kind::Invert,
+            NodeDef::ForceSuccess(_) => Kind::ForceSuccess,
+            NodeDef::ForceFailure(_) => Kind::ForceFailure,
             NodeDef::Repeat(d) => {
                 needs_aux = true;
                 Kind::Repeat {
@@ -1188,6 +1193,7 @@ impl<'a> Compiler<'a> {
             Kind::Sequential => (false, true),
             Kind::SequentialLooping | Kind::Forever => (false, false),
             Kind::Repeat { count } => (false, count > 0 && all_done),
+            Kind::ForceSuccess | Kind::ForceFailure => (false, !matches!(kind, Kind::ForceFailure)),
             Kind::Guard { .. }
             | Kind::Cooldown { .. }
             | Kind::MinDuration { .. }

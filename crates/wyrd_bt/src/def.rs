@@ -308,6 +308,8 @@ pub enum NodeDef {
     SelectOne(SelectOneDef),
     // Decorators.
     Invert(DecoratorDef),
+    ForceSuccess(DecoratorDef),
+    ForceFailure(DecoratorDef),
     Repeat(RepeatDef),
     Cooldown(TimedDef),
     MinDuration(TimedDef),
@@ -356,6 +358,8 @@ impl NodeDef {
             NodeDef::Simultaneous(_) => "Simultaneous",
             NodeDef::SelectOne(_) => "SelectOne",
             NodeDef::Invert(_) => "Invert",
+            NodeDef::ForceSuccess(_) => "ForceSuccess",
+            NodeDef::ForceFailure(_) => "ForceFailure",
             NodeDef::Repeat(_) => "Repeat",
             NodeDef::Cooldown(_) => "Cooldown",
             NodeDef::MinDuration(_) => "MinDuration",
@@ -399,7 +403,7 @@ impl NodeDef {
             NodeDef::Probabilistic(d) => c!(d),
             NodeDef::OneOff(d) => c!(d),
             NodeDef::SelectOne(d) => c!(d),
-            NodeDef::Invert(d) => c!(d),
+            NodeDef::Invert(d) | NodeDef::ForceSuccess(d) | NodeDef::ForceFailure(d) => c!(d),
             NodeDef::Repeat(d) => c!(d),
             NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => c!(d),
             NodeDef::Guard(d) => c!(d),
@@ -428,7 +432,9 @@ impl NodeDef {
             NodeDef::Probabilistic(d) => &d.children,
             NodeDef::OneOff(d) => &d.children,
             NodeDef::SelectOne(d) => &d.children,
-            NodeDef::Invert(d) => std::slice::from_ref(&*d.child),
+            NodeDef::Invert(d) | NodeDef::ForceSuccess(d) | NodeDef::ForceFailure(d) => {
+                std::slice::from_ref(&*d.child)
+            }
             NodeDef::Repeat(d) => std::slice::from_ref(&*d.child),
             NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => {
                 std::slice::from_ref(&*d.child)

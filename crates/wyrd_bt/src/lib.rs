@@ -47,7 +47,7 @@
 //! | `OneOff` | picks (first or `random`) among relevant children never chosen before |
 //! | `Parallel` | all children; `success` / `failure` policies `All`, `One`, `Count(n)` |
 //! | `Ordered`, `Simultaneous`, `SelectOne` | Trainz parent styles |
-//! | `Invert`, `Repeat`, `Cooldown`, `MinDuration`, `Timeout`, `Guard` | decorators |
+//! | `Invert`, `ForceSuccess`, `ForceFailure`, `Repeat`, `Cooldown`, `MinDuration`, `Timeout`, `Guard` | decorators |
 //! | `Action`, `Condition`, `Rule`, `Threshold`, `Wait`, `Succeed`, `Fail`, `Forever` | leaves |
 //! | `Use`, `Impulse` | references to named behaviors (`Impulse(mode: InPlace / Redirect)`) |
 //! | `Custom(kind: ..)` | game-registered composites and decorators |

@@ -7,8 +7,8 @@ use bevy::ecs::component::Component;
 
 use crate::blackboard::Blackboard;
 use crate::program::{Cond, Kind, NONE, Program};
-use crate::value::Value;
 use crate::registry::ActionId;
+use crate::value::Value;
 
 /// A node's (or tree's) status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -634,7 +634,8 @@ impl<'a> Interp<'a> {
             Kind::Impulse { impulse } => {
                 let imp = &self.p.impulses[impulse as usize];
                 // A redirect already under way is not asked for again.
-                (imp.redirect_to == NONE || self.st.redirect != imp.redirect_to) && self.eval(imp.when)
+                (imp.redirect_to == NONE || self.st.redirect != imp.redirect_to)
+                    && self.eval(imp.when)
             }
             Kind::Cooldown { ms } => !self.cooling(i, ms),
             _ => n.guard == NONE || self.eval(n.guard),
@@ -800,12 +801,20 @@ impl<'a> Interp<'a> {
                     self.tick_instant(c) == Status::Failure
                 }
                 Kind::Sequence => {
-                    let (first, count) = (self.p.nodes[iu].first_child as usize, self.p.nodes[iu].child_count as usize);
-                    (first..first + count).all(|k| self.tick_instant(self.p.children[k]) == Status::Success)
+                    let (first, count) = (
+                        self.p.nodes[iu].first_child as usize,
+                        self.p.nodes[iu].child_count as usize,
+                    );
+                    (first..first + count)
+                        .all(|k| self.tick_instant(self.p.children[k]) == Status::Success)
                 }
                 _ => {
-                    let (first, count) = (self.p.nodes[iu].first_child as usize, self.p.nodes[iu].child_count as usize);
-                    (first..first + count).any(|k| self.tick_instant(self.p.children[k]) == Status::Success)
+                    let (first, count) = (
+                        self.p.nodes[iu].first_child as usize,
+                        self.p.nodes[iu].child_count as usize,
+                    );
+                    (first..first + count)
+                        .any(|k| self.tick_instant(self.p.children[k]) == Status::Success)
                 }
             };
         let s = &mut self.st.nodes[iu];
@@ -855,6 +864,13 @@ impl<'a> Interp<'a> {
                 Status::Failure => Status::Success,
                 s => s,
             },
+            Kind::ForceSuccess | Kind::ForceFailure => {
+                match self.tick_node(self.p.children_of(i)[0]) {
+                    Status::Running => Status::Running,
+                    _ if kind == Kind::ForceSuccess => Status::Success,
+                    _ => Status::Failure,
+                }
+            }
             Kind::Repeat { count } => self.repeat(i, count),
             Kind::Cooldown { ms } => self.cooldown(i, ms),
             Kind::MinDuration { .. } => self.tick_node(self.p.children_of(i)[0]),

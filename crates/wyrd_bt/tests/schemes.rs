@@ -516,3 +516,18 @@ fn trees_use_behaviors_from_other_files() {
     sim.set("danger", true).unwrap();
     assert_eq!(step(&mut sim), ["root/escape/flee/Run"]);
 }
+
+#[test]
+fn force_success_and_failure() {
+    let p = program(
+        r#"(root: Sequence(name: "s", children: [ForceSuccess(child: Fail()), ForceFailure(name: "ff", child: Action(action: "A"))]))"#,
+    );
+    let mut sim = Sim::new(&p, 0);
+    assert_eq!(
+        step(&mut sim),
+        ["s/ff/A"],
+        "a forced success lets the sequence go on"
+    );
+    sim.finish("s/ff/A", Outcome::Success).unwrap();
+    assert_eq!(sim.step().status, Status::Failure);
+}

@@ -1,0 +1,424 @@
+//! Tick benchmarks on the reference tree and load (BENCH_REFERENCE.md).
+//!
+//! `cargo bench -p wyrd_bt`. Groups (each element = one agent-tick, so
+//! criterion's throughput is agent-ticks per second; time per iteration /
+//! agents = ns per agent-tick):
+//! - `runtime/N`: the interpreter alone over flat per-agent state;
+//! - `bonsai/N`: the same tree and load with bonsai-bt 0.14 (reactive selects);
+//! - `plugin/N`: a headless Bevy app, one `app.update()` per tick (input
+//!   events on `Blackboard` components, decide, an action system);
+//! - `unchanged/N`: nothing changes: every agent keeps running its action;
+//! - `evaluation/200_quest_lines`: a world-state evaluation tree.
+
+#[path = "support/load.rs"]
+mod load;
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use load::*;
+use wyrd_bt::prelude::*;
+use wyrd_bt::{AgentState, Program, TickEnv, tick_agent};
+
+const DT_MS: u32 = 33;
+const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+
+struct Runtime {
+    program: Program,
+    keys: [u16; 10],
+    durations: Vec<u32>,
+    rng: Rng,
+    states: Vec<AgentState>,
+    bbs: Vec<Blackboard>,
+    actions: Vec<BtActions>,
+    events: bool,
+}
+
+impl Runtime {
+    fn new(n: usize, events: bool) -> Self {
+        let program = reference_program();
+        let keys = input_keys(&program);
+        let mut durations = durations(&program);
+        if !events {
+            // "Nothing changed": actions never finish, inputs never change.
+            durations.iter_mut().for_each(|d| *d = u32::MAX);
+        }
+        let mut rng = Rng(42);
+        let bbs = (0..n)
+            .map(|_| random_blackboard(&program, &keys, &mut rng))
+            .collect();
+        let states = (0..n)
+            .map(|i| AgentState::new(&program, i as u64))
+            .collect();
+        let actions = (0..n)
+            .map(|_| {
+                let mut a = BtActions::default();
+                a.reserve(program.action_capacity());
+                a
+            })
+            .collect();
+        let mut r = Runtime {
+            program,
+            keys,
+            durations,
+            rng,
+            states,
+            bbs,
+            actions,
+            events,
+        };
+        for _ in 0..30 {
+            r.tick();
+        }
+        r
+    }
+
+    fn tick(&mut self) -> u32 {
+        if self.events {
+            let bbs = &mut self.bbs;
+            draw_events(bbs.len(), &self.keys, &mut self.rng, |a, k, v| {
+                bbs[a].set_index(k, Value::Bool(v))
+            });
+        }
+        let env = TickEnv {
+            repeat: true,
+            ..TickEnv::default()
+        };
+        let mut done = 0;
+        for ((st, bb), ac) in self
+            .states
+            .iter_mut()
+            .zip(&self.bbs)
+            .zip(self.actions.iter_mut())
+        {
+            tick_agent(&self.program, st, bb, ac, DT_MS, env);
+            done += finish_actions(ac, &self.durations, st.now_ms, DT_MS);
+        }
+        done
+    }
+}
+
+mod bonsai {
+    use super::load::{INPUTS, Rng};
+    use bonsai_bt::{
+        Action, BT, Event, Failure, Invert, Running, Select, Sequence, Status, Success, UpdateArgs,
+        WaitForever, While,
+    };
+
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum A {
+        Cond(usize),
+        Act(u32, u32),
+    }
+
+    pub struct Agent {
+        pub inputs: [bool; 10],
+        running: Option<(u32, u32)>,
+        tick: u32,
+        pub done: u32,
+    }
+
+    fn c(name: &str) -> bonsai_bt::Behavior<A> {
+        Action(A::Cond(
+            INPUTS.iter().position(|(n, _)| *n == name).expect("input"),
+        ))
+    }
+
+    fn act(id: u32, ticks: u32) -> bonsai_bt::Behavior<A> {
+        Action(A::Act(id, ticks))
+    }
+
+    /// The reference tree; prioritized lists are reactive (memoryless)
+    /// selects, as in the peer's measurement.
+    pub fn tree() -> bonsai_bt::Behavior<A> {
+        let root = Select(vec![
+            Sequence(vec![
+                Select(vec![c("grenade_near"), c("health_low")]),
+                Select(vec![
+                    Sequence(vec![c("cover_available"), act(1, 2)]),
+                    act(2, 3),
+                ]),
+            ]),
+            Sequence(vec![
+                c("leader_dead"),
+                Invert(Box::new(c("in_vehicle"))),
+                act(3, 4),
+                act(4, 3),
+            ]),
+            Sequence(vec![
+                c("has_target"),
+                Select(vec![
+                    Sequence(vec![
+                        c("in_vehicle"),
+                        Select(vec![
+                            Sequence(vec![c("target_in_range"), act(5, 3)]),
+                            act(6, 4),
+                        ]),
+                    ]),
+                    Sequence(vec![
+                        c("under_fire"),
+                        c("cover_available"),
+                        act(7, 3),
+                        act(8, 2),
+                    ]),
+                    Sequence(vec![
+                        c("target_visible"),
+                        c("target_in_range"),
+                        act(9, 2),
+                        act(10, 3),
+                    ]),
+                    Sequence(vec![c("target_visible"), act(11, 4)]),
+                ])
+                .memory(false),
+            ]),
+            Sequence(vec![c("has_last_known"), act(12, 5), act(13, 3)]),
+            Sequence(vec![act(14, 5), act(15, 4)]),
+        ])
+        .memory(false);
+        While(Box::new(WaitForever), vec![root])
+    }
+
+    pub fn new_agent(rng: &mut Rng) -> BT<A, Agent> {
+        let mut inputs = [false; 10];
+        for (v, (_, p)) in inputs.iter_mut().zip(INPUTS) {
+            *v = rng.unit() < p;
+        }
+        BT::new(
+            tree(),
+            Agent {
+                inputs,
+                running: None,
+                tick: 0,
+                done: 0,
+            },
+        )
+    }
+
+    pub fn tick(bt: &mut BT<A, Agent>) {
+        bt.blackboard_mut().tick += 1;
+        let e: Event = UpdateArgs { dt: 1.0 / 30.0 }.into();
+        bt.tick(&e, &mut |args, bb: &mut Agent| match *args.action {
+            A::Cond(i) => (if bb.inputs[i] { Success } else { Failure }, args.dt),
+            A::Act(id, ticks) => {
+                let started = match bb.running {
+                    Some((r, s)) if r == id => s,
+                    _ => {
+                        bb.running = Some((id, bb.tick));
+                        bb.tick
+                    }
+                };
+                if bb.tick - started + 1 >= ticks {
+                    bb.running = None;
+                    bb.done += 1;
+                    (Success, args.dt)
+                } else {
+                    (Running, 0.0)
+                }
+            }
+        });
+        let _: Option<Status> = None;
+    }
+}
+
+fn bench_runtime(c: &mut Criterion) {
+    let mut g = c.benchmark_group("runtime");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    for n in SIZES {
+        let mut r = Runtime::new(n, true);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| r.tick()));
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("bonsai");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    for n in SIZES {
+        let mut rng = Rng(42);
+        let mut agents: Vec<_> = (0..n).map(|_| bonsai::new_agent(&mut rng)).collect();
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| {
+                draw_events_bonsai(&mut agents, &mut rng);
+                for a in agents.iter_mut() {
+                    bonsai::tick(a);
+                }
+            })
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("unchanged");
+    g.sample_size(10);
+    for n in [10_000, 100_000] {
+        let mut r = Runtime::new(n, false);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| r.tick()));
+    }
+    g.finish();
+}
+
+fn draw_events_bonsai(agents: &mut [bonsai_bt::BT<bonsai::A, bonsai::Agent>], rng: &mut Rng) {
+    let n = agents.len();
+    for _ in 0..n / 10 {
+        let agent = (rng.next() % n as u64) as usize;
+        let input = (rng.next() % 10) as usize;
+        agents[agent].blackboard_mut().inputs[input] = rng.unit() < INPUTS[input].1;
+    }
+}
+
+#[derive(Resource)]
+struct Load {
+    entities: Vec<Entity>,
+    keys: [u16; 10],
+    durations: Vec<u32>,
+    rng: Rng,
+}
+
+fn sense(mut load: ResMut<Load>, mut bbs: Query<&mut Blackboard>) {
+    let load = &mut *load;
+    let n = load.entities.len();
+    let entities = &load.entities;
+    draw_events(n, &load.keys, &mut load.rng, |a, k, v| {
+        if let Ok(mut bb) = bbs.get_mut(entities[a]) {
+            bb.set_index(k, Value::Bool(v));
+        }
+    });
+}
+
+fn act(load: Res<Load>, mut agents: Query<(&BtAgent, &mut BtActions)>) {
+    agents.par_iter_mut().for_each(|(agent, mut actions)| {
+        if actions.iter().any(|a| a.is_running()) {
+            finish_actions(&mut actions, &load.durations, agent.state.now_ms, DT_MS);
+        }
+    });
+}
+
+fn plugin_app(n: usize) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default(), BtPlugin::default()))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            1.0 / 30.0,
+        )))
+        .add_systems(FixedUpdate, sense.in_set(BtSystems::Sense))
+        .add_systems(FixedUpdate, act.in_set(BtSystems::Act));
+    let program = reference_program();
+    let keys = input_keys(&program);
+    let durations = durations(&program);
+    let mut rng = Rng(42);
+    let bbs: Vec<Blackboard> = (0..n)
+        .map(|_| random_blackboard(&program, &keys, &mut rng))
+        .collect();
+    let handle = app
+        .world_mut()
+        .resource_mut::<Assets<BtAsset>>()
+        .add(BtAsset {
+            program: std::sync::Arc::new(program),
+        });
+    let entities = bbs
+        .into_iter()
+        .enumerate()
+        .map(|(i, bb)| {
+            app.world_mut()
+                .spawn((BehaviorTree::new(handle.clone()).with_seed(i as u64), bb))
+                .id()
+        })
+        .collect();
+    app.insert_resource(Load {
+        entities,
+        keys,
+        durations,
+        rng,
+    });
+    for _ in 0..30 {
+        app.update();
+    }
+    app
+}
+
+fn bench_plugin(c: &mut Criterion) {
+    let mut g = c.benchmark_group("plugin");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for n in SIZES {
+        let mut app = plugin_app(n);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| app.update()));
+    }
+    g.finish();
+}
+
+/// A world-state evaluation tree with 200 independent quest lines of 5
+/// steps each (the seed's structure), run to the end once per iteration.
+fn evaluation_tree(lines: usize) -> String {
+    let mut s = String::from(
+        "(root: Sequence(name: \"evaluation\", children: [Action(action: \"ResetWorldStateManagers\"), ForceSuccess(child: Parallel(name: \"quest_lines\", success: All, failure: Count(",
+    );
+    s.push_str(&format!("{lines}), children: [\n"));
+    for l in 0..lines {
+        s.push_str(&format!("Selector(name: \"line_{l}\", children: ["));
+        for step in 0..5 {
+            s.push_str(&format!(
+                "Sequence(name: \"step_{step}\", children: [Condition(check: World(\"Q{l}_S{step}\", Eq, false)), Action(action: \"AddQuest\", params: {{\"quest\": {step}}})]),"
+            ));
+        }
+        s.push_str("]),\n");
+    }
+    s.push_str("])), Action(action: \"EndWorldStateEvaluation\")]))");
+    s
+}
+
+fn bench_evaluation(c: &mut Criterion) {
+    let text = evaluation_tree(200);
+    let program = wyrd_bt::compile_str(
+        "evaluation.bt.ron",
+        &text,
+        &wyrd_bt::Vocabulary::permissive(),
+    )
+    .expect("compiles");
+    // Progress: line l has finished (l % 5) steps.
+    let globals: Vec<Option<Value>> = program
+        .globals
+        .iter()
+        .map(|g| {
+            let (l, s) = g.name[1..].split_once("_S").expect("name");
+            let (l, s): (usize, usize) = (l.parse().expect("l"), s.parse().expect("s"));
+            Some(Value::Bool(s < l % 5))
+        })
+        .collect();
+    let mut g = c.benchmark_group("evaluation");
+    g.sample_size(20);
+    g.bench_function("200_quest_lines", |b| {
+        let mut state = AgentState::new(&program, 0);
+        let bb = {
+            let mut bb = Blackboard::new();
+            bb.bind(&program);
+            bb
+        };
+        let mut actions = BtActions::default();
+        actions.reserve(program.action_capacity());
+        b.iter(|| {
+            state.reset(&program, &mut actions);
+            let env = TickEnv {
+                globals: &globals,
+                ..TickEnv::default()
+            };
+            let mut ticks = 0;
+            loop {
+                let s = tick_agent(&program, &mut state, &bb, &mut actions, DT_MS, env);
+                ticks += 1;
+                if s != Status::Running || ticks > 10 {
+                    break ticks;
+                }
+                // Managers apply AddQuest & co. at once.
+                for a in actions.iter_mut() {
+                    a.succeed();
+                }
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_runtime, bench_plugin, bench_evaluation);
+criterion_main!(benches);
