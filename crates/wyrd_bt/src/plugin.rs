@@ -140,6 +140,20 @@ impl BtGlobals {
     }
 }
 
+/// Bumped whenever a tree asset is added, changed or removed, so that agents
+/// look their asset up only then (not every tick).
+#[derive(Resource, Debug, Clone, Copy, Default)]
+pub struct BtAssetGeneration(pub u64);
+
+fn track_tree_assets(
+    mut events: MessageReader<bevy::asset::AssetEvent<BtAsset>>,
+    mut generation: ResMut<BtAssetGeneration>,
+) {
+    if events.read().count() > 0 {
+        generation.0 += 1;
+    }
+}
+
 /// What happens when the root finishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RunMode {
@@ -202,6 +216,8 @@ pub struct BtAgent {
     /// Node statuses, rule flags, timers, stimuli.
     pub state: AgentState,
     accum: f32,
+    /// [`BtAssetGeneration`] when the agent last looked its asset up.
+    seen_assets: u64,
     finished: bool,
     restart: bool,
     restarts_this_tick: u32,
@@ -309,6 +325,8 @@ impl Plugin for BtPlugin {
         app.init_asset::<BtAsset>()
             .init_asset_loader::<BtLoader>()
             .init_resource::<BtGlobals>()
+            .init_resource::<BtAssetGeneration>()
+            .add_systems(bevy::app::PreUpdate, track_tree_assets)
             .insert_resource(BtSettings {
                 max_restarts_per_tick: self.max_restarts_per_tick,
             })
@@ -396,6 +414,7 @@ fn tick_trees(
     assets: Res<Assets<BtAsset>>,
     settings: Res<BtSettings>,
     globals: Res<BtGlobals>,
+    asset_generation: Res<BtAssetGeneration>,
     mut world_values: Local<HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>>,
     mut reported: Local<std::collections::HashSet<(String, String)>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
@@ -424,16 +443,21 @@ fn tick_trees(
     let globals_generation = globals.generation();
     let dt = time.delta_secs();
     let max_restarts = settings.max_restarts_per_tick;
+    let asset_generation = asset_generation.0;
     agents.par_iter_mut().for_each(|(tree, mut agent, mut bb, mut actions)| {
-        let Some(asset) = assets.get(&tree.handle) else {
-            return;
-        };
-        // A reload swaps the program: agents restart cleanly on the new one.
-        if agent.program.as_ref().is_none_or(|p| !Arc::ptr_eq(p, &asset.program)) {
-            if let Some(old) = agent.program.clone() {
-                agent.state.reset(&old, &mut actions);
+        // Assets are looked up only when one changed (or the agent is new).
+        if agent.program.is_none() || agent.seen_assets != asset_generation {
+            let Some(asset) = assets.get(&tree.handle) else {
+                return;
+            };
+            // A reload swaps the program: agents restart cleanly on the new one.
+            if agent.program.as_ref().is_none_or(|p| !Arc::ptr_eq(p, &asset.program)) {
+                if let Some(old) = agent.program.clone() {
+                    agent.state.reset(&old, &mut actions);
+                }
+                bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
             }
-            bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
+            agent.seen_assets = asset_generation;
         }
         let agent = &mut *agent;
         let Some(program) = agent.program.clone() else { return };
@@ -468,7 +492,11 @@ fn tick_trees(
         agent.restarts_this_tick = 0;
         let env = TickEnv {
             stub: None,
-            globals: world_values.get(&tree.handle.id()).map_or(&[], Vec::as_slice),
+            globals: if program.globals.is_empty() {
+                &[]
+            } else {
+                world_values.get(&tree.handle.id()).map_or(&[], Vec::as_slice)
+            },
             globals_generation,
             repeat: tree.mode == RunMode::Repeat,
             always_walk: false,
