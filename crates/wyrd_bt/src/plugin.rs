@@ -409,6 +409,7 @@ fn bind(
 }
 
 /// Binds new and reloaded programs, then ticks every agent due.
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
 fn tick_trees(
     time: Res<Time>,
     assets: Res<Assets<BtAsset>>,
