@@ -138,7 +138,7 @@ pub enum BtProblem {
 }
 
 /// Node kinds, for error messages.
-const KINDS: &str = "Sequence, Selector, Parallel, PrioritizedList, Sequential, SequentialLooping, Probabilistic, OneOff, Ordered, Simultaneous, SelectOne, Invert, ForceSuccess, ForceFailure, Repeat, Cooldown, MinDuration, Timeout, Guard, Action, Condition, Rule, Threshold, Wait, Succeed, Fail, Forever, Use, Impulse, Custom";
+const KINDS: &str = "Sequence, Selector, Parallel, PrioritizedList, Sequential, SequentialLooping, Probabilistic, OneOff, Ordered, Simultaneous, SelectOne, Invert, ForceSuccess, ForceFailure, Repeat, Cooldown, MinDuration, Timeout, Guard, Action, Condition, CheckWorldStateFlags, CheckWorldStateCounters, Rule, Threshold, Wait, Succeed, Fail, Forever, Use, Impulse, Custom";
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -779,6 +779,15 @@ impl<'a> Compiler<'a> {
             NodeDef::Impulse(i) => format!("impulse:{}", i.behavior),
             NodeDef::Action(a) => a.action.clone(),
             NodeDef::Condition(c) | NodeDef::Rule(c) => check_text(&c.check),
+            NodeDef::CheckWorldStateFlags(c) => {
+                let names: Vec<&str> = c.flags.iter().map(|(n, _)| n.as_str()).collect();
+                format!("?{}", names.join("&"))
+            }
+            NodeDef::CheckWorldStateCounters(c) => {
+                let names: Vec<String> =
+                    c.counters.iter().map(|(n, op, v)| format!("{n}{}{v}", op.symbol())).collect();
+                format!("?{}", names.join("&"))
+            }
             NodeDef::Threshold(t) => format!("threshold{}", check_text(&t.check)),
             NodeDef::Custom(c) => c.kind.clone(),
             other => {
@@ -1065,6 +1074,26 @@ impl<'a> Compiler<'a> {
             NodeDef::Condition(d) => Kind::Condition {
                 cond: self.check(file, &d.check)?,
             },
+            NodeDef::CheckWorldStateFlags(d) => {
+                let checks: Vec<Check> = d
+                    .flags
+                    .iter()
+                    .map(|(f, v)| Check::World(f.clone(), crate::value::Op::Eq, Value::Bool(*v)))
+                    .collect();
+                Kind::Condition {
+                    cond: self.check(file, &Check::All(checks))?,
+                }
+            }
+            NodeDef::CheckWorldStateCounters(d) => {
+                let checks: Vec<Check> = d
+                    .counters
+                    .iter()
+                    .map(|(c, op, v)| Check::World(c.clone(), *op, Value::Int(*v)))
+                    .collect();
+                Kind::Condition {
+                    cond: self.check(file, &Check::All(checks))?,
+                }
+            }
             NodeDef::Rule(d) => Kind::Rule {
                 cond: self.check(file, &d.check)?,
             },

@@ -213,6 +213,24 @@ node_struct!(
 );
 
 node_struct!(
+    /// Seed node: succeeds if every listed world flag has its value:
+    /// `CheckWorldStateFlags(flags: [("NPC_DRONE_SPK_01", false)])`.
+    CheckFlagsDef {
+        /// Flag names and expected values.
+        flags: Vec<(String, bool)>,
+    }
+);
+
+node_struct!(
+    /// Seed node: succeeds if every listed world counter compares true:
+    /// `CheckWorldStateCounters(counters: [("QST_DST_TOWER_5", Ge, 5)])`.
+    CheckCountersDef {
+        /// Counter names, operators, values.
+        counters: Vec<(String, Op, i64)>,
+    }
+);
+
+node_struct!(
     /// Counts ticks while a condition holds; completes at the threshold
     /// (the Trainz polling advice).
     ThresholdDef {
@@ -318,6 +336,8 @@ pub enum NodeDef {
     // Leaves.
     Action(ActionDef),
     Condition(ConditionDef),
+    CheckWorldStateFlags(CheckFlagsDef),
+    CheckWorldStateCounters(CheckCountersDef),
     Rule(ConditionDef),
     Threshold(ThresholdDef),
     Wait(WaitDef),
@@ -367,6 +387,8 @@ impl NodeDef {
             NodeDef::Guard(_) => "Guard",
             NodeDef::Action(_) => "Action",
             NodeDef::Condition(_) => "Condition",
+            NodeDef::CheckWorldStateFlags(_) => "CheckWorldStateFlags",
+            NodeDef::CheckWorldStateCounters(_) => "CheckWorldStateCounters",
             NodeDef::Rule(_) => "Rule",
             NodeDef::Threshold(_) => "Threshold",
             NodeDef::Wait(_) => "Wait",
@@ -409,6 +431,8 @@ impl NodeDef {
             NodeDef::Guard(d) => c!(d),
             NodeDef::Action(d) => c!(d),
             NodeDef::Condition(d) | NodeDef::Rule(d) => c!(d),
+            NodeDef::CheckWorldStateFlags(d) => c!(d),
+            NodeDef::CheckWorldStateCounters(d) => c!(d),
             NodeDef::Threshold(d) => c!(d),
             NodeDef::Wait(d) => c!(d),
             NodeDef::Succeed(d) | NodeDef::Fail(d) | NodeDef::Forever(d) => c!(d),

@@ -49,6 +49,7 @@
 //! | `Ordered`, `Simultaneous`, `SelectOne` | Trainz parent styles |
 //! | `Invert`, `ForceSuccess`, `ForceFailure`, `Repeat`, `Cooldown`, `MinDuration`, `Timeout`, `Guard` | decorators |
 //! | `Action`, `Condition`, `Rule`, `Threshold`, `Wait`, `Succeed`, `Fail`, `Forever` | leaves |
+//! | `CheckWorldStateFlags`, `CheckWorldStateCounters` | the seed's world-state checks (conditions on world values) |
 //! | `Use`, `Impulse` | references to named behaviors (`Impulse(mode: InPlace / Redirect)`) |
 //! | `Custom(kind: ..)` | game-registered composites and decorators |
 //!

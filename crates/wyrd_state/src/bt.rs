@@ -1,13 +1,32 @@
-//! Publishing the world state to behavior trees (feature `bt`).
+//! The world state and behavior trees (feature `bt`).
 //!
-//! Every flag and counter is published in [`BtGlobals`] under its name, so
-//! trees check them with `Condition(check: World("QST_DST_TOWER_5", Ge, 5))`.
+//! - [`WorldStateBtPlugin`] publishes every flag and counter in
+//!   [`BtGlobals`], so trees check them with
+//!   `CheckWorldStateFlags(flags: [("NPC_DRONE_SPK_01", false)])`,
+//!   `CheckWorldStateCounters(counters: [("QST_DST_TOWER_5", Ge, 5)])` or
+//!   `Condition(check: World("NAME", Op, value))`.
+//! - [`WorldStateEvaluationPlugin`] runs the seed's World State Evaluation
+//!   tree on [`EvaluateWorldState`]: synchronously, to the end, within the
+//!   frame. Its action nodes are handlers on the world:
+//!   `SetFlagValue(params: {"FLAG": true})`, `SetCounterValue`,
+//!   `ResetWorldStateManagers`, `EndWorldStateEvaluation`, plus the game's own
+//!   (`app.register_world_state_node("AddQuest", ..)`). Setting a flag to a
+//!   new value restarts the evaluation (bounded); setting it to its current
+//!   value does not.
 
-use bevy::app::{App, FixedUpdate, Plugin, PreUpdate};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy::app::{App, FixedUpdate, Plugin, PreUpdate, Update};
+use bevy::asset::{AssetServer, Assets, Handle};
 use bevy::ecs::prelude::*;
-use wyrd_bt::{BtGlobals, BtSystems};
+use bevy::log::{error, info};
+use wyrd_bt::{
+    ActionInfo, ActionState, AgentState, Blackboard, BtActions, BtAppExt, BtAsset, BtGlobals,
+    BtSystems, Status, TickEnv, Value, tick_agent,
+};
 
-use crate::{WorldState, WorldStateSystems};
+use crate::{WorldState, WorldStateFiles, WorldStateSystems};
 
 /// Keeps [`BtGlobals`] in step with [`WorldState`]. Add it with both
 /// [`WorldStatePlugin`](crate::WorldStatePlugin) and `BtPlugin`.
@@ -32,5 +51,332 @@ pub fn publish(state: Res<WorldState>, mut globals: ResMut<BtGlobals>) {
     }
     for c in state.counters() {
         globals.set(&c.name, c.value);
+    }
+}
+
+/// What a world-state node did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeEffect {
+    /// Done; go on.
+    Done,
+    /// The world state changed in a way that must restart the evaluation
+    /// (a flag took a new value).
+    Restart,
+}
+
+/// A world-state evaluation node: runs on the world when its action starts.
+pub type WorldNodeHandler =
+    Arc<dyn Fn(&mut World, &ActionInfo) -> Result<NodeEffect, String> + Send + Sync>;
+
+/// A manager that holds what the last evaluation gave it (quests, shop
+/// items, NPCs) and clears it on `ResetWorldStateManagers`.
+pub trait WorldStateManager: Resource<Mutability = bevy::ecs::component::Mutable> {
+    /// Forgets what the last evaluation added.
+    fn reset_world_state(&mut self);
+}
+
+/// The evaluation's node handlers and managers.
+#[derive(Resource, Default, Clone)]
+pub struct WorldStateNodes {
+    handlers: HashMap<String, WorldNodeHandler>,
+    resets: Vec<Arc<dyn Fn(&mut World) + Send + Sync>>,
+}
+
+/// Ask for an evaluation (e.g. on entering the hub).
+#[derive(Message, Debug, Clone, Default)]
+pub struct EvaluateWorldState;
+
+/// Sent when the evaluation resets the managers (for managers that prefer a
+/// message to the [`WorldStateManager`] trait).
+#[derive(Message, Debug, Clone, Default)]
+pub struct ResetWorldStateManagers;
+
+/// An evaluation finished.
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct WorldStateEvaluated {
+    /// Passes run (1 + restarts).
+    pub passes: u32,
+    /// Whether `EndWorldStateEvaluation` was reached.
+    pub ended: bool,
+    /// What went wrong, if anything.
+    pub error: Option<String>,
+}
+
+/// Registration of evaluation nodes and managers.
+pub trait WorldStateEvalAppExt {
+    /// Registers a node (an action name trees may use) and its handler.
+    fn register_world_state_node(
+        &mut self,
+        name: &str,
+        f: impl Fn(&mut World, &ActionInfo) -> Result<NodeEffect, String> + Send + Sync + 'static,
+    ) -> &mut Self;
+    /// Resets this resource on `ResetWorldStateManagers`.
+    fn add_world_state_manager<R: WorldStateManager>(&mut self) -> &mut Self;
+}
+
+impl WorldStateEvalAppExt for App {
+    fn register_world_state_node(
+        &mut self,
+        name: &str,
+        f: impl Fn(&mut World, &ActionInfo) -> Result<NodeEffect, String> + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.register_bt_action(name);
+        self.world_mut()
+            .get_resource_or_init::<WorldStateNodes>()
+            .handlers
+            .insert(name.to_owned(), Arc::new(f));
+        self
+    }
+
+    fn add_world_state_manager<R: WorldStateManager>(&mut self) -> &mut Self {
+        self.world_mut()
+            .get_resource_or_init::<WorldStateNodes>()
+            .resets
+            .push(Arc::new(|world: &mut World| {
+                if let Some(mut r) = world.get_resource_mut::<R>() {
+                    r.reset_world_state();
+                }
+            }));
+        self
+    }
+}
+
+/// The evaluation tree and its last result.
+#[derive(Resource, Debug)]
+pub struct WorldStateEvaluation {
+    /// The World State Evaluation tree.
+    pub tree: Handle<BtAsset>,
+    /// Restarts allowed per evaluation (flags set inside it) before it is
+    /// reported as an endless loop.
+    pub max_restarts: u32,
+    /// The last result.
+    pub last: Option<WorldStateEvaluated>,
+    /// Evaluations run so far.
+    pub count: u32,
+    pending: bool,
+}
+
+impl WorldStateEvaluation {
+    /// Whether an evaluation was asked for and has not run yet (the tree or
+    /// the flags files are still loading).
+    pub fn is_pending(&self) -> bool {
+        self.pending
+    }
+}
+
+/// Runs the World State Evaluation tree on [`EvaluateWorldState`].
+#[derive(Debug, Clone)]
+pub struct WorldStateEvaluationPlugin {
+    /// Asset path of the evaluation tree.
+    pub tree: String,
+    /// Restarts allowed per evaluation (default 16).
+    pub max_restarts: u32,
+}
+
+impl WorldStateEvaluationPlugin {
+    /// Evaluates with the tree at this asset path.
+    pub fn new(tree: impl Into<String>) -> Self {
+        WorldStateEvaluationPlugin {
+            tree: tree.into(),
+            max_restarts: 16,
+        }
+    }
+}
+
+fn param_names(info: &ActionInfo) -> impl Iterator<Item = (&str, Value)> {
+    info.params.iter().map(|(k, v)| (&**k, *v))
+}
+
+impl Plugin for WorldStateEvaluationPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_message::<EvaluateWorldState>()
+            .add_message::<ResetWorldStateManagers>()
+            .add_message::<WorldStateEvaluated>()
+            .init_resource::<WorldStateNodes>();
+        app.register_world_state_node("SetFlagValue", |world, info| {
+            let mut state = world.resource_mut::<WorldState>();
+            let mut effect = NodeEffect::Done;
+            for (name, v) in param_names(info) {
+                if state
+                    .set_flag(name, v.as_bool(), "world_state_evaluation")
+                    .map_err(|e| e.to_string())?
+                {
+                    effect = NodeEffect::Restart;
+                }
+            }
+            Ok(effect)
+        });
+        app.register_world_state_node("SetCounterValue", |world, info| {
+            let mut state = world.resource_mut::<WorldState>();
+            for (name, v) in param_names(info) {
+                state
+                    .set_counter(name, v.as_f64() as i64, "world_state_evaluation")
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok(NodeEffect::Done)
+        });
+        app.register_world_state_node("ResetWorldStateManagers", |world, _| {
+            let resets = world.resource::<WorldStateNodes>().resets.clone();
+            for r in resets {
+                r(world);
+            }
+            world.write_message(ResetWorldStateManagers);
+            Ok(NodeEffect::Done)
+        });
+        app.register_world_state_node("EndWorldStateEvaluation", |_, _| Ok(NodeEffect::Done));
+        let tree = self.tree.clone();
+        let max_restarts = self.max_restarts;
+        app.add_systems(
+            bevy::app::Startup,
+            move |mut commands: Commands, server: Res<AssetServer>| {
+                commands.insert_resource(WorldStateEvaluation {
+                    tree: server.load(tree.clone()),
+                    max_restarts,
+                    last: None,
+                    count: 0,
+                    pending: false,
+                });
+            },
+        )
+        .add_systems(Update, run_evaluations);
+    }
+}
+
+/// Runs a pending evaluation once the tree and the flags files are loaded.
+pub fn run_evaluations(world: &mut World) {
+    let asked = world
+        .get_resource_mut::<Messages<EvaluateWorldState>>()
+        .is_some_and(|mut m| m.drain().count() > 0);
+    let Some(mut eval) = world.get_resource_mut::<WorldStateEvaluation>() else {
+        return;
+    };
+    eval.pending |= asked;
+    if !eval.pending {
+        return;
+    }
+    let tree = eval.tree.clone();
+    let ready = world
+        .get_resource::<WorldStateFiles>()
+        .is_some_and(|f| f.all_merged());
+    let program = world
+        .get_resource::<Assets<BtAsset>>()
+        .and_then(|a| a.get(&tree))
+        .map(|a| a.program.clone());
+    let (Some(program), true) = (program, ready) else {
+        return;
+    };
+    let result = evaluate(world, &program);
+    if let Some(e) = &result.error {
+        error!("world state evaluation: {e}");
+    } else {
+        info!("world state evaluated in {} pass(es)", result.passes);
+    }
+    let mut eval = world.resource_mut::<WorldStateEvaluation>();
+    eval.pending = false;
+    eval.count += 1;
+    eval.last = Some(result.clone());
+    world.write_message(result);
+}
+
+/// Runs the evaluation tree to its end against the world, now.
+pub fn evaluate(world: &mut World, program: &wyrd_bt::Program) -> WorldStateEvaluated {
+    let max_restarts = world
+        .get_resource::<WorldStateEvaluation>()
+        .map_or(16, |e| e.max_restarts);
+    let handlers = world.get_resource::<WorldStateNodes>().cloned().unwrap_or_default();
+    let mut bb = Blackboard::new();
+    bb.bind(program);
+    let mut passes = 0;
+    'pass: loop {
+        passes += 1;
+        if passes > max_restarts + 1 {
+            return WorldStateEvaluated {
+                passes: passes - 1,
+                ended: false,
+                error: Some(format!(
+                    "{}: restarted more than {max_restarts} times: flags set in the evaluation keep changing (a loop between branches?)",
+                    program.source
+                )),
+            };
+        }
+        let mut state = AgentState::new(program, 0);
+        let mut actions = BtActions::default();
+        actions.reserve(program.action_capacity());
+        let mut ended = false;
+        for _ in 0..10_000 {
+            let globals: Vec<Option<Value>> = {
+                let ws = world.resource::<WorldState>();
+                program
+                    .globals
+                    .iter()
+                    .map(|g| {
+                        ws.flag(g.name.as_str())
+                            .map(Value::Bool)
+                            .or_else(|_| ws.counter(g.name.as_str()).map(Value::Int))
+                            .ok()
+                    })
+                    .collect()
+            };
+            let status = tick_agent(
+                program,
+                &mut state,
+                &bb,
+                &mut actions,
+                0,
+                TickEnv {
+                    globals: &globals,
+                    always_walk: true,
+                    ..TickEnv::default()
+                },
+            );
+            if status != Status::Running {
+                return WorldStateEvaluated {
+                    passes,
+                    ended,
+                    error: None,
+                };
+            }
+            let started: Vec<u32> = actions
+                .iter()
+                .filter(|a| a.state == ActionState::Started)
+                .map(|a| a.node)
+                .collect();
+            if started.is_empty() && actions.iter().all(|a| !a.is_running()) {
+                return WorldStateEvaluated {
+                    passes,
+                    ended,
+                    error: Some(format!("{}: the evaluation waits on nothing", program.source)),
+                };
+            }
+            let mut restart = false;
+            for node in started {
+                let Some(info) = program.action_of(node) else { continue };
+                ended |= &*info.name == "EndWorldStateEvaluation";
+                let outcome = match handlers.handlers.get(&*info.name) {
+                    Some(h) => h(world, info),
+                    None => Err(format!("no handler for node {}", info.name)),
+                };
+                let slot = actions.iter_mut().find(|a| a.node == node && a.is_running());
+                match (outcome, slot) {
+                    (Ok(effect), Some(slot)) => {
+                        slot.succeed();
+                        restart |= effect == NodeEffect::Restart;
+                    }
+                    (Err(e), Some(slot)) => {
+                        error!("{}: {}: {e}", program.source, program.paths[node as usize]);
+                        slot.fail();
+                    }
+                    _ => {}
+                }
+            }
+            if restart {
+                continue 'pass;
+            }
+        }
+        return WorldStateEvaluated {
+            passes,
+            ended,
+            error: Some(format!("{}: the evaluation did not finish in 10,000 steps", program.source)),
+        };
     }
 }

@@ -11,7 +11,7 @@
 //! }
 //! ```
 //! `Version` is optional (a missing version reads as 1). Run-scoped entries
-//! are never written.
+//! are never written, nor are values at their default (absent means default).
 
 use serde::{Deserialize, Serialize};
 
@@ -119,7 +119,8 @@ pub(crate) fn adopt<T: Copy>(entry: &mut Entry<T>, value: T, version: Option<u32
 
 impl WorldState {
     /// Takes the document to save: every Meta-scoped entry (declared or
-    /// orphaned), then saved entries no file declares, unchanged.
+    /// orphaned) whose value is not its default, then saved entries no file
+    /// declares, unchanged.
     pub fn to_document(&self, last_saved_utc_ticks: i64) -> WorldStateDocument {
         fn saved<T: Copy>(e: &Entry<T>) -> SavedEntry<T> {
             SavedEntry {

@@ -86,7 +86,11 @@ use bevy::log::{error, info, warn};
 /// The names most users need.
 pub mod prelude {
     #[cfg(feature = "bt")]
-    pub use crate::bt::WorldStateBtPlugin;
+    pub use crate::bt::{
+        EvaluateWorldState, NodeEffect, ResetWorldStateManagers, WorldStateBtPlugin,
+        WorldStateEvalAppExt, WorldStateEvaluated, WorldStateEvaluation,
+        WorldStateEvaluationPlugin, WorldStateManager,
+    };
     #[cfg(feature = "save")]
     pub use crate::save::{ReloadWorldState, SaveWorldState, WorldStateSavePlugin};
     pub use crate::{
