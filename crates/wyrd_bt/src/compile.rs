@@ -784,8 +784,11 @@ impl<'a> Compiler<'a> {
                 format!("?{}", names.join("&"))
             }
             NodeDef::CheckWorldStateCounters(c) => {
-                let names: Vec<String> =
-                    c.counters.iter().map(|(n, op, v)| format!("{n}{}{v}", op.symbol())).collect();
+                let names: Vec<String> = c
+                    .counters
+                    .iter()
+                    .map(|(n, op, v)| format!("{n}{}{v}", op.symbol()))
+                    .collect();
                 format!("?{}", names.join("&"))
             }
             NodeDef::Threshold(t) => format!("threshold{}", check_text(&t.check)),

@@ -283,7 +283,10 @@ pub fn evaluate(world: &mut World, program: &wyrd_bt::Program) -> WorldStateEval
     let max_restarts = world
         .get_resource::<WorldStateEvaluation>()
         .map_or(16, |e| e.max_restarts);
-    let handlers = world.get_resource::<WorldStateNodes>().cloned().unwrap_or_default();
+    let handlers = world
+        .get_resource::<WorldStateNodes>()
+        .cloned()
+        .unwrap_or_default();
     let mut bb = Blackboard::new();
     bb.bind(program);
     let mut passes = 0;
@@ -345,18 +348,25 @@ pub fn evaluate(world: &mut World, program: &wyrd_bt::Program) -> WorldStateEval
                 return WorldStateEvaluated {
                     passes,
                     ended,
-                    error: Some(format!("{}: the evaluation waits on nothing", program.source)),
+                    error: Some(format!(
+                        "{}: the evaluation waits on nothing",
+                        program.source
+                    )),
                 };
             }
             let mut restart = false;
             for node in started {
-                let Some(info) = program.action_of(node) else { continue };
+                let Some(info) = program.action_of(node) else {
+                    continue;
+                };
                 ended |= &*info.name == "EndWorldStateEvaluation";
                 let outcome = match handlers.handlers.get(&*info.name) {
                     Some(h) => h(world, info),
                     None => Err(format!("no handler for node {}", info.name)),
                 };
-                let slot = actions.iter_mut().find(|a| a.node == node && a.is_running());
+                let slot = actions
+                    .iter_mut()
+                    .find(|a| a.node == node && a.is_running());
                 match (outcome, slot) {
                     (Ok(effect), Some(slot)) => {
                         slot.succeed();
@@ -376,7 +386,10 @@ pub fn evaluate(world: &mut World, program: &wyrd_bt::Program) -> WorldStateEval
         return WorldStateEvaluated {
             passes,
             ended,
-            error: Some(format!("{}: the evaluation did not finish in 10,000 steps", program.source)),
+            error: Some(format!(
+                "{}: the evaluation did not finish in 10,000 steps",
+                program.source
+            )),
         };
     }
 }

@@ -136,16 +136,18 @@ impl WorldState {
             completed_event_ids: self.completed_events().to_vec(),
             ..Default::default()
         };
+        // A value at its default is not written: absent means default, and
+        // the save lists exactly the progress made (as the seed's does).
         doc.bool_flags = self
             .flags
             .iter()
-            .filter(|e| e.scope == Scope::Meta)
+            .filter(|e| e.scope == Scope::Meta && e.value != e.default)
             .map(saved)
             .collect();
         doc.int_counters = self
             .counters
             .iter()
-            .filter(|e| e.scope == Scope::Meta)
+            .filter(|e| e.scope == Scope::Meta && e.value != e.default)
             .map(saved)
             .collect();
         let mut parked: Vec<&Parked> = self.parked.values().collect();

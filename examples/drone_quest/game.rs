@@ -1,0 +1,560 @@
+//! The Drone quest's game: hub and run states, the managers the seed names
+//! (quests, NPCs and dialogue, shop, combat), the game's evaluation nodes,
+//! and the commands a player (or a script) gives.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::*;
+use bevy::state::app::StatesPlugin;
+use serde::{Deserialize, Serialize};
+use wyrd::prelude::*;
+use wyrd::save::{LoadOutcome, SaveSlot};
+use wyrd::state::WorldStateDocument;
+
+/// Hub or run.
+#[derive(States, Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Between runs: NPCs, quests, the portal.
+    #[default]
+    Hub,
+    /// A run: towers and guards to destroy.
+    Run,
+}
+
+/// A quest from `quests.ron`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Quest {
+    /// Id used by `AddQuest`.
+    pub id: String,
+    /// Shown in the quest log.
+    pub title: String,
+    /// Enemy kind that counts.
+    pub kind: String,
+    /// The counter it advances.
+    pub counter: String,
+    /// Value that completes it.
+    pub target: i64,
+    /// Flag set on completion.
+    pub done_flag: String,
+}
+
+/// A dialogue choice.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Choice {
+    /// What `choose` names.
+    pub option: String,
+    /// What the player says.
+    pub text: String,
+    /// Flag set when chosen.
+    #[serde(default)]
+    pub sets: Option<String>,
+    /// Coins rewarded (once: only when the flag is newly set).
+    #[serde(default)]
+    pub coins: i64,
+    /// The NPC leaves the hub.
+    #[serde(default)]
+    pub leaves: bool,
+}
+
+/// A piece of dialogue from `dialogue.ron`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Dialogue {
+    /// Id used by `AddNPCDialogue`.
+    pub id: String,
+    /// Who says it.
+    pub npc: String,
+    /// The lines.
+    pub lines: Vec<String>,
+    /// Flag set once exhausted.
+    #[serde(default)]
+    pub sets: Option<String>,
+    /// Choices offered at the end.
+    #[serde(default)]
+    pub choices: Vec<Choice>,
+}
+
+/// Quests and dialogue, read from `assets/drone_quest/`.
+#[derive(Resource, Debug, Clone)]
+pub struct Content {
+    /// Quests by id.
+    pub quests: BTreeMap<String, Quest>,
+    /// Dialogue by id.
+    pub dialogue: BTreeMap<String, Dialogue>,
+}
+
+impl Content {
+    /// Reads the content files; errors name the file and position.
+    pub fn load(assets: &Path) -> Result<Content, String> {
+        fn read<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            ron::from_str(&text).map_err(|e| {
+                format!(
+                    "{}:{}:{}: {}",
+                    path.display(),
+                    e.span.start.line,
+                    e.span.start.col,
+                    e.code
+                )
+            })
+        }
+        let quests: Vec<Quest> = read(&assets.join("drone_quest/quests.ron"))?;
+        let dialogue: Vec<Dialogue> = read(&assets.join("drone_quest/dialogue.ron"))?;
+        Ok(Content {
+            quests: quests.into_iter().map(|q| (q.id.clone(), q)).collect(),
+            dialogue: dialogue.into_iter().map(|d| (d.id.clone(), d)).collect(),
+        })
+    }
+}
+
+/// Active quests (given by the last evaluation).
+#[derive(Resource, Debug, Default)]
+pub struct QuestManager {
+    /// Quest ids, in the order given.
+    pub active: Vec<String>,
+}
+
+impl WorldStateManager for QuestManager {
+    fn reset_world_state(&mut self) {
+        self.active.clear();
+    }
+}
+
+/// NPCs in the hub and their current dialogue (given by the last evaluation).
+#[derive(Resource, Debug, Default)]
+pub struct NpcManager {
+    /// NPC name to its dialogue id.
+    pub npcs: BTreeMap<String, String>,
+    /// A dialogue waiting for `choose`: (NPC, dialogue id).
+    pub pending_choice: Option<(String, String)>,
+}
+
+impl WorldStateManager for NpcManager {
+    fn reset_world_state(&mut self) {
+        self.npcs.clear();
+        self.pending_choice = None;
+    }
+}
+
+/// Items for sale (given by the last evaluation).
+#[derive(Resource, Debug, Default)]
+pub struct ShopManager {
+    /// Item and price.
+    pub items: Vec<(String, i64)>,
+}
+
+impl WorldStateManager for ShopManager {
+    fn reset_world_state(&mut self) {
+        self.items.clear();
+    }
+}
+
+/// Extra enemies for runs (given by the last evaluation).
+#[derive(Resource, Debug, Default)]
+pub struct CombatManager {
+    /// Kind and count.
+    pub extra: Vec<(String, i64)>,
+}
+
+impl WorldStateManager for CombatManager {
+    fn reset_world_state(&mut self) {
+        self.extra.clear();
+    }
+}
+
+/// Enemies left in the current run.
+#[derive(Resource, Debug, Default)]
+pub struct RunState {
+    /// Kind to count.
+    pub enemies: BTreeMap<String, i64>,
+}
+
+/// Towers every run starts with.
+pub const TOWERS_PER_RUN: i64 = 6;
+
+/// The player's coins: persisted in their own save file (not world state).
+#[derive(Resource, Debug, Default, Clone, Copy)]
+pub struct Coins(pub i64);
+
+/// The profile save document (`profile.json`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(rename_all = "PascalCase")]
+pub struct PlayerProfile {
+    /// Schema version.
+    pub schema_version: u32,
+    /// Coins.
+    pub coins: i64,
+}
+
+impl SaveDocument for PlayerProfile {
+    const SCHEMA_VERSION: u32 = 1;
+    fn fresh() -> Self {
+        PlayerProfile {
+            schema_version: 1,
+            coins: 0,
+        }
+    }
+    fn capture(world: &mut World) -> Self {
+        PlayerProfile {
+            schema_version: 1,
+            coins: world.get_resource::<Coins>().map_or(0, |c| c.0),
+        }
+    }
+    fn apply(self, world: &mut World, _outcome: &LoadOutcome) {
+        world.insert_resource(Coins(self.coins));
+    }
+}
+
+/// Where the game keeps its files.
+#[derive(Debug, Clone)]
+pub struct GameConfig {
+    /// The assets folder.
+    pub assets: PathBuf,
+    /// The save folder.
+    pub save_dir: PathBuf,
+}
+
+/// Builds the game app (headless: no window, no rendering).
+pub fn build_app(config: &GameConfig) -> Result<App, String> {
+    let content = Content::load(&config.assets)?;
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: config.assets.to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        StatesPlugin,
+    ))
+    .add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files([
+        "drone_quest/world_state.flags.ron",
+        "drone_quest/smith.flags.ron",
+    ])))
+    .add_plugins(WorldStateSavePlugin::new(
+        &config.save_dir,
+        SaveKey::from_env_or_dev(),
+    ))
+    .add_plugins(
+        SavePlugin::<PlayerProfile>::new(
+            &config.save_dir,
+            "profile.json",
+            SaveKey::from_env_or_dev(),
+        )
+        .with_autosave(None),
+    )
+    .add_plugins(WorldStateEvaluationPlugin::new(
+        "drone_quest/evaluation.bt.ron",
+    ))
+    .insert_resource(content)
+    .init_resource::<QuestManager>()
+    .init_resource::<NpcManager>()
+    .init_resource::<ShopManager>()
+    .init_resource::<CombatManager>()
+    .init_resource::<RunState>()
+    .init_resource::<Coins>()
+    .add_world_state_manager::<QuestManager>()
+    .add_world_state_manager::<NpcManager>()
+    .add_world_state_manager::<ShopManager>()
+    .add_world_state_manager::<CombatManager>()
+    .init_state::<Mode>()
+    .add_systems(
+        OnEnter(Mode::Hub),
+        |mut w: MessageWriter<EvaluateWorldState>, mut run: ResMut<RunState>| {
+            run.enemies.clear();
+            w.write(EvaluateWorldState);
+        },
+    )
+    .add_systems(OnEnter(Mode::Run), start_run);
+    register_nodes(&mut app);
+    Ok(app)
+}
+
+fn first_param(info: &wyrd::bt::ActionInfo) -> Result<(&str, wyrd::bt::Value), String> {
+    info.params
+        .first()
+        .map(|(k, v)| (&**k, *v))
+        .ok_or_else(|| format!("{} needs a parameter", info.name))
+}
+
+/// The game's own evaluation nodes (the suite's extension API).
+fn register_nodes(app: &mut App) {
+    app.register_world_state_node("AddQuest", |world, info| {
+        let (id, _) = first_param(info)?;
+        if !world.resource::<Content>().quests.contains_key(id) {
+            return Err(format!("unknown quest {id:?}"));
+        }
+        let mut quests = world.resource_mut::<QuestManager>();
+        if !quests.active.iter().any(|q| q == id) {
+            quests.active.push(id.to_owned());
+        }
+        Ok(NodeEffect::Done)
+    })
+    .register_world_state_node("AddNPCDialogue", |world, info| {
+        let (key, _) = first_param(info)?;
+        let (npc, dialogue) = key.split_once('/').ok_or_else(|| {
+            format!("AddNPCDialogue wants {{\"Npc/dialogue_id\": true}}, got {key:?}")
+        })?;
+        match world.resource::<Content>().dialogue.get(dialogue) {
+            None => return Err(format!("unknown dialogue {dialogue:?}")),
+            Some(d) if d.npc != npc => {
+                return Err(format!(
+                    "dialogue {dialogue:?} belongs to {}, not {npc}",
+                    d.npc
+                ));
+            }
+            Some(_) => {}
+        }
+        world
+            .resource_mut::<NpcManager>()
+            .npcs
+            .insert(npc.to_owned(), dialogue.to_owned());
+        Ok(NodeEffect::Done)
+    })
+    .register_world_state_node("AddShopItem", |world, info| {
+        let (item, price) = first_param(info)?;
+        let mut shop = world.resource_mut::<ShopManager>();
+        if !shop.items.iter().any(|(i, _)| i == item) {
+            shop.items.push((item.to_owned(), price.as_f64() as i64));
+        }
+        Ok(NodeEffect::Done)
+    })
+    .register_world_state_node("AddCombatNPC", |world, info| {
+        let (kind, count) = first_param(info)?;
+        let mut combat = world.resource_mut::<CombatManager>();
+        if !combat.extra.iter().any(|(k, _)| k == kind) {
+            combat.extra.push((kind.to_owned(), count.as_f64() as i64));
+        }
+        Ok(NodeEffect::Done)
+    });
+}
+
+/// A run begins: run-scoped counters reset, enemies appear.
+fn start_run(mut state: ResMut<WorldState>, combat: Res<CombatManager>, mut run: ResMut<RunState>) {
+    state.reset_scope(Scope::Run, "run_start");
+    run.enemies.clear();
+    run.enemies.insert("tower".into(), TOWERS_PER_RUN);
+    for (kind, n) in &combat.extra {
+        *run.enemies.entry(kind.clone()).or_default() += n;
+    }
+}
+
+/// Runs frames until the state transition and any evaluation are done.
+pub fn settle(app: &mut App) {
+    for _ in 0..500 {
+        app.update();
+        let ready = app.world().resource::<WorldStateFiles>().all_merged();
+        let eval = app.world().get_resource::<WorldStateEvaluation>();
+        let evaluating = eval.is_none_or(|e| e.is_pending() || e.count == 0);
+        if ready && !evaluating {
+            app.update();
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    eprintln!("drone_quest: the game did not settle (assets missing?)");
+}
+
+/// Counts a destroyed enemy for the active, unfinished quests of its kind,
+/// and completes quests that reach their target.
+fn count_kill(world: &mut World, kind: &str) {
+    let quests: Vec<Quest> = {
+        let content = world.resource::<Content>();
+        world
+            .resource::<QuestManager>()
+            .active
+            .iter()
+            .filter_map(|id| content.quests.get(id).cloned())
+            .collect()
+    };
+    let mut state = world.resource_mut::<WorldState>();
+    for q in quests.iter().filter(|q| q.kind == kind) {
+        if state.flag(q.done_flag.as_str()).unwrap_or(true) {
+            continue;
+        }
+        if let Ok(v) = state.add_counter(q.counter.as_str(), 1, "combat_manager")
+            && v >= q.target
+        {
+            let _ = state.set_flag(q.done_flag.as_str(), true, "quest_manager");
+        }
+    }
+}
+
+/// Plays one command. Returns a message for the player when the command is
+/// unknown or makes no sense now; `Reload` is handled by the caller.
+pub fn play(app: &mut App, line: &str) -> Result<(), String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mode = *app.world().resource::<State<Mode>>().get();
+    match words.as_slice() {
+        ["talk", npc] => {
+            if mode != Mode::Hub {
+                return Err(format!("there is no one to talk to in a run ({npc})"));
+            }
+            let world = app.world_mut();
+            let Some(dialogue_id) = world.resource::<NpcManager>().npcs.get(*npc).cloned() else {
+                return Err(format!("no NPC named {npc:?} is in the hub"));
+            };
+            let dialogue = world.resource::<Content>().dialogue[&dialogue_id].clone();
+            for l in &dialogue.lines {
+                eprintln!("  {npc}: {l}");
+            }
+            if let Some(flag) = &dialogue.sets {
+                world
+                    .resource_mut::<WorldState>()
+                    .set_flag(flag.as_str(), true, "dialogue_manager")
+                    .map_err(|e| e.to_string())?;
+            }
+            if !dialogue.choices.is_empty() {
+                for c in &dialogue.choices {
+                    eprintln!("  [{}] {}", c.option, c.text);
+                }
+                world.resource_mut::<NpcManager>().pending_choice =
+                    Some((npc.to_string(), dialogue_id));
+            }
+        }
+        ["choose", option] => {
+            let world = app.world_mut();
+            let Some((npc, dialogue_id)) = world.resource::<NpcManager>().pending_choice.clone()
+            else {
+                return Err(format!("nobody is waiting for an answer ({option})"));
+            };
+            let dialogue = world.resource::<Content>().dialogue[&dialogue_id].clone();
+            let Some(choice) = dialogue.choices.iter().find(|c| c.option == *option) else {
+                let options: Vec<&str> =
+                    dialogue.choices.iter().map(|c| c.option.as_str()).collect();
+                return Err(format!(
+                    "{option:?} is not an answer; try one of {options:?}"
+                ));
+            };
+            eprintln!("  you: {}", choice.text);
+            world.resource_mut::<NpcManager>().pending_choice = None;
+            let newly = match &choice.sets {
+                Some(flag) => world
+                    .resource_mut::<WorldState>()
+                    .set_flag(flag.as_str(), true, "dialogue_choice")
+                    .map_err(|e| e.to_string())?,
+                None => true,
+            };
+            // The reward is paid once: only when the choice's flag is new.
+            if newly && choice.coins != 0 {
+                world.resource_mut::<Coins>().0 += choice.coins;
+                world.write_message(wyrd::save::SaveRequest::<PlayerProfile>::default());
+            }
+            if choice.leaves {
+                world.resource_mut::<NpcManager>().npcs.remove(&npc);
+            }
+        }
+        ["start_run"] => {
+            if mode != Mode::Hub {
+                return Err("already in a run".into());
+            }
+            app.world_mut()
+                .resource_mut::<NextState<Mode>>()
+                .set(Mode::Run);
+        }
+        ["end_run"] => {
+            if mode != Mode::Run {
+                return Err("not in a run".into());
+            }
+            app.world_mut()
+                .resource_mut::<NextState<Mode>>()
+                .set(Mode::Hub);
+        }
+        ["destroy", kind, n] => {
+            if mode != Mode::Run {
+                return Err(format!("there is nothing to destroy in the hub ({kind})"));
+            }
+            let n: i64 = n.parse().map_err(|_| format!("{n:?} is not a number"))?;
+            let world = app.world_mut();
+            let left = world
+                .resource::<RunState>()
+                .enemies
+                .get(*kind)
+                .copied()
+                .unwrap_or(0);
+            if n <= 0 || n > left {
+                return Err(format!("there are {left} {kind}(s) left in this run"));
+            }
+            *world
+                .resource_mut::<RunState>()
+                .enemies
+                .entry(kind.to_string())
+                .or_default() -= n;
+            for _ in 0..n {
+                count_kill(world, kind);
+            }
+        }
+        ["save"] => {
+            let world = app.world_mut();
+            world.write_message(SaveWorldState::default());
+            world.write_message(wyrd::save::SaveRequest::<PlayerProfile>::default());
+        }
+        [] => {}
+        _ => {
+            return Err(format!(
+                "unknown command {line:?} (talk NPC, choose OPTION, start_run, destroy KIND N, end_run, save, reload)"
+            ));
+        }
+    }
+    settle(app);
+    Ok(())
+}
+
+/// Blocks until pending saves are on disk.
+pub fn flush_saves(app: &App) {
+    if let Some(s) = app.world().get_resource::<SaveSlot<WorldStateDocument>>() {
+        s.flush();
+    }
+    if let Some(s) = app.world().get_resource::<SaveSlot<PlayerProfile>>() {
+        s.flush();
+    }
+}
+
+/// One JSON line describing the game after a command.
+pub fn snapshot(app: &App, step: usize, cmd: &str) -> String {
+    let world = app.world();
+    let state = world.resource::<WorldState>();
+    let mode = match world.resource::<State<Mode>>().get() {
+        Mode::Hub => "hub",
+        Mode::Run => "run",
+    };
+    let npcs = &world.resource::<NpcManager>().npcs;
+    let flags: serde_json::Map<String, serde_json::Value> = state
+        .flags()
+        .iter()
+        .map(|f| (f.name.to_string(), f.value.into()))
+        .collect();
+    let counters: serde_json::Map<String, serde_json::Value> = state
+        .counters()
+        .iter()
+        .map(|c| (c.name.to_string(), c.value.into()))
+        .collect();
+    let json = serde_json::json!({
+        "step": step,
+        "cmd": cmd,
+        "mode": mode,
+        "quests": world.resource::<QuestManager>().active,
+        "quest_log": world.resource::<QuestManager>().active.iter()
+            .map(|q| world.resource::<Content>().quests[q].title.clone()).collect::<Vec<_>>(),
+        "npcs": npcs.keys().collect::<Vec<_>>(),
+        "dialogue": npcs.iter().map(|(n, d)| format!("{n}: {d}")).collect::<Vec<_>>(),
+        "shop": world.resource::<ShopManager>().items.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(),
+        "enemies": world.resource::<RunState>().enemies,
+        "coins": world.resource::<Coins>().0,
+        "flags": flags,
+        "counters": counters,
+    });
+    json.to_string()
+}
+
+/// Where progress came from, for the player.
+pub fn load_report(app: &App) -> String {
+    let world = app.world();
+    match world
+        .get_resource::<SaveSlot<WorldStateDocument>>()
+        .and_then(|s| s.status().last_load.clone())
+    {
+        Some(outcome) => outcome.describe(),
+        None => "no save loaded".into(),
+    }
+}
