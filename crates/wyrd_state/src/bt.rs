@@ -75,11 +75,14 @@ pub trait WorldStateManager: Resource<Mutability = bevy::ecs::component::Mutable
     fn reset_world_state(&mut self);
 }
 
+/// Clears one manager.
+type ManagerReset = Arc<dyn Fn(&mut World) + Send + Sync>;
+
 /// The evaluation's node handlers and managers.
 #[derive(Resource, Default, Clone)]
 pub struct WorldStateNodes {
     handlers: HashMap<String, WorldNodeHandler>,
-    resets: Vec<Arc<dyn Fn(&mut World) + Send + Sync>>,
+    resets: Vec<ManagerReset>,
 }
 
 /// Ask for an evaluation (e.g. on entering the hub).

@@ -1,0 +1,127 @@
+//! The World State Evaluation: restarts on new flag values (bounded), not on
+//! unchanged ones; managers reset first.
+#![cfg(all(feature = "bt", feature = "save"))]
+
+use std::path::Path;
+use std::time::Duration;
+
+use bevy::asset::AssetPlugin;
+use bevy::prelude::*;
+use wyrd_bt::BtPlugin;
+use wyrd_state::prelude::*;
+
+const FLAGS: &str = r#"(flags: [
+    (id: "000000000000000000000000000000a1", name: "A", default: false),
+    (id: "000000000000000000000000000000b2", name: "B", default: false),
+    (id: "000000000000000000000000000000c3", name: "PARENT", default: false),
+])"#;
+
+#[derive(Resource, Default)]
+struct Log(Vec<String>);
+
+impl WorldStateManager for Log {
+    fn reset_world_state(&mut self) {
+        self.0.clear();
+    }
+}
+
+fn app(dir: &Path, tree: &str) -> App {
+    std::fs::write(dir.join("w.flags.ron"), FLAGS).unwrap();
+    std::fs::write(dir.join("eval.bt.ron"), tree).unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        BtPlugin::default(),
+    ))
+    .add_plugins(WorldStatePlugin::with_files(["w.flags.ron"]))
+    .add_plugins(WorldStateBtPlugin)
+    .add_plugins(WorldStateEvaluationPlugin::new("eval.bt.ron"))
+    .init_resource::<Log>()
+    .add_world_state_manager::<Log>()
+    .register_world_state_node("Note", |world, info| {
+        let (k, _) = info.params.first().ok_or("Note needs a param")?;
+        world.resource_mut::<Log>().0.push(k.to_string());
+        Ok(NodeEffect::Done)
+    });
+    app
+}
+
+fn evaluate(app: &mut App) -> WorldStateEvaluated {
+    let before = app
+        .world()
+        .get_resource::<WorldStateEvaluation>()
+        .map_or(0, |e| e.count);
+    app.world_mut().write_message(EvaluateWorldState);
+    for _ in 0..2_000 {
+        app.update();
+        if let Some(e) = app.world().get_resource::<WorldStateEvaluation>()
+            && e.count > before
+        {
+            return e.last.clone().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("no evaluation");
+}
+
+const PARENT_TREE: &str = r#"(root: Sequence(name: "eval", children: [
+    Action(action: "ResetWorldStateManagers"),
+    ForceSuccess(child: Parallel(name: "lines", success: All, failure: All, children: [
+        // Checks the parent flag before the branch that sets it (the seed's
+        // third problem): the restart makes it see the new value.
+        Sequence(name: "uses_parent", children: [
+            CheckWorldStateFlags(flags: [("PARENT", true)]),
+            Action(action: "Note", params: {"parent_seen": true}),
+        ]),
+        Sequence(name: "sets_parent", children: [
+            CheckWorldStateFlags(flags: [("A", true), ("B", true)]),
+            Action(action: "SetFlagValue", params: {"PARENT": true}),
+        ]),
+    ])),
+    Action(action: "EndWorldStateEvaluation"),
+]))"#;
+
+#[test]
+fn a_new_flag_value_restarts_the_evaluation_and_an_unchanged_one_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app(dir.path(), PARENT_TREE);
+    let first = evaluate(&mut app);
+    assert_eq!((first.passes, first.ended, first.error), (1, true, None));
+    assert!(app.world().resource::<Log>().0.is_empty());
+    {
+        let mut s = app.world_mut().resource_mut::<WorldState>();
+        s.set_flag("A", true, "test").unwrap();
+        s.set_flag("B", true, "test").unwrap();
+    }
+    let second = evaluate(&mut app);
+    assert_eq!(second.passes, 2, "PARENT changed: one restart");
+    assert_eq!(
+        app.world().resource::<Log>().0,
+        ["parent_seen"],
+        "seen, and only once"
+    );
+    let third = evaluate(&mut app);
+    assert_eq!(third.passes, 1, "PARENT already true: no restart");
+    assert_eq!(
+        app.world().resource::<Log>().0,
+        ["parent_seen"],
+        "managers reset: no duplicate"
+    );
+}
+
+#[test]
+fn an_endless_restart_is_an_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = r#"(root: Parallel(name: "flip", success: All, failure: All, children: [
+        Sequence(children: [CheckWorldStateFlags(flags: [("A", false)]), Action(action: "SetFlagValue", params: {"A": true})]),
+        Sequence(name: "back", children: [CheckWorldStateFlags(flags: [("A", true)]), Action(action: "SetFlagValue", params: {"A": false})]),
+    ]))"#;
+    let mut app = app(dir.path(), tree);
+    let r = evaluate(&mut app);
+    let error = r.error.expect("an error");
+    assert!(error.contains("restarted more than 16 times"), "{error}");
+}

@@ -1,0 +1,336 @@
+//! The Drone quest played by scripts: the seed's expected sequence and its
+//! edge cases, through the example's game code and its binary.
+
+#[allow(dead_code)]
+#[path = "../examples/drone_quest/game.rs"]
+mod game;
+
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::*;
+use game::{GameConfig, build_app, flush_saves, play, settle, snapshot};
+use serde_json::Value as Json;
+use wyrd::save::SaveKey;
+use wyrd::state::WorldStateDocument;
+
+struct Session {
+    config: GameConfig,
+    app: Option<App>,
+    step: usize,
+}
+
+impl Session {
+    fn new(save_dir: &Path) -> Session {
+        Session::with_assets(
+            save_dir,
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("assets"),
+        )
+    }
+
+    fn with_assets(save_dir: &Path, assets: PathBuf) -> Session {
+        let config = GameConfig {
+            assets,
+            save_dir: save_dir.to_owned(),
+        };
+        let mut app = build_app(&config).unwrap();
+        settle(&mut app);
+        Session {
+            config,
+            app: Some(app),
+            step: 0,
+        }
+    }
+
+    fn app(&mut self) -> &mut App {
+        self.app.as_mut().unwrap()
+    }
+
+    /// Plays lines; returns the state after the last one.
+    fn play(&mut self, script: &str) -> Json {
+        let mut last = Json::Null;
+        for line in script
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            self.step += 1;
+            if line == "reload" {
+                let mut app = self.app.take().unwrap();
+                app.world_mut().write_message(AppExit::Success);
+                app.update();
+                flush_saves(&app);
+                drop(app);
+                let mut app = build_app(&self.config).unwrap();
+                settle(&mut app);
+                self.app = Some(app);
+            } else {
+                let r = play(self.app(), line);
+                assert!(r.is_ok(), "{line}: {r:?}");
+            }
+            flush_saves(self.app.as_ref().unwrap());
+            last = serde_json::from_str(&snapshot(self.app.as_ref().unwrap(), self.step, line))
+                .unwrap();
+        }
+        last
+    }
+
+    fn try_play(&mut self, line: &str) -> Result<(), String> {
+        play(self.app(), line)
+    }
+}
+
+fn flag(state: &Json, name: &str) -> bool {
+    state["flags"][name]
+        .as_bool()
+        .unwrap_or_else(|| panic!("no flag {name}"))
+}
+
+fn autoplay() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/drone_quest/autoplay.txt"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn the_expected_sequence_ends_with_the_seeds_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let end = s.play(&autoplay());
+    assert_eq!(end["coins"], 100);
+    assert!(
+        end["npcs"].as_array().unwrap().iter().all(|n| n != "Drone"),
+        "the Drone left"
+    );
+    // The save, field by field, against the seed's example.
+    let bytes = std::fs::read(dir.path().join("world_state.json")).unwrap();
+    let ours: WorldStateDocument = SaveKey::from_env_or_dev().open_json(&bytes, 1).unwrap();
+    let seed_bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/wyrd_state/tests/fixtures/seed_save.json"
+    ))
+    .unwrap();
+    let seed: WorldStateDocument = SaveKey::new("wyrd-test-key")
+        .open_json(&seed_bytes, 1)
+        .unwrap();
+    let strip = |d: &WorldStateDocument| {
+        let mut d = d.clone();
+        d.last_saved_utc_ticks = 0;
+        d.profile_id.clear();
+        for f in &mut d.bool_flags {
+            f.version = None;
+        }
+        for c in &mut d.int_counters {
+            c.version = None;
+        }
+        d
+    };
+    assert_eq!(strip(&ours), strip(&seed));
+    assert!(
+        ours.int_counters
+            .iter()
+            .all(|c| c.debug_name != "QST_DST_SAMERUN_5")
+    );
+    assert!(ours.completed_event_ids.is_empty());
+}
+
+#[test]
+fn towers_over_several_runs_complete_the_first_quest_but_not_the_same_run_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let st = s.play(
+        "talk Drone\nstart_run\nend_run\n\
+         start_run\ndestroy tower 3\nend_run\nstart_run\ndestroy tower 2\nend_run\n\
+         talk Drone\nstart_run\nend_run\n\
+         start_run\ndestroy tower 3\nend_run\nstart_run\ndestroy tower 4\nend_run",
+    );
+    assert!(flag(&st, "QST_DST_TOWER_5_COMPLT"));
+    assert!(
+        !flag(&st, "QST_DST_SAMERUN_5_COMPLT"),
+        "3 + 4 towers in two runs is not 5 in one"
+    );
+    assert_eq!(st["quests"][0], "destroy_5_towers_one_run");
+    assert_eq!(st["counters"]["QST_DST_SAMERUN_5"], 4);
+    let st = s.play("start_run");
+    assert_eq!(
+        st["counters"]["QST_DST_SAMERUN_5"], 0,
+        "run-scoped: reset when a run begins"
+    );
+}
+
+#[test]
+fn talking_to_the_drone_early_advances_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let st = s.play("talk Drone\nstart_run\nend_run\ntalk Drone\ntalk Drone\nstart_run\nend_run");
+    assert!(flag(&st, "NPC_DRONE_SPK_01"));
+    assert!(
+        !flag(&st, "NPC_DRONE_SPK_02"),
+        "the second line needs the 5 towers first"
+    );
+    assert_eq!(st["dialogue"][0], "Drone: drone_towers");
+    // Destroying towers before having the quest counts for nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let st = s.play("start_run\ndestroy tower 6\nend_run");
+    assert_eq!(st["counters"]["QST_DST_TOWER_5"], 0);
+}
+
+#[test]
+fn the_reward_is_paid_once_however_often_the_hub_is_entered_or_the_game_reloaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    s.play(&autoplay());
+    // Choose again before the next evaluation: no Drone, no pending answer.
+    assert!(s.try_play("choose keep_secret").is_err());
+    let st = s.play("start_run\nend_run\nstart_run\nend_run\nreload\nstart_run\nend_run\nreload");
+    assert_eq!(st["coins"], 100);
+    assert!(st["npcs"].as_array().unwrap().iter().all(|n| n != "Drone"));
+}
+
+#[test]
+fn flags_set_in_the_hub_after_an_evaluation_take_effect_on_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let st = s.play("talk Drone");
+    assert!(flag(&st, "NPC_DRONE_SPK_01"));
+    assert!(
+        st["quests"].as_array().unwrap().is_empty(),
+        "no quest until the next evaluation"
+    );
+    let st = s.play("start_run\nend_run");
+    assert_eq!(st["quests"][0], "destroy_5_towers");
+    // Repeated evaluations never duplicate quests, NPCs or shop items.
+    let st = s.play("start_run\nend_run\nstart_run\nend_run");
+    assert_eq!(st["quests"].as_array().unwrap().len(), 1, "{st}");
+    assert_eq!(st["npcs"].as_array().unwrap().len(), 2);
+    // The Smith's line runs beside the Drone's (the parallel).
+    let st = s.play(
+        "talk Smith
+start_run
+end_run",
+    );
+    assert_eq!(
+        st["quests"],
+        serde_json::json!(["destroy_5_towers", "kill_3_guards"])
+    );
+    let st = s.play("start_run");
+    assert_eq!(
+        st["enemies"]["guard"], 3,
+        "the combat manager's extra enemies"
+    );
+    let st = s.play(
+        "destroy guard 3
+end_run",
+    );
+    assert!(flag(&st, "QST_KILL_GUARDS_COMPLT"));
+    assert_eq!(st["shop"], serde_json::json!(["shield", "boots"]));
+}
+
+#[test]
+fn a_bumped_flag_version_resets_that_step_after_reload() {
+    // Play to step 3 with the shipped assets.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    s.play("talk Drone\nstart_run\nend_run\nstart_run\ndestroy tower 5\nend_run\ntalk Drone\nsave");
+    drop(s);
+    // A patch bumps NPC_DRONE_SPK_02's version: players must hear line 2 again.
+    let assets = tempfile::tempdir().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/drone_quest"),
+        &assets.path().join("drone_quest"),
+    );
+    let flags = assets.path().join("drone_quest/world_state.flags.ron");
+    let text = std::fs::read_to_string(&flags).unwrap().replace(
+        "name: \"NPC_DRONE_SPK_02\",",
+        "name: \"NPC_DRONE_SPK_02\", version: 2,",
+    );
+    std::fs::write(&flags, text).unwrap();
+    let mut s = Session::with_assets(dir.path(), assets.path().to_owned());
+    let st = s.play("start_run\nend_run");
+    assert!(!flag(&st, "NPC_DRONE_SPK_02"), "reset by the version bump");
+    assert!(flag(&st, "QST_DST_TOWER_5_COMPLT"), "other progress kept");
+    assert_eq!(st["dialogue"][0], "Drone: drone_multiply");
+}
+
+#[test]
+fn bad_commands_get_a_clear_message_and_play_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    for (line, words) in [
+        ("destroy tower 1", "nothing to destroy in the hub"),
+        ("talk Ghost", "no NPC named \"Ghost\""),
+        ("end_run", "not in a run"),
+        ("dance", "unknown command"),
+        ("choose yes", "nobody is waiting"),
+    ] {
+        let e = s.try_play(line).unwrap_err();
+        assert!(e.contains(words), "{line}: {e}");
+    }
+    s.play("start_run");
+    assert!(
+        s.try_play("destroy tower 99")
+            .unwrap_err()
+            .contains("6 tower(s) left")
+    );
+    assert!(
+        s.try_play("talk Drone")
+            .unwrap_err()
+            .contains("no one to talk to")
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+/// The binary itself: `--headless --autoplay` prints one JSON line per
+/// command and leaves a save that `wyrd save verify` accepts.
+#[test]
+fn the_binary_plays_the_autoplay_headless() {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/drone_quest");
+    assert!(
+        bin.exists(),
+        "cargo test builds the example: {}",
+        bin.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(&bin)
+        .args(["--headless", "--autoplay", "--save-dir"])
+        .arg(dir.path())
+        .env("WYRD_SAVE_KEY", "ci-key")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Json> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 19);
+    assert_eq!(lines[0]["step"], 1);
+    assert_eq!(lines[0]["cmd"], "talk Drone");
+    for key in [
+        "mode", "quests", "npcs", "dialogue", "coins", "flags", "counters",
+    ] {
+        assert!(lines[0].get(key).is_some(), "{key}");
+    }
+    let bytes = std::fs::read(dir.path().join("world_state.json")).unwrap();
+    assert!(SaveKey::new("ci-key").open(&bytes).is_ok());
+    assert!(SaveKey::new("other").open(&bytes).is_err());
+}
