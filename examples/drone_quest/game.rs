@@ -163,6 +163,19 @@ impl WorldStateManager for CombatManager {
     }
 }
 
+/// The dialogue box: what the last `talk` showed.
+#[derive(Resource, Debug, Default, Clone)]
+pub struct DialogueView {
+    /// Who speaks.
+    pub npc: String,
+    /// The lines.
+    pub lines: Vec<String>,
+    /// Options and their text.
+    pub choices: Vec<(String, String)>,
+    /// Whether the box is shown.
+    pub open: bool,
+}
+
 /// Enemies left in the current run.
 #[derive(Resource, Debug, Default)]
 pub struct RunState {
@@ -215,9 +228,8 @@ pub struct GameConfig {
     pub save_dir: PathBuf,
 }
 
-/// Builds the game app (headless: no window, no rendering).
+/// Builds the game app, headless (no window, no rendering).
 pub fn build_app(config: &GameConfig) -> Result<App, String> {
-    let content = Content::load(&config.assets)?;
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -226,8 +238,15 @@ pub fn build_app(config: &GameConfig) -> Result<App, String> {
             ..Default::default()
         },
         StatesPlugin,
-    ))
-    .add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files([
+    ));
+    add_game(&mut app, config)?;
+    Ok(app)
+}
+
+/// Adds the game (everything but the engine's own plugins).
+pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
+    let content = Content::load(&config.assets)?;
+    app.add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files([
         "drone_quest/world_state.flags.ron",
         "drone_quest/smith.flags.ron",
     ])))
@@ -265,9 +284,10 @@ pub fn build_app(config: &GameConfig) -> Result<App, String> {
             w.write(EvaluateWorldState);
         },
     )
-    .add_systems(OnEnter(Mode::Run), start_run);
-    register_nodes(&mut app);
-    Ok(app)
+    .add_systems(OnEnter(Mode::Run), start_run)
+    .init_resource::<DialogueView>();
+    register_nodes(app);
+    Ok(())
 }
 
 fn first_param(info: &wyrd::bt::ActionInfo) -> Result<(&str, wyrd::bt::Value), String> {
@@ -380,17 +400,24 @@ fn count_kill(world: &mut World, kind: &str) {
     }
 }
 
-/// Plays one command. Returns a message for the player when the command is
-/// unknown or makes no sense now; `Reload` is handled by the caller.
+/// Plays one command and lets the game settle (state change, evaluation).
+/// Returns a message for the player when the command is unknown or makes no
+/// sense now; `reload` is handled by the caller.
 pub fn play(app: &mut App, line: &str) -> Result<(), String> {
+    let result = apply(app.world_mut(), line);
+    settle(app);
+    result
+}
+
+/// Applies one command to the world (the window queues these too).
+pub fn apply(world: &mut World, line: &str) -> Result<(), String> {
     let words: Vec<&str> = line.split_whitespace().collect();
-    let mode = *app.world().resource::<State<Mode>>().get();
+    let mode = *world.resource::<State<Mode>>().get();
     match words.as_slice() {
         ["talk", npc] => {
             if mode != Mode::Hub {
                 return Err(format!("there is no one to talk to in a run ({npc})"));
             }
-            let world = app.world_mut();
             let Some(dialogue_id) = world.resource::<NpcManager>().npcs.get(*npc).cloned() else {
                 return Err(format!("no NPC named {npc:?} is in the hub"));
             };
@@ -398,6 +425,16 @@ pub fn play(app: &mut App, line: &str) -> Result<(), String> {
             for l in &dialogue.lines {
                 eprintln!("  {npc}: {l}");
             }
+            *world.resource_mut::<DialogueView>() = DialogueView {
+                npc: npc.to_string(),
+                lines: dialogue.lines.clone(),
+                choices: dialogue
+                    .choices
+                    .iter()
+                    .map(|c| (c.option.clone(), c.text.clone()))
+                    .collect(),
+                open: true,
+            };
             if let Some(flag) = &dialogue.sets {
                 world
                     .resource_mut::<WorldState>()
@@ -413,7 +450,6 @@ pub fn play(app: &mut App, line: &str) -> Result<(), String> {
             }
         }
         ["choose", option] => {
-            let world = app.world_mut();
             let Some((npc, dialogue_id)) = world.resource::<NpcManager>().pending_choice.clone()
             else {
                 return Err(format!("nobody is waiting for an answer ({option})"));
@@ -427,6 +463,11 @@ pub fn play(app: &mut App, line: &str) -> Result<(), String> {
                 ));
             };
             eprintln!("  you: {}", choice.text);
+            {
+                let mut view = world.resource_mut::<DialogueView>();
+                view.lines = vec![format!("You: {}", choice.text)];
+                view.choices.clear();
+            }
             world.resource_mut::<NpcManager>().pending_choice = None;
             let newly = match &choice.sets {
                 Some(flag) => world
@@ -448,24 +489,19 @@ pub fn play(app: &mut App, line: &str) -> Result<(), String> {
             if mode != Mode::Hub {
                 return Err("already in a run".into());
             }
-            app.world_mut()
-                .resource_mut::<NextState<Mode>>()
-                .set(Mode::Run);
+            world.resource_mut::<NextState<Mode>>().set(Mode::Run);
         }
         ["end_run"] => {
             if mode != Mode::Run {
                 return Err("not in a run".into());
             }
-            app.world_mut()
-                .resource_mut::<NextState<Mode>>()
-                .set(Mode::Hub);
+            world.resource_mut::<NextState<Mode>>().set(Mode::Hub);
         }
         ["destroy", kind, n] => {
             if mode != Mode::Run {
                 return Err(format!("there is nothing to destroy in the hub ({kind})"));
             }
             let n: i64 = n.parse().map_err(|_| format!("{n:?} is not a number"))?;
-            let world = app.world_mut();
             let left = world
                 .resource::<RunState>()
                 .enemies
@@ -485,7 +521,6 @@ pub fn play(app: &mut App, line: &str) -> Result<(), String> {
             }
         }
         ["save"] => {
-            let world = app.world_mut();
             world.write_message(SaveWorldState::default());
             world.write_message(wyrd::save::SaveRequest::<PlayerProfile>::default());
         }
@@ -496,7 +531,6 @@ pub fn play(app: &mut App, line: &str) -> Result<(), String> {
             ));
         }
     }
-    settle(app);
     Ok(())
 }
 

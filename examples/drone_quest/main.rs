@@ -7,6 +7,11 @@
 //! cargo run --example drone_quest -- --headless --script my_script.txt --save-dir /tmp/dq
 //! ```
 //!
+//! With a display it opens a window (WASD move, E talk, 1/2 answer, Space
+//! destroy, the purple portal starts and ends runs); `--screenshot PNG` talks
+//! to the Drone, saves a screenshot and quits. Without one it says so and
+//! plays the autoplay headless.
+//!
 //! Headless play reads commands, one per line: `talk NPC`, `choose OPTION`,
 //! `start_run`, `destroy KIND N`, `end_run`, `save`, `reload`, `# comments`,
 //! and prints one JSON line per command (the game's state) on stdout;
@@ -18,6 +23,7 @@
 //! Saves are signed with `WYRD_SAVE_KEY` (or the development key).
 
 mod game;
+mod window;
 
 use std::path::PathBuf;
 
@@ -36,7 +42,7 @@ fn default_save_dir() -> PathBuf {
 fn usage(problem: &str) -> ! {
     eprintln!("error: {problem}");
     eprintln!(
-        "usage: drone_quest [--headless] [--script FILE | --autoplay] [--save-dir DIR] [--assets DIR]"
+        "usage: drone_quest [--headless] [--script FILE | --autoplay] [--save-dir DIR] [--assets DIR] [--screenshot PNG]"
     );
     std::process::exit(2);
 }
@@ -45,6 +51,7 @@ fn main() {
     let mut headless = false;
     let mut script: Option<PathBuf> = None;
     let mut autoplay = false;
+    let mut screenshot: Option<PathBuf> = None;
     let mut save_dir = default_save_dir();
     let mut assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"));
     let mut args = std::env::args().skip(1);
@@ -65,6 +72,13 @@ fn main() {
                     .unwrap_or_else(|| usage("--save-dir needs a folder"))
                     .into()
             }
+            "--screenshot" => {
+                screenshot = Some(
+                    args.next()
+                        .unwrap_or_else(|| usage("--screenshot needs a file"))
+                        .into(),
+                )
+            }
             "--assets" => {
                 assets = args
                     .next()
@@ -75,9 +89,17 @@ fn main() {
         }
     }
     if !headless {
-        // The windowed hub is not part of this build yet: play the built-in
-        // autoplay headless instead, as the game does without a display.
-        eprintln!("drone_quest: no window in this build; running the autoplay headless");
+        if window::display_available() {
+            let config = GameConfig { assets, save_dir };
+            if let Err(e) = window::run(&config, screenshot) {
+                eprintln!("drone_quest: {e}");
+                std::process::exit(1);
+            }
+            return;
+        }
+        eprintln!(
+            "drone_quest: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the autoplay headless"
+        );
         autoplay = script.is_none();
     }
     let text = match (&script, autoplay) {
