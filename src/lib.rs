@@ -6,6 +6,8 @@
 //! [`prelude`]. Use the crates directly for finer control over features.
 
 pub use wyrd_bt as bt;
+#[cfg(feature = "inspector")]
+pub use wyrd_inspector as inspector;
 pub use wyrd_state as state;
 
 #[cfg(feature = "save")]
@@ -48,6 +50,8 @@ impl PluginGroup for WyrdPlugins {
 pub mod prelude {
     pub use crate::WyrdPlugins;
     pub use wyrd_bt::prelude::*;
+    #[cfg(feature = "inspector")]
+    pub use wyrd_inspector::WyrdInspectorPlugin;
     #[cfg(feature = "save")]
     pub use wyrd_save::prelude::*;
     pub use wyrd_state::prelude::*;

@@ -8,8 +8,9 @@
 //! ```
 //!
 //! With a display it opens a window (WASD move, E talk, 1/2 answer, Space
-//! destroy, the purple portal starts and ends runs); `--screenshot PNG` talks
-//! to the Drone, saves a screenshot and quits. Without one it says so and
+//! destroy, the purple portal starts and ends runs, F1 the inspector);
+//! `--screenshot PNG` talks to the Drone, saves a screenshot and quits;
+//! `--inspector` opens the inspector at start. Without one it says so and
 //! plays the autoplay headless.
 //!
 //! Headless play reads commands, one per line: `talk NPC`, `choose OPTION`,
@@ -42,7 +43,7 @@ fn default_save_dir() -> PathBuf {
 fn usage(problem: &str) -> ! {
     eprintln!("error: {problem}");
     eprintln!(
-        "usage: drone_quest [--headless] [--script FILE | --autoplay] [--save-dir DIR] [--assets DIR] [--screenshot PNG]"
+        "usage: drone_quest [--headless] [--script FILE | --autoplay] [--save-dir DIR] [--assets DIR] [--screenshot PNG] [--inspector]"
     );
     std::process::exit(2);
 }
@@ -52,6 +53,7 @@ fn main() {
     let mut script: Option<PathBuf> = None;
     let mut autoplay = false;
     let mut screenshot: Option<PathBuf> = None;
+    let mut inspector = false;
     let mut save_dir = default_save_dir();
     let mut assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"));
     let mut args = std::env::args().skip(1);
@@ -72,6 +74,7 @@ fn main() {
                     .unwrap_or_else(|| usage("--save-dir needs a folder"))
                     .into()
             }
+            "--inspector" => inspector = true,
             "--screenshot" => {
                 screenshot = Some(
                     args.next()
@@ -91,7 +94,7 @@ fn main() {
     if !headless {
         if window::display_available() {
             let config = GameConfig { assets, save_dir };
-            if let Err(e) = window::run(&config, screenshot) {
+            if let Err(e) = window::run(&config, screenshot, inspector) {
                 eprintln!("drone_quest: {e}");
                 std::process::exit(1);
             }

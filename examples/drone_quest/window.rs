@@ -60,7 +60,11 @@ fn npc_position(name: &str) -> Vec2 {
 }
 
 /// Opens the window and plays.
-pub fn run(config: &GameConfig, screenshot: Option<PathBuf>) -> Result<(), String> {
+pub fn run(
+    config: &GameConfig,
+    screenshot: Option<PathBuf>,
+    inspector: bool,
+) -> Result<(), String> {
     let mut app = App::new();
     app.add_plugins(
         DefaultPlugins
@@ -78,7 +82,8 @@ pub fn run(config: &GameConfig, screenshot: Option<PathBuf>) -> Result<(), Strin
             }),
     );
     add_game(&mut app, config)?;
-    app.init_resource::<Toast>()
+    app.add_plugins(WyrdInspectorPlugin::default())
+        .init_resource::<Toast>()
         .add_systems(Startup, setup)
         .add_systems(
             Update,
@@ -94,6 +99,18 @@ pub fn run(config: &GameConfig, screenshot: Option<PathBuf>) -> Result<(), Strin
         )
         .add_systems(OnEnter(Mode::Hub), reset_player)
         .add_systems(OnEnter(Mode::Run), reset_player);
+    if inspector {
+        // Open the inspector once at start (for screenshots and demos).
+        app.add_systems(
+            Update,
+            |mut state: ResMut<wyrd::inspector::InspectorState>, mut done: Local<bool>| {
+                if !*done {
+                    state.open = true;
+                    *done = true;
+                }
+            },
+        );
+    }
     if let Some(path) = screenshot {
         app.insert_resource(ScreenshotPlan { path, frame: 0 })
             .add_systems(Update, take_screenshot);

@@ -99,7 +99,7 @@ pub use compile::{
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtAssetGeneration, BtGlobals, BtLoader, BtPlugin,
-    BtSettings, BtSystems, RunMode,
+    BtSettings, BtStats, BtSystems, RunMode,
 };
 pub use program::{
     ActionInfo, Cond, GlobalRef, ImpulseInfo, Kind, NONE, Node, PredicateSlot, Program,

@@ -140,6 +140,30 @@ impl BtGlobals {
     }
 }
 
+/// Tick statistics (for the inspector and on-screen counters).
+#[derive(Resource, Debug, Clone, Copy, Default)]
+pub struct BtStats {
+    /// Agents ticked in the last fixed step.
+    pub ticked: u32,
+    /// Time in `BtSystems::Decide`'s tick, last step, in nanoseconds.
+    pub decide_ns: u64,
+    /// Time in `BtSystems::Act`, last step, in nanoseconds.
+    pub act_ns: u64,
+    /// Agent ticks per second (smoothed).
+    pub ticks_per_second: f32,
+    act_start: Option<std::time::Instant>,
+}
+
+fn act_begin(mut stats: ResMut<BtStats>) {
+    stats.act_start = Some(std::time::Instant::now());
+}
+
+fn act_end(mut stats: ResMut<BtStats>) {
+    if let Some(t) = stats.act_start.take() {
+        stats.act_ns = t.elapsed().as_nanos() as u64;
+    }
+}
+
 /// Bumped whenever a tree asset is added, changed or removed, so that agents
 /// look their asset up only then (not every tick).
 #[derive(Resource, Debug, Clone, Copy, Default)]
@@ -334,7 +358,12 @@ impl Plugin for BtPlugin {
                 FixedUpdate,
                 (BtSystems::Sense, BtSystems::Decide, BtSystems::Act).chain(),
             )
-            .add_systems(FixedUpdate, tick_trees.in_set(BtSystems::Decide));
+            .init_resource::<BtStats>()
+            .add_systems(
+                FixedUpdate,
+                (tick_trees, act_begin).chain().in_set(BtSystems::Decide),
+            )
+            .add_systems(FixedUpdate, act_end.after(BtSystems::Act));
         if let Some(hz) = self.tick_hz {
             app.insert_resource(Time::<Fixed>::from_hz(hz));
         }
@@ -416,6 +445,7 @@ fn tick_trees(
     settings: Res<BtSettings>,
     globals: Res<BtGlobals>,
     asset_generation: Res<BtAssetGeneration>,
+    mut stats: ResMut<BtStats>,
     mut world_values: Local<HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>>,
     mut reported: Local<std::collections::HashSet<(String, String)>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
@@ -445,6 +475,8 @@ fn tick_trees(
     let dt = time.delta_secs();
     let max_restarts = settings.max_restarts_per_tick;
     let asset_generation = asset_generation.0;
+    let started = std::time::Instant::now();
+    let ticked = std::sync::atomic::AtomicU32::new(0);
     agents.par_iter_mut().for_each(|(tree, mut agent, mut bb, mut actions)| {
         // Assets are looked up only when one changed (or the agent is new).
         if agent.program.is_none() || agent.seen_assets != asset_generation {
@@ -503,8 +535,17 @@ fn tick_trees(
             always_walk: false,
         };
         let status = tick_agent(&program, &mut agent.state, &bb, &mut actions, step_ms, env);
+        ticked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if tree.mode == RunMode::Once && matches!(status, Status::Success | Status::Failure) {
             agent.finished = true;
         }
     });
+    stats.ticked = ticked.into_inner();
+    stats.decide_ns = started.elapsed().as_nanos() as u64;
+    let per_second = stats.ticked as f32 / dt.max(1e-6);
+    stats.ticks_per_second = if stats.ticks_per_second == 0.0 {
+        per_second
+    } else {
+        stats.ticks_per_second * 0.9 + per_second * 0.1
+    };
 }

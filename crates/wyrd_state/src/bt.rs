@@ -156,6 +156,8 @@ pub struct WorldStateEvaluation {
     pub last: Option<WorldStateEvaluated>,
     /// Evaluations run so far.
     pub count: u32,
+    /// The last pass's program and final node states (for the inspector).
+    pub last_run: Option<(Arc<wyrd_bt::Program>, AgentState)>,
     pending: bool,
 }
 
@@ -237,6 +239,7 @@ impl Plugin for WorldStateEvaluationPlugin {
                     max_restarts,
                     last: None,
                     count: 0,
+                    last_run: None,
                     pending: false,
                 });
             },
@@ -268,7 +271,7 @@ pub fn run_evaluations(world: &mut World) {
     let (Some(program), true) = (program, ready) else {
         return;
     };
-    let result = evaluate(world, &program);
+    let (result, last_state) = evaluate_with_state(world, &program);
     if let Some(e) = &result.error {
         error!("world state evaluation: {e}");
     } else {
@@ -278,11 +281,30 @@ pub fn run_evaluations(world: &mut World) {
     eval.pending = false;
     eval.count += 1;
     eval.last = Some(result.clone());
+    eval.last_run = Some((program, last_state));
     world.write_message(result);
 }
 
 /// Runs the evaluation tree to its end against the world, now.
 pub fn evaluate(world: &mut World, program: &wyrd_bt::Program) -> WorldStateEvaluated {
+    evaluate_with_state(world, program).0
+}
+
+/// [`evaluate`], also returning the last pass's node states.
+pub fn evaluate_with_state(
+    world: &mut World,
+    program: &wyrd_bt::Program,
+) -> (WorldStateEvaluated, AgentState) {
+    let mut last = AgentState::new(program, 0);
+    let result = evaluate_inner(world, program, &mut last);
+    (result, last)
+}
+
+fn evaluate_inner(
+    world: &mut World,
+    program: &wyrd_bt::Program,
+    last: &mut AgentState,
+) -> WorldStateEvaluated {
     let max_restarts = world
         .get_resource::<WorldStateEvaluation>()
         .map_or(16, |e| e.max_restarts);
@@ -336,6 +358,7 @@ pub fn evaluate(world: &mut World, program: &wyrd_bt::Program) -> WorldStateEval
                 },
             );
             if status != Status::Running {
+                *last = state.clone();
                 return WorldStateEvaluated {
                     passes,
                     ended,

@@ -1,0 +1,343 @@
+//! # Wyrd inspector
+//!
+//! A live egui panel for designers: the agents that run trees; the selected
+//! agent's tree with each node's status and rule flags (P/C/W/D), the running
+//! path, tag-masked nodes dimmed, impulses and stimuli (with time left),
+//! decorator state; a short history of status changes; its blackboard and
+//! tags; the world state's flags and counters (editable, through the same API
+//! and messages as game code); the save's status with "save now" and "reload
+//! from disk"; tick timing.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use wyrd_inspector::WyrdInspectorPlugin;
+//!
+//! App::new()
+//!     .add_plugins(DefaultPlugins)
+//!     .add_plugins(WyrdInspectorPlugin::default()) // F1 toggles it
+//!     .run();
+//! ```
+//!
+//! The panels are drawn by [`draw_inspector`] from plain
+//! [`InspectorSnapshot`] data into any `egui::Ui`, so they are testable
+//! without a GPU. Snapshots are only taken while the panel is open: closed,
+//! it costs nothing.
+
+mod snapshot;
+mod ui;
+
+pub use snapshot::{
+    AgentRow, HistoryEntry, InspectorSnapshot, NodeRow, SaveRow, TimingRow, TreeSnapshot, WorldRow,
+    tree_rows,
+};
+pub use ui::{InspectorAction, InspectorUiState, draw_inspector, status_color};
+
+use std::collections::VecDeque;
+
+use bevy::asset::AssetServer;
+use bevy::input::ButtonInput;
+use bevy::input::keyboard::KeyCode;
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
+use wyrd_bt::{BehaviorTree, Blackboard, BtAgent, BtStats, BtSystems, Status};
+use wyrd_save::SaveSlot;
+use wyrd_state::bt::WorldStateEvaluation;
+use wyrd_state::save::{ReloadWorldState, SaveWorldState};
+use wyrd_state::{WorldState, WorldStateDocument};
+
+/// The inspector panel, toggled by a key (F1 by default), closed at start.
+#[derive(Debug, Clone)]
+pub struct WyrdInspectorPlugin {
+    /// The key that opens and closes it.
+    pub toggle: KeyCode,
+    /// Status changes kept for the history.
+    pub history: usize,
+}
+
+impl Default for WyrdInspectorPlugin {
+    fn default() -> Self {
+        WyrdInspectorPlugin {
+            toggle: KeyCode::F1,
+            history: 200,
+        }
+    }
+}
+
+/// The inspector's state.
+#[derive(Resource, Debug, Default)]
+pub struct InspectorState {
+    /// Whether the panel is shown.
+    pub open: bool,
+    /// The selected agent.
+    pub selected: Option<Entity>,
+    /// Filters, collapsed nodes.
+    pub ui: InspectorUiState,
+    history: VecDeque<HistoryEntry>,
+    capacity: usize,
+    last: Vec<Status>,
+    toggle: Option<KeyCode>,
+}
+
+impl Plugin for WyrdInspectorPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<EguiPlugin>() {
+            app.add_plugins(EguiPlugin::default());
+        }
+        app.insert_resource(InspectorState {
+            capacity: self.history,
+            toggle: Some(self.toggle),
+            ..Default::default()
+        })
+        .add_systems(Update, toggle)
+        .add_systems(FixedUpdate, record_history.after(BtSystems::Decide))
+        .add_systems(EguiPrimaryContextPass, draw);
+    }
+}
+
+fn toggle(keys: Option<Res<ButtonInput<KeyCode>>>, mut state: ResMut<InspectorState>) {
+    if let (Some(keys), Some(key)) = (keys, state.toggle)
+        && keys.just_pressed(key)
+    {
+        state.open = !state.open;
+    }
+}
+
+/// Records the selected agent's status changes (only while open).
+fn record_history(mut state: ResMut<InspectorState>, agents: Query<&BtAgent>) {
+    if !state.open {
+        return;
+    }
+    let Some(agent) = state.selected.and_then(|e| agents.get(e).ok()) else {
+        return;
+    };
+    let Some(program) = agent.program() else {
+        return;
+    };
+    let state = &mut *state;
+    if state.last.len() != agent.state.nodes.len() {
+        state.last = agent.state.nodes.iter().map(|n| n.status).collect();
+        return;
+    }
+    for (i, n) in agent
+        .state
+        .nodes
+        .iter()
+        .enumerate()
+        .take(program.main_len())
+    {
+        if state.last[i] != n.status {
+            state.history.push_back(HistoryEntry {
+                tick: agent.state.ticks,
+                path: program.paths[i].clone(),
+                from: state.last[i],
+                to: n.status,
+            });
+            state.last[i] = n.status;
+        }
+    }
+    while state.history.len() > state.capacity {
+        state.history.pop_front();
+    }
+}
+
+/// Takes the snapshot the panels show.
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+pub fn take_snapshot(
+    state: &InspectorState,
+    agents: &Query<(Entity, Option<&Name>, &BehaviorTree, &BtAgent, &Blackboard)>,
+    server: Option<&AssetServer>,
+    world_state: Option<&WorldState>,
+    slot: Option<&SaveSlot<WorldStateDocument>>,
+    stats: Option<&BtStats>,
+    evaluation: Option<&WorldStateEvaluation>,
+) -> (InspectorSnapshot, Vec<Entity>) {
+    let mut snap = InspectorSnapshot::default();
+    let mut entities = Vec::new();
+    for (e, name, tree, agent, _) in agents.iter() {
+        let label = name.map_or_else(|| format!("{e}"), |n| n.as_str().to_owned());
+        let tree_name = server
+            .and_then(|s| s.get_path(tree.handle.id()))
+            .map_or_else(|| "(loading)".to_owned(), |p| p.to_string());
+        if Some(e) == state.selected {
+            snap.selected = Some(snap.agents.len());
+        }
+        snap.agents.push(AgentRow {
+            label,
+            tree: tree_name,
+            status: agent.status(),
+        });
+        entities.push(e);
+    }
+    // The World State Evaluation is listed like an agent (its last pass).
+    if let Some((program, run)) = evaluation.and_then(|e| e.last_run.as_ref()) {
+        if state.selected == Some(Entity::PLACEHOLDER) {
+            snap.selected = Some(snap.agents.len());
+            snap.tree = Some(TreeSnapshot {
+                label: "World State Evaluation".into(),
+                nodes: tree_rows(program, run, 0),
+                ..Default::default()
+            });
+        }
+        snap.agents.push(AgentRow {
+            label: "World State Evaluation".into(),
+            tree: program.source.clone(),
+            status: run.status,
+        });
+        entities.push(Entity::PLACEHOLDER);
+    }
+    if let Some((e, name, _, agent, bb)) = state.selected.and_then(|e| agents.get(e).ok())
+        && let Some(program) = agent.program()
+    {
+        snap.tree = Some(TreeSnapshot {
+            label: name.map_or_else(|| format!("{e}"), |n| n.as_str().to_owned()),
+            nodes: tree_rows(program, &agent.state, bb.tags()),
+            blackboard: bb
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_string()))
+                .collect(),
+            tags: program
+                .tag_names
+                .iter()
+                .map(|t| (t.clone(), bb.has_tag(t)))
+                .collect(),
+            impulses: program
+                .impulses
+                .iter()
+                .enumerate()
+                .map(|(i, imp)| {
+                    (
+                        program.name(imp.node).to_owned(),
+                        imp.behavior.clone(),
+                        agent.state.impulse_fired.get(i).copied().unwrap_or(0),
+                    )
+                })
+                .collect(),
+        });
+        snap.history = state.history.iter().cloned().collect();
+    }
+    if let Some(ws) = world_state {
+        for f in ws.flags() {
+            snap.world.push(WorldRow {
+                name: f.name.to_string(),
+                flag: Some(f.value),
+                value: i64::from(f.value),
+                default: f.default.to_string(),
+                scope: f.scope.to_string(),
+                version: f.version,
+            });
+        }
+        for c in ws.counters() {
+            snap.world.push(WorldRow {
+                name: c.name.to_string(),
+                flag: None,
+                value: c.value,
+                default: c.default.to_string(),
+                scope: c.scope.to_string(),
+                version: c.version,
+            });
+        }
+    }
+    if let Some(slot) = slot {
+        let s = slot.status();
+        snap.save = Some(SaveRow {
+            path: s.path.display().to_string(),
+            last_load: s
+                .last_load
+                .as_ref()
+                .map_or_else(|| "not loaded".to_owned(), |o| o.describe()),
+            last_saved: s.last_saved_ticks.map(wyrd_save::ticks_to_unix_seconds),
+            error: s.last_error.clone(),
+        });
+    }
+    if let Some(stats) = stats {
+        snap.timing = TimingRow {
+            ticks_per_second: stats.ticks_per_second,
+            decide_ms: stats.decide_ns as f32 / 1e6,
+            act_ms: stats.act_ns as f32 / 1e6,
+        };
+    }
+    (snap, entities)
+}
+
+/// Applies what the user did through the same API and messages as game code.
+pub fn apply_actions(world: &mut World, actions: Vec<InspectorAction>, entities: &[Entity]) {
+    for action in actions {
+        match action {
+            InspectorAction::SelectAgent(i) => {
+                if let Some(mut s) = world.get_resource_mut::<InspectorState>() {
+                    s.selected = entities.get(i).copied();
+                    s.history.clear();
+                    s.last.clear();
+                }
+            }
+            InspectorAction::SetFlag(name, v) => {
+                if let Some(mut ws) = world.get_resource_mut::<WorldState>()
+                    && let Err(e) = ws.set_flag(name.as_str(), v, "inspector")
+                {
+                    warn!("inspector: {e}");
+                }
+            }
+            InspectorAction::SetCounter(name, v) => {
+                if let Some(mut ws) = world.get_resource_mut::<WorldState>()
+                    && let Err(e) = ws.set_counter(name.as_str(), v, "inspector")
+                {
+                    warn!("inspector: {e}");
+                }
+            }
+            InspectorAction::SaveNow => {
+                world.write_message(SaveWorldState::default());
+            }
+            InspectorAction::ReloadSave => {
+                world.write_message(ReloadWorldState::default());
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+fn draw(
+    mut commands: Commands,
+    mut contexts: EguiContexts,
+    mut state: ResMut<InspectorState>,
+    agents: Query<(Entity, Option<&Name>, &BehaviorTree, &BtAgent, &Blackboard)>,
+    server: Option<Res<AssetServer>>,
+    world_state: Option<Res<WorldState>>,
+    slot: Option<Res<SaveSlot<WorldStateDocument>>>,
+    stats: Option<Res<BtStats>>,
+    evaluation: Option<Res<WorldStateEvaluation>>,
+) -> Result {
+    if !state.open {
+        return Ok(());
+    }
+    if state.selected.is_none() {
+        state.selected = agents
+            .iter()
+            .next()
+            .map(|a| a.0)
+            .or_else(|| evaluation.as_ref().map(|_| Entity::PLACEHOLDER));
+    }
+    let (snap, entities) = take_snapshot(
+        &state,
+        &agents,
+        server.as_deref(),
+        world_state.as_deref(),
+        slot.as_deref(),
+        stats.as_deref(),
+        evaluation.as_deref(),
+    );
+    let ctx = contexts.ctx_mut()?;
+    let mut actions = Vec::new();
+    egui::Window::new("Wyrd inspector (F1)")
+        .default_width(560.0)
+        .default_height(560.0)
+        .default_pos((680.0, 70.0))
+        .show(ctx, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                actions = draw_inspector(ui, &snap, &mut state.ui);
+            });
+        });
+    if !actions.is_empty() {
+        commands.queue(move |world: &mut World| apply_actions(world, actions, &entities));
+    }
+    Ok(())
+}

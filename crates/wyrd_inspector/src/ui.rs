@@ -1,0 +1,245 @@
+//! The panels, drawn from an [`InspectorSnapshot`] into any `egui::Ui`
+//! (testable without a GPU).
+
+use std::collections::HashSet;
+
+use bevy_egui::egui::{self, Color32, RichText};
+use wyrd_bt::Status;
+
+use crate::snapshot::InspectorSnapshot;
+
+/// What the user did in the panels; applied to the world by the plugin (or
+/// by tests) through the same API game code uses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InspectorAction {
+    /// Select the agent at this index.
+    SelectAgent(usize),
+    /// Set a flag.
+    SetFlag(String, bool),
+    /// Set a counter.
+    SetCounter(String, i64),
+    /// Save now.
+    SaveNow,
+    /// Reload the save from disk.
+    ReloadSave,
+}
+
+/// UI-only state: filters and collapsed subtrees.
+#[derive(Debug, Clone, Default)]
+pub struct InspectorUiState {
+    /// Agent filter.
+    pub agent_filter: String,
+    /// World-state filter.
+    pub world_filter: String,
+    /// Collapsed node paths.
+    pub collapsed: HashSet<String>,
+}
+
+/// The colour of a status.
+pub fn status_color(status: Status) -> Color32 {
+    match status {
+        Status::Running => Color32::from_rgb(90, 200, 250),
+        Status::Success => Color32::from_rgb(110, 210, 110),
+        Status::Failure => Color32::from_rgb(235, 100, 90),
+        Status::Idle => Color32::GRAY,
+    }
+}
+
+/// Draws every panel; returns what the user asked for.
+pub fn draw_inspector(
+    ui: &mut egui::Ui,
+    snap: &InspectorSnapshot,
+    state: &mut InspectorUiState,
+) -> Vec<InspectorAction> {
+    let mut actions = Vec::new();
+    egui::CollapsingHeader::new("Agents")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.label("filter");
+                ui.text_edit_singleline(&mut state.agent_filter);
+            });
+            for (i, a) in snap.agents.iter().enumerate() {
+                let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
+                if !state.agent_filter.is_empty() && !text.contains(state.agent_filter.as_str()) {
+                    continue;
+                }
+                let selected = snap.selected == Some(i);
+                if ui.selectable_label(selected, text).clicked() {
+                    actions.push(InspectorAction::SelectAgent(i));
+                }
+            }
+            if snap.agents.is_empty() {
+                ui.weak("no agents run a tree");
+            }
+        });
+    if let Some(tree) = &snap.tree {
+        egui::CollapsingHeader::new(format!("Tree of {}", tree.label))
+            .default_open(true)
+            .show(ui, |ui| draw_tree(ui, tree, state));
+        egui::CollapsingHeader::new("History")
+            .default_open(true)
+            .show(ui, |ui| {
+                for h in snap.history.iter().rev().take(40) {
+                    ui.label(format!(
+                        "tick {}: {} {} -> {}",
+                        h.tick,
+                        h.path,
+                        h.from.as_str(),
+                        h.to.as_str()
+                    ));
+                }
+            });
+        egui::CollapsingHeader::new("Blackboard and tags")
+            .default_open(true)
+            .show(ui, |ui| {
+                for (k, v) in &tree.blackboard {
+                    ui.label(format!("{k} = {v}"));
+                }
+                let tags: Vec<String> = tree
+                    .tags
+                    .iter()
+                    .map(|(t, on)| format!("{}{t}", if *on { "+" } else { "-" }))
+                    .collect();
+                ui.label(format!("tags: {}", tags.join(" ")));
+                for (name, behavior, fired) in &tree.impulses {
+                    ui.label(format!("impulse {name} -> {behavior}: fired {fired}x"));
+                }
+            });
+    }
+    egui::CollapsingHeader::new("World state")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.label("filter");
+                ui.text_edit_singleline(&mut state.world_filter);
+            });
+            egui::Grid::new("world_state").striped(true).show(ui, |ui| {
+                ui.strong("name");
+                ui.strong("value");
+                ui.strong("default");
+                ui.strong("scope");
+                ui.strong("version");
+                ui.end_row();
+                for row in &snap.world {
+                    if !state.world_filter.is_empty()
+                        && !row
+                            .name
+                            .to_lowercase()
+                            .contains(&state.world_filter.to_lowercase())
+                    {
+                        continue;
+                    }
+                    match row.flag {
+                        Some(mut v) => {
+                            if ui.checkbox(&mut v, row.name.as_str()).changed() {
+                                actions.push(InspectorAction::SetFlag(row.name.clone(), v));
+                            }
+                            ui.label(v.to_string());
+                        }
+                        None => {
+                            ui.label(row.name.as_str());
+                            let mut v = row.value;
+                            if ui.add(egui::DragValue::new(&mut v)).changed() {
+                                actions.push(InspectorAction::SetCounter(row.name.clone(), v));
+                            }
+                        }
+                    }
+                    ui.label(row.default.as_str());
+                    ui.label(row.scope.as_str());
+                    ui.label(row.version.to_string());
+                    ui.end_row();
+                }
+            });
+        });
+    if let Some(save) = &snap.save {
+        egui::CollapsingHeader::new("Save")
+            .default_open(true)
+            .show(ui, |ui| {
+                ui.label(format!("file: {}", save.path));
+                ui.label(format!("loaded: {}", save.last_load));
+                match save.last_saved {
+                    Some(t) => ui.label(format!("last saved: {t:.0} s after 1970")),
+                    None => ui.label("last saved: not yet"),
+                };
+                if let Some(e) = &save.error {
+                    ui.colored_label(Color32::from_rgb(235, 100, 90), format!("error: {e}"));
+                }
+                ui.horizontal(|ui| {
+                    if ui.button("Save now").clicked() {
+                        actions.push(InspectorAction::SaveNow);
+                    }
+                    if ui.button("Reload from disk").clicked() {
+                        actions.push(InspectorAction::ReloadSave);
+                    }
+                });
+            });
+    }
+    egui::CollapsingHeader::new("Timing")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.label(format!(
+                "trees ticked per second: {:.0}",
+                snap.timing.ticks_per_second
+            ));
+            ui.label(format!(
+                "decide {:.3} ms, act {:.3} ms",
+                snap.timing.decide_ms, snap.timing.act_ms
+            ));
+        });
+    actions
+}
+
+fn draw_tree(
+    ui: &mut egui::Ui,
+    tree: &crate::snapshot::TreeSnapshot,
+    state: &mut InspectorUiState,
+) {
+    let mut hidden_below: Option<usize> = None;
+    for row in &tree.nodes {
+        if let Some(d) = hidden_below {
+            if row.depth > d {
+                continue;
+            }
+            hidden_below = None;
+        }
+        let collapsed = state.collapsed.contains(&row.path);
+        ui.horizontal(|ui| {
+            ui.add_space(row.depth as f32 * 14.0);
+            if row.has_children {
+                let icon = if collapsed { "+" } else { "-" };
+                if ui.small_button(icon).clicked() {
+                    if collapsed {
+                        state.collapsed.remove(&row.path);
+                    } else {
+                        state.collapsed.insert(row.path.clone());
+                    }
+                }
+            }
+            let mut text = format!(
+                "{} {}  [{}]  {}",
+                row.kind,
+                row.name,
+                row.flags,
+                row.status.as_str()
+            );
+            if !row.note.is_empty() {
+                text.push_str(&format!("  ({})", row.note));
+            }
+            let rich = if row.masked {
+                text.push_str("  (masked by tags)");
+                RichText::new(text).weak()
+            } else if row.running {
+                RichText::new(format!("> {text}"))
+                    .strong()
+                    .color(status_color(row.status))
+            } else {
+                RichText::new(text).color(status_color(row.status))
+            };
+            ui.label(rich).on_hover_text(row.path.as_str());
+        });
+        if collapsed {
+            hidden_below = Some(row.depth);
+        }
+    }
+}

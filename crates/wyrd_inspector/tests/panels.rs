@@ -1,0 +1,185 @@
+//! The panels rendered from snapshots (no GPU): what a designer reads, and
+//! an edit that goes through the world-state API.
+
+use bevy::prelude::*;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use wyrd_bt::sim::Sim;
+use wyrd_bt::{Status, Vocabulary, compile_str};
+use wyrd_inspector::{
+    AgentRow, InspectorAction, InspectorSnapshot, InspectorUiState, TreeSnapshot, WorldRow,
+    draw_inspector, tree_rows,
+};
+
+const TREE: &str = r#"(
+    tags: ["infantry", "passenger"],
+    blackboard: {"target": true},
+    behaviors: [Sequence(name: "flee", children: [Action(action: "Run")])],
+    root: PrioritizedList(name: "root", children: [
+        Sequence(name: "panic", not_tags: ["passenger"], children: [Condition(check: Is("target")), Action(action: "Hide")]),
+        Sequence(name: "fight", children: [Condition(check: Is("target")), Cooldown(name: "burst", seconds: 2.0, child: Action(action: "Shoot"))]),
+        Action(name: "idle", action: "Idle"),
+    ]),
+)"#;
+
+fn snapshot() -> InspectorSnapshot {
+    let program = compile_str("grunt.bt.ron", TREE, &Vocabulary::permissive()).unwrap();
+    let mut sim = Sim::new(&program, 0);
+    sim.tag("passenger", true).unwrap();
+    sim.step();
+    sim.stimulus("root", "flee", 0, 1.5).unwrap();
+    let nodes = tree_rows(&program, &sim.state, sim.blackboard.tags());
+    InspectorSnapshot {
+        agents: vec![AgentRow {
+            label: "Grunt 7".into(),
+            tree: "squad/grunt.bt.ron".into(),
+            status: Status::Running,
+        }],
+        selected: Some(0),
+        tree: Some(TreeSnapshot {
+            label: "Grunt 7".into(),
+            nodes,
+            blackboard: vec![("target".into(), "true".into())],
+            tags: vec![("infantry".into(), false), ("passenger".into(), true)],
+            impulses: vec![],
+        }),
+        world: vec![
+            WorldRow {
+                name: "NPC_DRONE_SPK_01".into(),
+                flag: Some(false),
+                value: 0,
+                default: "false".into(),
+                scope: "Meta".into(),
+                version: 1,
+            },
+            WorldRow {
+                name: "QST_DST_TOWER_5".into(),
+                flag: None,
+                value: 3,
+                default: "0".into(),
+                scope: "Meta".into(),
+                version: 2,
+            },
+        ],
+        ..Default::default()
+    }
+}
+
+type State = (InspectorSnapshot, InspectorUiState, Vec<InspectorAction>);
+
+fn harness(snap: InspectorSnapshot) -> Harness<'static, State> {
+    let mut h = Harness::new_ui_state(
+        |ui, (snap, ui_state, actions): &mut State| {
+            actions.extend(draw_inspector(ui, snap, ui_state));
+        },
+        (snap, InspectorUiState::default(), Vec::new()),
+    );
+    h.set_size(bevy_egui::egui::Vec2::new(900.0, 1400.0));
+    h.run();
+    h
+}
+
+#[test]
+fn the_tree_panel_shows_names_statuses_flags_the_running_path_and_masked_nodes() {
+    let h = harness(snapshot());
+    // Names, kinds, rule flags and statuses.
+    h.get_by_label_contains("Sequence fight  [D]  running");
+    h.get_by_label_contains("PrioritizedList root  [D]  running");
+    // The running path is marked.
+    h.get_by_label_contains("> Action Shoot Shoot  [D]  running");
+    h.get_by_label_contains("> Sequence fight");
+    // A node masked by the agent's tags is dimmed and says so.
+    h.get_by_label_contains("Sequence panic  [PD]  idle  (masked by tags)");
+    // Idle, paused nodes are not on the running path.
+    assert!(h.query_by_label_contains("> Action idle").is_none());
+    // The inserted stimulus is shown with its time left; decorators with state.
+    h.get_by_label_contains("(stimulus 1.5 s)");
+    // Blackboard, tags, agent list.
+    h.get_by_label_contains("target = true");
+    h.get_by_label_contains("tags: -infantry +passenger");
+    h.get_by_label_contains("Grunt 7  squad/grunt.bt.ron  running");
+}
+
+#[test]
+fn the_world_state_panel_shows_values_and_edits_become_actions() {
+    let mut h = harness(snapshot());
+    h.get_by_label("NPC_DRONE_SPK_01");
+    assert_eq!(
+        h.query_all_by_label_contains("Meta").count(),
+        2,
+        "both rows show their scope"
+    );
+    h.get_by_label("NPC_DRONE_SPK_01").click();
+    h.run();
+    assert_eq!(
+        h.state().2,
+        vec![InspectorAction::SetFlag("NPC_DRONE_SPK_01".into(), true)]
+    );
+}
+
+#[test]
+fn collapsing_a_subtree_hides_its_nodes() {
+    let mut h = harness(snapshot());
+    assert_eq!(
+        h.query_all_by_label_contains("Condition ?target").count(),
+        2
+    );
+    // The first "-" button belongs to the root: collapse everything.
+    h.get_all_by_label("-").next().unwrap().click();
+    h.run();
+    assert!(h.query_by_label_contains("Sequence fight").is_none());
+    assert_eq!(
+        h.query_all_by_label_contains("Condition ?target").count(),
+        0
+    );
+    h.get_by_label_contains("PrioritizedList root");
+}
+
+#[test]
+fn an_edit_changes_the_world_state_and_sends_its_message() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("w.flags.ron"),
+        r#"(flags: [(id: "a3f19c7e52d04b8e9c1f6d2a7b4e0c58", name: "NPC_DRONE_SPK_01", default: false)],
+            counters: [(id: "5904375b06586af41bd4c25aedc0b193", name: "QST_DST_TOWER_5", default: 0)])"#,
+    )
+    .unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.path().to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+    ))
+    .add_plugins(wyrd_state::WorldStatePlugin::with_files(["w.flags.ron"]));
+    for _ in 0..2_000 {
+        app.update();
+        if app
+            .world()
+            .resource::<wyrd_state::WorldStateFiles>()
+            .all_merged()
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // The panel's edits, applied as the plugin applies them.
+    let mut h = harness(snapshot());
+    h.get_by_label("NPC_DRONE_SPK_01").click();
+    h.run();
+    let mut actions = std::mem::take(&mut h.state_mut().2);
+    actions.push(InspectorAction::SetCounter("QST_DST_TOWER_5".into(), 4));
+    wyrd_inspector::apply_actions(app.world_mut(), actions, &[]);
+    app.update();
+    let ws = app.world().resource::<wyrd_state::WorldState>();
+    assert_eq!(ws.flag("NPC_DRONE_SPK_01"), Ok(true));
+    assert_eq!(ws.counter("QST_DST_TOWER_5"), Ok(4));
+    let flags: Vec<_> = app
+        .world_mut()
+        .resource_mut::<Messages<wyrd_state::FlagChanged>>()
+        .drain()
+        .collect();
+    assert_eq!(flags.len(), 1);
+    assert_eq!(flags[0].source, "inspector");
+}
