@@ -104,6 +104,8 @@ fn the_tree_panel_shows_names_statuses_flags_the_running_path_and_masked_nodes()
 fn the_world_state_panel_shows_values_and_edits_become_actions() {
     let mut h = harness(snapshot());
     h.get_by_label("NPC_DRONE_SPK_01");
+    // The flag's value and default read "false".
+    assert_eq!(h.query_all_by_label("false").count(), 2);
     assert_eq!(
         h.query_all_by_label_contains("Meta").count(),
         2,
