@@ -103,7 +103,7 @@ impl Runtime {
 mod bonsai {
     use super::load::{INPUTS, Rng};
     use bonsai_bt::{
-        Action, BT, Event, Failure, Invert, Running, Select, Sequence, Status, Success, UpdateArgs,
+        Action, BT, Event, Failure, Invert, Running, Select, Sequence, Success, UpdateArgs,
         WaitForever, While,
     };
 
@@ -218,7 +218,6 @@ mod bonsai {
                 }
             }
         });
-        let _: Option<Status> = None;
     }
 }
 

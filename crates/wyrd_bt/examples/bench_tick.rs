@@ -2,10 +2,10 @@
 //! what the performance issue asks for.
 //!
 //! ```text
-//! cargo run --release -p wyrd_bt --example bench_tick -- --agents 10000 [--threads 1] [--ticks 300] [--plugin]
+//! cargo run --release -p wyrd_bt --example bench_tick -- --agents 10000 [--threads 1] [--ticks 300]
 //! ```
-//! Without `--plugin`: the runtime alone (flat state in a loop). With it: a
-//! headless Bevy app, one `app.update()` per tick (inputs, decide, actions).
+//! The runtime alone (flat state in a loop); the full plugin path is in
+//! `cargo bench -p wyrd_bt` (group `plugin`).
 
 #[path = "../benches/support/load.rs"]
 mod load;
@@ -49,7 +49,6 @@ fn main() {
     let mut agents = 10_000usize;
     let mut threads = 1usize;
     let mut ticks = 300u32;
-    let mut plugin = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
@@ -61,17 +60,13 @@ fn main() {
             "--agents" => agents = num("--agents"),
             "--threads" => threads = num("--threads"),
             "--ticks" => ticks = num("--ticks") as u32,
-            "--plugin" => plugin = true,
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K]"
                 );
                 std::process::exit(2);
             }
         }
-    }
-    if plugin {
-        eprintln!("--plugin: see `cargo bench -p wyrd_bt` (full plugin path)");
     }
     let program = reference_program();
     let keys = input_keys(&program);

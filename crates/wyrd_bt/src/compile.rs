@@ -318,7 +318,6 @@ struct Compiler<'a> {
     native: HashMap<(String, String), u32>,
     redirects: Vec<(u32, String, String, String)>,
     detached: bool,
-    action_index: HashMap<String, u32>,
     predicate_index: HashMap<String, u32>,
 }
 
@@ -350,7 +349,6 @@ pub fn compile(
         native: HashMap::new(),
         redirects: Vec::new(),
         detached: false,
-        action_index: HashMap::new(),
         predicate_index: HashMap::new(),
     };
     // Declarations: the main file's, then any other file's (union).
@@ -1059,7 +1057,6 @@ impl<'a> Compiler<'a> {
                     }
                 };
                 let name: Arc<str> = Arc::from(d.action.as_str());
-                let _ = self.action_index.entry(d.action.clone()).or_insert(0);
                 self.p.actions.push(ActionInfo {
                     id,
                     name,

@@ -447,7 +447,7 @@ fn tick_trees(
     asset_generation: Res<BtAssetGeneration>,
     mut stats: ResMut<BtStats>,
     mut world_values: Local<HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>>,
-    mut reported: Local<std::collections::HashSet<(String, String)>>,
+    mut reported: Local<std::collections::HashSet<(bevy::asset::AssetId<BtAsset>, usize)>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
 ) {
     // World values, looked up once per program and tick, shared read-only
@@ -459,9 +459,10 @@ fn tick_trees(
         }
         let slots = world_values.entry(id).or_default();
         slots.clear();
-        for g in &asset.program.globals {
+        for (slot, g) in asset.program.globals.iter().enumerate() {
             let v = globals.get(&g.name);
-            if v.is_none() && reported.insert((asset.program.source.clone(), g.name.clone())) {
+            // Reported once per program and name; the key allocates nothing.
+            if v.is_none() && reported.insert((id, slot)) {
                 warn!(
                     "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",
                     g.file, g.line, g.column, g.name

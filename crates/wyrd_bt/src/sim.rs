@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use serde::Deserialize;
 
 use crate::blackboard::Blackboard;
-use crate::program::{NONE, Program};
+use crate::program::Program;
 use crate::runtime::{ActionState, AgentState, BtActions, Status, TickEnv, rule, tick_agent};
 use crate::value::Value;
 
@@ -442,9 +442,6 @@ impl<'p> Sim<'p> {
     /// Node status by path.
     pub fn status_of(&self, path: &str) -> Option<Status> {
         let i = self.program.node(path)?;
-        if i == NONE {
-            return None;
-        }
         Some(self.state.nodes[i as usize].status)
     }
 }

@@ -7,7 +7,7 @@ use bevy::asset::{AssetLoadFailedEvent, AssetPlugin};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use wyrd_bt::prelude::*;
-use wyrd_bt::{BtProblem, CustomCtx, CustomNode};
+use wyrd_bt::{CustomCtx, CustomNode};
 
 const SHOOT: ActionId = ActionId::of("Shoot");
 
@@ -214,7 +214,6 @@ fn unknown_actions_are_load_errors_in_an_app() {
         error.is_some()
     });
     assert!(error.unwrap().contains("unknown action \"Teleport\""));
-    let _ = BtProblem::UnknownAction(String::new());
 }
 
 /// Runs children in turn, one tick each (a custom composite).
