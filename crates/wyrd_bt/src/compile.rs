@@ -1215,7 +1215,17 @@ impl<'a> Compiler<'a> {
                     any_done
                 },
             ),
-            Kind::Ordered | Kind::Simultaneous | Kind::Parallel { .. } => (false, all_done),
+            Kind::Ordered | Kind::Simultaneous => (false, all_done),
+            // Completes once `success` children do (all by default).
+            Kind::Parallel { success, .. } => {
+                let need = if success == 0 {
+                    child_nodes.len()
+                } else {
+                    success as usize
+                };
+                let can = child_nodes.iter().filter(|n| n.does_complete).count();
+                (false, can >= need)
+            }
             Kind::Probabilistic { .. } | Kind::OneOff { .. } | Kind::SelectOne { .. } => {
                 (false, any_done)
             }

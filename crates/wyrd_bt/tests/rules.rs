@@ -177,6 +177,29 @@ fn does_complete_is_static_per_node() {
 }
 
 #[test]
+fn a_parallel_does_complete_when_enough_children_do() {
+    let p = program(
+        r#"(
+        blackboard: {"x": false},
+        root: Parallel(name: "top", success: One, children: [
+            Rule(name: "finite", check: Is("x")),
+            Repeat(name: "forever", child: Action(action: "Patrol")),
+            Parallel(name: "all", children: [
+                Rule(name: "finite", check: Is("x")),
+                Repeat(name: "forever", child: Action(action: "Patrol")),
+            ]),
+        ]),
+    )"#,
+    );
+    let sim = Sim::new(&p, 0);
+    assert!(flags(&sim, "top").contains('D'), "one child is enough");
+    assert!(
+        !flags(&sim, "top/all").contains('D'),
+        "all children must, and one never does"
+    );
+}
+
+#[test]
 fn a_threshold_rule_acts_only_after_the_polled_count() {
     let p = program(
         r#"(

@@ -1,0 +1,123 @@
+//! Trainz-style session rules (seed 004): a small driving session built as a
+//! rule tree — ordered objectives, a simultaneous block, a select-one
+//! branch, a condition rule that can lose COMPLETE and a polled
+//! counter-threshold rule — shown live with PAUSED / COMPLETE /
+//! WAS COMPLETE / DOES COMPLETE.
+//!
+//! ```text
+//! cargo run --example session_rules                       # a window
+//! cargo run --example session_rules -- --headless         # the scripted drive
+//! cargo run --example session_rules -- --headless --drive my_drive.txt
+//! ```
+//!
+//! Window: arrows / WASD drive, hold Shift to drive over the speed limit,
+//! 1 / 2 choose the scenic or the express route, R restarts, F1 toggles the
+//! inspector (open at start, showing the session's rules). `--autopilot`
+//! plays the scripted drive in the window; `--screenshot PNG` plays it,
+//! saves a screenshot after the deliveries and quits.
+//!
+//! Headless prints one JSON line per step of the drive
+//! (`assets/session_rules/drive.txt` unless `--drive` names one): the step,
+//! the session's time, passengers, parcels, warnings, the session's status
+//! and every rule's flags (`P` paused, `C` complete, `W` was complete,
+//! `D` does complete).
+
+mod game;
+mod window;
+
+use std::path::PathBuf;
+
+use game::{Autopilot, GameConfig, SessionState, build_headless, parse_drive, rule_flags};
+
+fn usage(problem: &str) -> ! {
+    eprintln!("error: {problem}");
+    eprintln!(
+        "usage: session_rules [--headless] [--drive FILE] [--autopilot] [--assets DIR] [--screenshot PNG]"
+    );
+    std::process::exit(2);
+}
+
+fn main() {
+    let mut headless = false;
+    let mut autopilot = false;
+    let mut drive: Option<PathBuf> = None;
+    let mut screenshot: Option<PathBuf> = None;
+    let mut assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"));
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |what: &str| -> PathBuf {
+            args.next()
+                .unwrap_or_else(|| usage(&format!("{a} needs {what}")))
+                .into()
+        };
+        match a.as_str() {
+            "--headless" => headless = true,
+            "--autopilot" => autopilot = true,
+            "--drive" => drive = Some(value("a file")),
+            "--screenshot" => screenshot = Some(value("a file")),
+            "--assets" => assets = value("a folder"),
+            other => usage(&format!("unknown argument {other:?}")),
+        }
+    }
+    let drive_path = drive
+        .clone()
+        .unwrap_or_else(|| assets.join("session_rules/drive.txt"));
+    let steps = std::fs::read_to_string(&drive_path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| parse_drive(&text))
+        .unwrap_or_else(|e| usage(&format!("{}: {e}", drive_path.display())));
+    let config = GameConfig { assets };
+    if !headless {
+        if window::display_available() {
+            let pilot = (autopilot || screenshot.is_some() || drive.is_some()).then_some(steps);
+            window::run(&config, pilot, screenshot);
+            return;
+        }
+        eprintln!("session_rules: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the drive headless");
+    }
+    std::process::exit(run_headless(&config, steps));
+}
+
+fn run_headless(config: &GameConfig, steps: Vec<game::Step>) -> i32 {
+    let mut app = build_headless(config);
+    if let Err(e) = game::settle(&mut app) {
+        eprintln!("session_rules: {e}");
+        return 1;
+    }
+    app.insert_resource(Autopilot::new(steps));
+    let mut printed_log = 0;
+    loop {
+        let before = app.world().resource::<Autopilot>().current;
+        if app.world().resource::<Autopilot>().done() {
+            break;
+        }
+        app.update();
+        let pilot = app.world().resource::<Autopilot>();
+        if pilot.current == before {
+            continue;
+        }
+        let step = pilot.steps[before].to_string();
+        let session = app.world().resource::<SessionState>();
+        for line in &session.log[printed_log..] {
+            eprintln!("{line}");
+        }
+        printed_log = session.log.len();
+        let rules: serde_json::Map<String, serde_json::Value> = rule_flags(app.world())
+            .into_iter()
+            .map(|(path, flags)| (path, flags.into()))
+            .collect();
+        let status = game::session_status(app.world()).map_or("Loading", |s| s.as_str());
+        let line = serde_json::json!({
+            "step": before + 1,
+            "command": step,
+            "time": (session.time * 100.0).round() / 100.0,
+            "passengers": session.passengers,
+            "parcels": session.parcels,
+            "warnings": session.warnings,
+            "status": status,
+            "rules": rules,
+        });
+        println!("{line}");
+    }
+    0
+}
