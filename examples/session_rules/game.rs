@@ -362,7 +362,7 @@ fn warn_speeding(mut agents: Query<&mut BtActions>, mut session: ResMut<SessionS
             let n = session.warnings;
             session
                 .log
-                .push(format!("speed camera: warning {n} (1.5 s over the limit)"));
+                .push(format!("warning {n}: 1.5 s over the limit"));
         }
     }
 }

@@ -45,7 +45,7 @@ const OBJECTIVES: [(&str, &str); 9] = [
         "session/objectives/deliveries/speed_limit_held",
         "  keep under the speed limit",
     ),
-    ("session/objectives/route", "Route (chosen before it starts):"),
+    ("session/objectives/route", "Route (chosen before):"),
     ("session/objectives/route/scenic/visit_lookout", "  scenic: the lookout"),
     ("session/objectives/route/express_tunnel", "  express: the tunnel"),
 ];
@@ -98,7 +98,14 @@ pub fn display_available() -> bool {
 
 fn setup(mut commands: Commands) {
     // The map sits left of the inspector's panel.
-    commands.spawn((Camera2d, Transform::from_xyz(330.0, 60.0, 0.0)));
+    commands.spawn((
+        Camera2d,
+        Projection::Orthographic(OrthographicProjection {
+            scale: 1.25,
+            ..OrthographicProjection::default_2d()
+        }),
+        Transform::from_xyz(455.0, 106.0, 0.0),
+    ));
     commands.spawn((
         Sprite::from_color(Color::srgb(0.22, 0.27, 0.23), ARENA * 2.0 + 40.0),
         Transform::from_xyz(0.0, 0.0, -1.0),
@@ -120,7 +127,7 @@ fn setup(mut commands: Commands) {
                 c.spawn((
                     Text2d::new(name),
                     TextFont {
-                        font_size: FontSize::Px(16.0),
+                        font_size: FontSize::Px(20.0),
                         ..Default::default()
                     },
                     Transform::from_xyz(0.0, RADIUS + 12.0, 1.0),
@@ -155,7 +162,7 @@ fn setup(mut commands: Commands) {
         Node {
             position_type: PositionType::Absolute,
             top: px(8),
-            left: px(400),
+            left: px(370),
             ..Default::default()
         },
     ));
@@ -255,14 +262,14 @@ fn update_hud(
         _ => "loading",
     };
     let mut out = format!(
-        "Session: {}   {:.1} s   passengers {}/3   warnings {}\n",
+        "Session: {}   {:.1} s\npassengers {}/3   warnings {}\n",
         if status == "success" { "COMPLETE" } else { status },
         session.time,
         session.passengers,
         session.warnings
     );
     out.push_str(&format!(
-        "speed {:.0} (limit {:.0}){}   route: {}\n",
+        "speed {:.0} / limit {:.0}{}\nroute: {}\n",
         car.speed,
         SPEED_LIMIT,
         if car.speed > SPEED_LIMIT { "  SPEEDING" } else { "" },
@@ -290,7 +297,7 @@ fn update_hud(
             text.0.clone_from(&out);
         }
     }
-    let recent: Vec<&str> = session.log.iter().rev().take(6).rev().map(String::as_str).collect();
+    let recent: Vec<&str> = session.log.iter().rev().take(5).rev().map(String::as_str).collect();
     let recent = recent.join("\n");
     for mut text in &mut log {
         if text.0 != recent {
