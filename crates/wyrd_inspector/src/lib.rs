@@ -30,7 +30,9 @@ pub use snapshot::{
     AgentRow, HistoryEntry, InspectorSnapshot, NodeRow, SaveRow, TimingRow, TreeSnapshot, WorldRow,
     tree_rows,
 };
-pub use ui::{InspectorAction, InspectorUiState, draw_inspector, status_color};
+pub use ui::{
+    InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color,
+};
 
 use std::collections::VecDeque;
 
@@ -72,6 +74,9 @@ pub struct InspectorState {
     pub selected: Option<Entity>,
     /// Filters, collapsed nodes.
     pub ui: InspectorUiState,
+    /// The pointer is over the inspector (or it is dragging): games should
+    /// not treat clicks as theirs this frame.
+    pub wants_pointer: bool,
     history: VecDeque<HistoryEntry>,
     capacity: usize,
     last: Vec<Status>,
@@ -307,6 +312,7 @@ fn draw(
     evaluation: Option<Res<WorldStateEvaluation>>,
 ) -> Result {
     if !state.open {
+        state.wants_pointer = false;
         return Ok(());
     }
     if state.selected.is_none() {
@@ -336,6 +342,7 @@ fn draw(
                 actions = draw_inspector(ui, &snap, &mut state.ui);
             });
         });
+    state.wants_pointer = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
     if !actions.is_empty() {
         commands.queue(move |world: &mut World| apply_actions(world, actions, &entities));
     }

@@ -45,6 +45,9 @@ pub fn status_color(status: Status) -> Color32 {
     }
 }
 
+/// Agents listed at most (the filter narrows the list).
+pub const MAX_AGENT_ROWS: usize = 40;
+
 /// Draws every panel; returns what the user asked for.
 pub fn draw_inspector(
     ui: &mut egui::Ui,
@@ -59,15 +62,27 @@ pub fn draw_inspector(
                 ui.label("filter");
                 ui.text_edit_singleline(&mut state.agent_filter);
             });
+            // Thousands of agents: list the first matches (and the
+            // selected one); the filter finds the rest.
+            let mut shown = 0;
+            let mut hidden = 0;
             for (i, a) in snap.agents.iter().enumerate() {
                 let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
                 if !state.agent_filter.is_empty() && !text.contains(state.agent_filter.as_str()) {
                     continue;
                 }
                 let selected = snap.selected == Some(i);
+                if shown >= MAX_AGENT_ROWS && !selected {
+                    hidden += 1;
+                    continue;
+                }
+                shown += 1;
                 if ui.selectable_label(selected, text).clicked() {
                     actions.push(InspectorAction::SelectAgent(i));
                 }
+            }
+            if hidden > 0 {
+                ui.weak(format!("... {hidden} more (narrow the filter)"));
             }
             if snap.agents.is_empty() {
                 ui.weak("no agents run a tree");

@@ -1,0 +1,1340 @@
+//! The skirmish: the player, squads of AI with leaders, vehicles, cover,
+//! grenades; the sensing that writes each AI's blackboard and tags, the
+//! actions its tree asks for, and the bookkeeping behind the summary
+//! (behaviors entered, interruptions, stimuli).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use wyrd::bt::{ActionState, BtStats, Kind, NONE, Program, Value};
+use wyrd::prelude::*;
+
+/// The AI's tree.
+pub const TREE: &str = "squad_ai/combat.bt.ron";
+/// Half the arena's size.
+pub const ARENA: Vec2 = Vec2::new(700.0, 400.0);
+/// AIs see the player this far.
+pub const SIGHT: f32 = 380.0;
+/// AIs shoot this far.
+pub const RANGE: f32 = 240.0;
+/// Cover blocks stand on a lattice this wide (so the nearest is arithmetic).
+pub const COVER_SPACING: f32 = 200.0;
+/// An AI uses cover this close.
+pub const COVER_NEAR: f32 = 150.0;
+/// An AI walks to its squad's vehicle from this far.
+pub const VEHICLE_NEAR: f32 = 260.0;
+/// AIs per squad (one leader).
+pub const SQUAD_SIZE: usize = 4;
+/// Seats per vehicle (a driver and passengers).
+pub const SEATS: u8 = 4;
+/// Seconds a leader's death makes the squad flee.
+pub const LEADER_DIED_FLEE: f32 = 1.5;
+/// Grenade blast radius; AIs notice a live grenade a bit farther.
+pub const BLAST: f32 = 90.0;
+
+/// Every action the tree may ask for.
+pub const ACTIONS: [&str; 20] = [
+    "DiveToCover",
+    "Crouch",
+    "FleeRun",
+    "Cower",
+    "Scream",
+    "GoToVehicle",
+    "EnterVehicle",
+    "ExitVehicle",
+    "VehicleShoot",
+    "VehicleDrive",
+    "MoveToCover",
+    "PeekShoot",
+    "Aim",
+    "Shoot",
+    "Advance",
+    "HoldPosition",
+    "GoToLastKnown",
+    "LookAround",
+    "Patrol",
+    "Idle",
+];
+
+/// Behaviors a passenger must never enter (flight and its relatives).
+pub const PASSENGER_NEVER: [&str; 5] = [
+    "flee",
+    "flee_leader_died",
+    "retreat",
+    "self_preservation",
+    "search",
+];
+
+/// Where the example finds its assets.
+pub struct GameConfig {
+    /// The assets folder.
+    pub assets: PathBuf,
+}
+
+/// Where an AI sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Seat {
+    /// On foot.
+    #[default]
+    Infantry,
+    /// Driving vehicle `n`.
+    Driver(usize),
+    /// Riding in vehicle `n`.
+    Passenger(usize),
+}
+
+impl Seat {
+    /// The vehicle, if any.
+    pub fn vehicle(self) -> Option<usize> {
+        match self {
+            Seat::Infantry => None,
+            Seat::Driver(v) | Seat::Passenger(v) => Some(v),
+        }
+    }
+}
+
+/// An AI.
+#[derive(Component, Debug, Clone)]
+pub struct Ai {
+    /// Its squad.
+    pub squad: usize,
+    /// Whether it leads the squad.
+    pub leader: bool,
+    /// Health (dies at 0).
+    pub health: f32,
+    /// Rounds left.
+    pub ammo: i64,
+    /// On foot or in a vehicle.
+    pub seat: Seat,
+    /// Seen the player (alert) until this time.
+    pub alert_until: f32,
+    /// When it last saw the player.
+    pub last_seen: f32,
+    /// Where it last saw the player.
+    pub last_known: Option<Vec2>,
+    /// Shot at until this time.
+    pub under_fire_until: f32,
+    /// Its squad's leader died.
+    pub leader_dead: bool,
+    /// Where it patrols to.
+    pub dest: Vec2,
+    /// Where it is.
+    pub pos: Vec2,
+    /// Last time it was hurt (its shield recharges 3 s after).
+    pub hurt_at: f32,
+}
+
+/// A vehicle.
+#[derive(Debug, Clone)]
+pub struct Vehicle {
+    /// Where it is.
+    pub pos: Vec2,
+    /// Its driver (AI).
+    pub driver: Option<Entity>,
+    /// Seats taken (driver included).
+    pub taken: u8,
+    /// The player drives it.
+    pub player: bool,
+}
+
+/// All vehicles (squad `n` parks vehicle `n`).
+#[derive(Resource, Debug, Default)]
+pub struct Vehicles(pub Vec<Vehicle>);
+
+/// A squad.
+#[derive(Debug, Clone)]
+pub struct Squad {
+    /// Where it spawns and patrols.
+    pub home: Vec2,
+    /// Members alive.
+    pub alive: usize,
+    /// Respawns at this time once wiped out.
+    pub respawn_at: Option<f32>,
+}
+
+/// All squads.
+#[derive(Resource, Debug, Default)]
+pub struct Squads(pub Vec<Squad>);
+
+/// The player.
+#[derive(Resource, Debug, Clone)]
+pub struct Player {
+    /// Where it is.
+    pub pos: Vec2,
+    /// Health (respawns at 0).
+    pub health: f32,
+    /// The vehicle it drives.
+    pub vehicle: Option<usize>,
+    /// Deaths so far.
+    pub deaths: u32,
+    cooldown: f32,
+    grenade_cooldown: f32,
+}
+
+impl Default for Player {
+    fn default() -> Self {
+        Player {
+            pos: Vec2::new(-ARENA.x + 60.0, 0.0),
+            health: 100.0,
+            vehicle: None,
+            deaths: 0,
+            cooldown: 0.0,
+            grenade_cooldown: 0.0,
+        }
+    }
+}
+
+/// What the player (keyboard and mouse, or the headless script) wants this
+/// tick.
+#[derive(Resource, Debug, Clone, Copy, Default)]
+pub struct PlayerIntent {
+    /// Movement direction.
+    pub dir: Vec2,
+    /// Aim point (world).
+    pub aim: Vec2,
+    /// Fire (held).
+    pub shoot: bool,
+    /// Throw a grenade at the aim point.
+    pub grenade: bool,
+    /// Enter or leave a vehicle.
+    pub toggle_vehicle: bool,
+}
+
+/// A thrown grenade.
+#[derive(Debug, Clone, Copy)]
+pub struct Grenade {
+    /// Where it lies.
+    pub pos: Vec2,
+    /// Seconds to the blast.
+    pub fuse: f32,
+}
+
+/// Live grenades, and blasts for the screen to flash.
+#[derive(Resource, Debug, Default)]
+pub struct Grenades {
+    /// Live ones.
+    pub live: Vec<Grenade>,
+    /// Recent blasts (position, seconds ago).
+    pub blasts: Vec<(Vec2, f32)>,
+}
+
+/// Recent shots for the screen (from, to, seconds ago, by the player).
+#[derive(Resource, Debug, Default)]
+pub struct Tracers(pub Vec<(Vec2, Vec2, f32, bool)>);
+
+/// Deterministic random numbers (SplitMix64).
+#[derive(Resource, Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// A point in the arena, `margin` from its edges.
+    pub fn point(&mut self, margin: f32) -> Vec2 {
+        Vec2::new(
+            (self.unit() * 2.0 - 1.0) * (ARENA.x - margin),
+            (self.unit() * 2.0 - 1.0) * (ARENA.y - margin),
+        )
+    }
+}
+
+/// Per-AI bookkeeping for labels and the summary.
+#[derive(Component, Debug, Clone)]
+pub struct Tracked {
+    /// The running leaf (NONE: none yet).
+    pub leaf: u32,
+    /// Its behavior label (index into [`Behaviors::labels`]).
+    pub label: u16,
+    /// Its top-level behavior (index into [`Behaviors::labels`]).
+    pub top: u16,
+    rank: [u16; 4],
+    stimulus: bool,
+}
+
+impl Default for Tracked {
+    fn default() -> Self {
+        Tracked {
+            leaf: NONE,
+            label: 0,
+            top: 0,
+            rank: [u16::MAX; 4],
+            stimulus: false,
+        }
+    }
+}
+
+/// Behavior labels of the tree's leaves, computed once per program: a
+/// behavior is a child of a prioritized list (Halo's competitions), so a
+/// leaf's label is the chain of those above it (`engage › fight`) and its
+/// rank is their positions (lower ranks are higher priorities).
+#[derive(Resource, Debug, Default)]
+pub struct Behaviors {
+    program: Option<Arc<Program>>,
+    /// Distinct labels; 0 is "-" (nothing running).
+    pub labels: Vec<String>,
+    leaf_label: Vec<u16>,
+    leaf_top: Vec<u16>,
+    leaf_rank: Vec<[u16; 4]>,
+    keys: Keys,
+}
+
+/// Blackboard slots and tag bits, looked up once.
+#[derive(Debug, Default, Clone, Copy)]
+struct Keys {
+    grenade_near: u16,
+    health_low: u16,
+    scared: u16,
+    leader_dead: u16,
+    has_target: u16,
+    target_visible: u16,
+    target_in_range: u16,
+    cover_available: u16,
+    under_fire: u16,
+    has_last_known: u16,
+    player_in_vehicle: u16,
+    vehicle_near: u16,
+    ammo: u16,
+    infantry: u64,
+    driver: u64,
+    passenger: u64,
+    unaware: u64,
+    alert: u64,
+}
+
+impl Behaviors {
+    fn intern(&mut self, label: &str) -> u16 {
+        match self.labels.iter().position(|l| l == label) {
+            Some(i) => i as u16,
+            None => {
+                self.labels.push(label.to_owned());
+                (self.labels.len() - 1) as u16
+            }
+        }
+    }
+
+    /// Prepares labels for `program` (once per program).
+    fn prepare(&mut self, program: &Arc<Program>) -> Result<(), String> {
+        if self.program.as_ref().is_some_and(|p| Arc::ptr_eq(p, program)) {
+            return Ok(());
+        }
+        self.labels = vec!["-".to_owned()];
+        let n = program.nodes.len();
+        self.leaf_label = vec![0; n];
+        self.leaf_top = vec![0; n];
+        self.leaf_rank = vec![[u16::MAX; 4]; n];
+        for i in 0..n as u32 {
+            if !program.nodes[i as usize].kind.is_leaf() {
+                continue;
+            }
+            let mut chain: Vec<(String, u16)> = Vec::new();
+            let mut j = i;
+            loop {
+                let parent = program.nodes[j as usize].parent;
+                if parent == NONE {
+                    if j as usize >= program.main_len() {
+                        // A detached behavior (a stimulus): its rank comes
+                        // from where it is inserted, at run time.
+                        chain.push((program.name(j).trim_start_matches('~').to_owned(), 0));
+                    }
+                    break;
+                }
+                if matches!(program.nodes[parent as usize].kind, Kind::PrioritizedList) {
+                    let k = program
+                        .children_of(parent)
+                        .iter()
+                        .position(|&c| c == j)
+                        .unwrap_or(0);
+                    // An impulse is labelled with the behavior it runs.
+                    let name = match program.nodes[j as usize].kind {
+                        Kind::Impulse { .. } => program
+                            .children_of(j)
+                            .first()
+                            .map_or(program.name(j), |&c| program.name(c)),
+                        _ => program.name(j),
+                    };
+                    chain.push((name.to_owned(), 2 * k as u16 + 1));
+                }
+                j = parent;
+            }
+            chain.reverse();
+            if chain.is_empty() {
+                continue;
+            }
+            let label: Vec<&str> = chain.iter().map(|(n, _)| n.as_str()).collect();
+            let label = label.join(" › ");
+            self.leaf_label[i as usize] = self.intern(&label);
+            let top = chain[0].0.clone();
+            self.leaf_top[i as usize] = self.intern(&top);
+            for (d, (_, r)) in chain.iter().take(4).enumerate() {
+                self.leaf_rank[i as usize][d] = *r;
+            }
+        }
+        let key = |name: &str| {
+            program
+                .bb_key(name)
+                .ok_or_else(|| format!("{TREE} declares no blackboard key {name:?}"))
+        };
+        let tag = |name: &str| {
+            program
+                .tag_bit(name)
+                .ok_or_else(|| format!("{TREE} declares no tag {name:?}"))
+        };
+        self.keys = Keys {
+            grenade_near: key("grenade_near")?,
+            health_low: key("health_low")?,
+            scared: key("scared")?,
+            leader_dead: key("leader_dead")?,
+            has_target: key("has_target")?,
+            target_visible: key("target_visible")?,
+            target_in_range: key("target_in_range")?,
+            cover_available: key("cover_available")?,
+            under_fire: key("under_fire")?,
+            has_last_known: key("has_last_known")?,
+            player_in_vehicle: key("player_in_vehicle")?,
+            vehicle_near: key("vehicle_near")?,
+            ammo: key("ammo")?,
+            infantry: tag("infantry")?,
+            driver: tag("driver")?,
+            passenger: tag("passenger")?,
+            unaware: tag("unaware")?,
+            alert: tag("alert")?,
+        };
+        self.program = Some(program.clone());
+        Ok(())
+    }
+
+    /// The label of a label index.
+    pub fn label(&self, i: u16) -> &str {
+        self.labels.get(i as usize).map_or("-", String::as_str)
+    }
+}
+
+/// What the run did (the headless summary).
+#[derive(Resource, Debug, Default)]
+pub struct Summary {
+    /// Fixed ticks run.
+    pub ticks: u64,
+    /// Top-level behaviors entered, by label index.
+    pub entered: HashMap<u16, u64>,
+    /// Running actions stopped by the tree.
+    pub interruptions: u64,
+    /// ... of which by a higher-priority behavior taking over.
+    pub higher_priority_interruptions: u64,
+    /// (from label, to label) → count, for higher-priority interruptions.
+    pub interruption_pairs: HashMap<(u16, u16), u64>,
+    /// "Leader died → flee" stimuli inserted.
+    pub stimuli_fired: u64,
+    /// ... that ran out.
+    pub stimuli_expired: u64,
+    /// ... whose AI died first.
+    pub stimuli_cut_short: u64,
+    /// AIs killed.
+    pub killed: u64,
+    /// Leaders killed.
+    pub leaders_killed: u64,
+    /// Ticks an AI spent as a passenger.
+    pub passenger_ticks: u64,
+    /// ... with its leader dead.
+    pub passenger_ticks_leader_dead: u64,
+    /// ... with a live "leader died" stimulus.
+    pub passenger_ticks_stimulus: u64,
+    /// Times a passenger entered a flight behavior (must stay 0).
+    pub passenger_flight: u64,
+    /// Vehicles entered by AIs.
+    pub vehicles_entered: u64,
+    /// Sum of the tree's decide time (ns) and agent ticks, for ns per
+    /// agent-tick.
+    pub decide_ns: u64,
+    /// Agent ticks.
+    pub agent_ticks: u64,
+}
+
+/// Adds the game to an app that has the engine's plugins.
+pub fn add_game(app: &mut App, agents: usize, seed: u64) {
+    app.add_plugins(BtPlugin::default());
+    for action in ACTIONS {
+        app.register_bt_action(action);
+    }
+    // A logging hook the tree names; it never fires the impulse.
+    app.register_bt_predicate("log_engage", |_| false)
+        .insert_resource(Rng(seed))
+        .init_resource::<Player>()
+        .init_resource::<PlayerIntent>()
+        .init_resource::<Vehicles>()
+        .init_resource::<Squads>()
+        .init_resource::<Grenades>()
+        .init_resource::<Tracers>()
+        .init_resource::<Behaviors>()
+        .init_resource::<Summary>()
+        .init_resource::<Deaths>()
+        .insert_resource(SpawnRequest(agents))
+        .add_systems(
+            FixedUpdate,
+            (spawn_requested, player, grenades, deaths, sense)
+                .chain()
+                .in_set(BtSystems::Sense),
+        )
+        .add_systems(
+            FixedUpdate,
+            (track, act, deaths, respawn).chain().in_set(BtSystems::Act),
+        )
+        .add_systems(FixedLast, count_ticks);
+}
+
+/// A headless app stepping exactly one 30 Hz tick per update.
+pub fn build_headless(config: &GameConfig, agents: usize, seed: u64) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: config.assets.to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 30.0,
+    )));
+    add_game(&mut app, agents, seed);
+    app
+}
+
+/// AIs to spawn on the next tick (rounded up to whole squads).
+#[derive(Resource, Debug, Default)]
+pub struct SpawnRequest(pub usize);
+
+/// AIs killed this tick, handled once per stage.
+#[derive(Resource, Debug, Default)]
+pub struct Deaths(pub Vec<Entity>);
+
+fn spawn_requested(
+    mut commands: Commands,
+    server: Res<AssetServer>,
+    mut request: ResMut<SpawnRequest>,
+    mut rng: ResMut<Rng>,
+    mut squads: ResMut<Squads>,
+    mut vehicles: ResMut<Vehicles>,
+) {
+    if request.0 == 0 {
+        return;
+    }
+    let tree = server.load(TREE);
+    for _ in 0..request.0.div_ceil(SQUAD_SIZE) {
+        let home = rng.point(80.0);
+        let id = squads.0.len();
+        squads.0.push(Squad {
+            home,
+            alive: 0,
+            respawn_at: None,
+        });
+        let park = (home + Vec2::new(60.0, -40.0)).clamp(-ARENA + 20.0, ARENA - 20.0);
+        vehicles.0.push(Vehicle {
+            pos: park,
+            driver: None,
+            taken: 0,
+            player: false,
+        });
+        spawn_squad(&mut commands, &tree, &mut rng, &mut squads.0[id], id);
+    }
+    request.0 = 0;
+}
+
+fn spawn_squad(
+    commands: &mut Commands,
+    tree: &Handle<BtAsset>,
+    rng: &mut Rng,
+    squad: &mut Squad,
+    id: usize,
+) {
+    for k in 0..SQUAD_SIZE {
+        let leader = k == 0;
+        let pos = squad.home + Vec2::new(rng.unit() - 0.5, rng.unit() - 0.5) * 60.0;
+        commands.spawn((
+            Name::new(if leader {
+                format!("squad {id} leader")
+            } else {
+                format!("squad {id} grunt {k}")
+            }),
+            Ai {
+                squad: id,
+                leader,
+                health: if leader { 120.0 } else { 80.0 },
+                ammo: 30,
+                seat: Seat::Infantry,
+                alert_until: f32::NEG_INFINITY,
+                last_seen: f32::NEG_INFINITY,
+                last_known: None,
+                under_fire_until: f32::NEG_INFINITY,
+                leader_dead: false,
+                dest: squad.home,
+                pos,
+                hurt_at: f32::NEG_INFINITY,
+            },
+            Tracked::default(),
+            BehaviorTree::new(tree.clone()).with_seed(rng.next()),
+        ));
+    }
+    squad.alive = SQUAD_SIZE;
+    squad.respawn_at = None;
+}
+
+fn now(time: &Time) -> f32 {
+    time.elapsed_secs()
+}
+
+/// Distance from `p` to the segment `a`-`b`.
+fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let ab = b - a;
+    let t = ((p - a).dot(ab) / ab.length_squared().max(1e-6)).clamp(0.0, 1.0);
+    p.distance(a + ab * t)
+}
+
+/// The cover block nearest to `p` (they stand on a lattice).
+pub fn nearest_cover(p: Vec2) -> Vec2 {
+    let c = ((p + COVER_SPACING / 2.0) / COVER_SPACING).round() * COVER_SPACING
+        - COVER_SPACING / 2.0;
+    c.clamp(-ARENA + COVER_SPACING / 2.0, ARENA - COVER_SPACING / 2.0)
+}
+
+/// All cover blocks.
+pub fn covers() -> Vec<Vec2> {
+    let mut out = Vec::new();
+    let mut x = -ARENA.x + COVER_SPACING / 2.0;
+    while x < ARENA.x {
+        let mut y = -ARENA.y + COVER_SPACING / 2.0;
+        while y < ARENA.y {
+            out.push(Vec2::new(x, y));
+            y += COVER_SPACING;
+        }
+        x += COVER_SPACING;
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+fn player(
+    time: Res<Time>,
+    mut intent: ResMut<PlayerIntent>,
+    mut player: ResMut<Player>,
+    mut vehicles: ResMut<Vehicles>,
+    mut grenades: ResMut<Grenades>,
+    mut tracers: ResMut<Tracers>,
+    mut rng: ResMut<Rng>,
+    mut ais: Query<(Entity, &mut Ai)>,
+    mut deaths: ResMut<Deaths>,
+) {
+    let dt = time.delta_secs();
+    let t = now(&time);
+    player.cooldown -= dt;
+    player.grenade_cooldown -= dt;
+    if player.health <= 0.0 {
+        // Respawn where the match started, out of any vehicle.
+        if let Some(v) = player.vehicle.take() {
+            vehicles.0[v].player = false;
+        }
+        *player = Player {
+            deaths: player.deaths + 1,
+            ..Default::default()
+        };
+    }
+    if intent.toggle_vehicle {
+        match player.vehicle.take() {
+            Some(v) => {
+                vehicles.0[v].player = false;
+                player.pos = vehicles.0[v].pos + Vec2::new(0.0, -30.0);
+            }
+            None => {
+                let pos = player.pos;
+                if let Some((v, _)) = vehicles
+                    .0
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.taken == 0 && !v.player)
+                    .map(|(i, v)| (i, v.pos.distance(pos)))
+                    .filter(|(_, d)| *d < 70.0)
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+                {
+                    vehicles.0[v].player = true;
+                    player.vehicle = Some(v);
+                }
+            }
+        }
+    }
+    let speed = if player.vehicle.is_some() { 240.0 } else { 140.0 };
+    let next = player.pos + intent.dir.normalize_or_zero() * speed * dt;
+    player.pos = next.clamp(-ARENA + 10.0, ARENA - 10.0);
+    if let Some(v) = player.vehicle {
+        vehicles.0[v].pos = player.pos;
+    }
+    if intent.shoot && player.cooldown <= 0.0 {
+        player.cooldown = 0.25;
+        let from = player.pos;
+        let dir = (intent.aim - from).normalize_or(Vec2::X);
+        let to = from + dir * 500.0;
+        // The first AI near the line of fire is hit (half the time).
+        let mut hit: Option<(Entity, f32)> = None;
+        for (e, mut ai) in &mut ais {
+            if segment_distance(ai.pos, from, to) < 80.0 {
+                ai.under_fire_until = t + 3.0;
+                ai.last_known = Some(from);
+                ai.alert_until = t + 20.0;
+            }
+            if segment_distance(ai.pos, from, to) < 16.0 {
+                let along = (ai.pos - from).dot(dir);
+                if hit.is_none_or(|(_, d)| along < d) {
+                    hit = Some((e, along));
+                }
+            }
+        }
+        let mut end = to;
+        if let Some((e, along)) = hit
+            && rng.unit() < 0.5
+            && let Ok((_, mut ai)) = ais.get_mut(e)
+        {
+            end = from + dir * along;
+            ai.health -= 34.0;
+            ai.hurt_at = t;
+            if ai.health <= 0.0 {
+                deaths.0.push(e);
+            }
+        }
+        tracers.0.push((from, end, 0.0, true));
+    }
+    if intent.grenade && player.grenade_cooldown <= 0.0 && grenades.live.len() < 3 {
+        player.grenade_cooldown = 2.0;
+        let to = player.pos + (intent.aim - player.pos).clamp_length_max(300.0);
+        grenades.live.push(Grenade { pos: to, fuse: 1.5 });
+    }
+    // One-shot requests are used up.
+    intent.grenade = false;
+    intent.toggle_vehicle = false;
+    for tr in &mut tracers.0 {
+        tr.2 += dt;
+    }
+    tracers.0.retain(|tr| tr.2 < 0.15);
+}
+
+fn grenades(
+    time: Res<Time>,
+    mut grenades: ResMut<Grenades>,
+    mut ais: Query<(Entity, &mut Ai)>,
+    mut deaths: ResMut<Deaths>,
+) {
+    let dt = time.delta_secs();
+    let mut exploded = Vec::new();
+    grenades.live.retain_mut(|g| {
+        g.fuse -= dt;
+        if g.fuse <= 0.0 {
+            exploded.push(g.pos);
+            false
+        } else {
+            true
+        }
+    });
+    for b in &mut grenades.blasts {
+        b.1 += dt;
+    }
+    grenades.blasts.retain(|b| b.1 < 0.4);
+    for pos in exploded {
+        grenades.blasts.push((pos, 0.0));
+        for (e, mut ai) in &mut ais {
+            if ai.pos.distance(pos) < BLAST && ai.health > 0.0 {
+                ai.health -= 60.0;
+                ai.hurt_at = now(&time);
+                if ai.health <= 0.0 {
+                    deaths.0.push(e);
+                }
+            }
+        }
+    }
+}
+
+/// Removes the dead; a leader's death tells its squad (the stimulus).
+fn deaths(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut list: ResMut<Deaths>,
+    mut squads: ResMut<Squads>,
+    mut vehicles: ResMut<Vehicles>,
+    mut summary: ResMut<Summary>,
+    mut ais: Query<(Entity, &mut Ai, &mut BtAgent, &mut Tracked)>,
+) {
+    if list.0.is_empty() {
+        return;
+    }
+    list.0.sort();
+    list.0.dedup();
+    for e in std::mem::take(&mut list.0) {
+        let Ok((_, ai, _, tracked)) = ais.get(e) else {
+            continue;
+        };
+        if tracked.stimulus {
+            summary.stimuli_cut_short += 1;
+        }
+        let (squad, leader, seat) = (ai.squad, ai.leader, ai.seat);
+        if let Some(v) = seat.vehicle() {
+            let v = &mut vehicles.0[v];
+            v.taken = v.taken.saturating_sub(1);
+            if v.driver == Some(e) {
+                v.driver = None;
+            }
+        }
+        commands.entity(e).despawn();
+        summary.killed += 1;
+        let s = &mut squads.0[squad];
+        s.alive = s.alive.saturating_sub(1);
+        if s.alive == 0 {
+            s.respawn_at = Some(now(&time) + 5.0);
+        }
+        if leader {
+            summary.leaders_killed += 1;
+            for (other, mut ai, mut agent, mut tracked) in &mut ais {
+                if other == e || ai.squad != squad {
+                    continue;
+                }
+                ai.leader_dead = true;
+                // Halo's stimulus: flee for a moment, inserted at the root
+                // below self-preservation.
+                match agent.insert_stimulus("root", "flee_leader_died", 1, LEADER_DIED_FLEE) {
+                    Ok(()) => {
+                        summary.stimuli_fired += 1;
+                        tracked.stimulus = true;
+                    }
+                    Err(err) => warn!("squad_ai: {err}"),
+                }
+            }
+        }
+    }
+}
+
+fn respawn(
+    mut commands: Commands,
+    time: Res<Time>,
+    server: Res<AssetServer>,
+    mut rng: ResMut<Rng>,
+    mut squads: ResMut<Squads>,
+) {
+    let t = now(&time);
+    let tree = server.load(TREE);
+    for (id, squad) in squads.0.iter_mut().enumerate() {
+        if squad.respawn_at.is_some_and(|at| t >= at) {
+            spawn_squad(&mut commands, &tree, &mut rng, squad, id);
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+fn sense(
+    time: Res<Time>,
+    player: Res<Player>,
+    vehicles: Res<Vehicles>,
+    grenades: Res<Grenades>,
+    mut behaviors: ResMut<Behaviors>,
+    mut ais: Query<(&mut Ai, &BtAgent, &mut Blackboard)>,
+) {
+    let t = now(&time);
+    let dt = time.delta_secs();
+    // Blackboard slots come from the loaded program.
+    if let Some(program) = ais.iter().find_map(|(_, a, _)| a.program().cloned())
+        && let Err(e) = behaviors.prepare(&program)
+    {
+        error!("squad_ai: {e}");
+        return;
+    }
+    let Some(_) = behaviors.program else { return };
+    let k = behaviors.keys;
+    let ppos = player.pos;
+    ais.par_iter_mut().for_each(|(mut ai, _, mut bb)| {
+        let ai = &mut *ai;
+        if let Some(v) = ai.seat.vehicle() {
+            ai.pos = vehicles.0[v].pos;
+        }
+        // Halo's shields: health comes back 3 s after the last hit.
+        let max = if ai.leader { 120.0 } else { 80.0 };
+        if t - ai.hurt_at > 3.0 && ai.health < max {
+            ai.health = (ai.health + 20.0 * dt).min(max);
+        }
+        let d = ai.pos.distance(ppos);
+        let visible = player.health > 0.0 && d < SIGHT;
+        if visible {
+            ai.last_seen = t;
+            ai.last_known = Some(ppos);
+            ai.alert_until = t + 20.0;
+        }
+        let has_target = t - ai.last_seen < 3.0;
+        let cover = nearest_cover(ai.pos).distance(ai.pos) < COVER_NEAR;
+        let grenade = grenades
+            .live
+            .iter()
+            .any(|g| g.pos.distance(ai.pos) < BLAST + 40.0);
+        let own = &vehicles.0[ai.squad];
+        let vehicle_near = ai.seat == Seat::Infantry
+            && !own.player
+            && own.taken < SEATS
+            && own.pos.distance(ai.pos) < VEHICLE_NEAR;
+        let values = [
+            (k.grenade_near, Value::Bool(grenade)),
+            (k.health_low, Value::Bool(ai.health < 35.0)),
+            (
+                k.scared,
+                Value::Bool(player.vehicle.is_some() && d < 140.0),
+            ),
+            (k.leader_dead, Value::Bool(ai.leader_dead)),
+            (k.has_target, Value::Bool(has_target)),
+            (k.target_visible, Value::Bool(visible)),
+            (k.target_in_range, Value::Bool(visible && d < RANGE)),
+            (k.cover_available, Value::Bool(cover)),
+            (k.under_fire, Value::Bool(t < ai.under_fire_until)),
+            (
+                k.has_last_known,
+                Value::Bool(ai.last_known.is_some() && !has_target),
+            ),
+            (
+                k.player_in_vehicle,
+                Value::Bool(visible && player.vehicle.is_some()),
+            ),
+            (k.vehicle_near, Value::Bool(vehicle_near)),
+            (k.ammo, Value::Int(ai.ammo)),
+        ];
+        for (key, value) in values {
+            bb.set_index(key, value);
+        }
+        let role = match ai.seat {
+            Seat::Infantry => k.infantry,
+            Seat::Driver(_) => k.driver,
+            Seat::Passenger(_) => k.passenger,
+        };
+        let alertness = if t < ai.alert_until { k.alert } else { k.unaware };
+        bb.set_tags(role | alertness);
+    });
+}
+
+/// Labels, behaviors entered, interruptions, stimuli expiring.
+fn track(
+    behaviors: Res<Behaviors>,
+    mut summary: ResMut<Summary>,
+    mut ais: Query<(&BtAgent, &BtActions, &Blackboard, &mut Tracked)>,
+) {
+    if behaviors.program.is_none() {
+        return;
+    }
+    let k = behaviors.keys;
+    let flight: Vec<u16> = PASSENGER_NEVER
+        .iter()
+        .filter_map(|n| behaviors.labels.iter().position(|l| l == n))
+        .map(|i| i as u16)
+        .collect();
+    let leader_dead_key = k.leader_dead;
+    for (agent, actions, bb, mut tracked) in &mut ais {
+        let Some(program) = agent.program() else {
+            continue;
+        };
+        if !Arc::ptr_eq(program, behaviors.program.as_ref().unwrap_or(program)) {
+            continue;
+        }
+        let passenger = bb.tags() & k.passenger != 0;
+        if passenger {
+            summary.passenger_ticks += 1;
+            if bb.get_index(leader_dead_key) == Value::Bool(true) {
+                summary.passenger_ticks_leader_dead += 1;
+            }
+            if !agent.state.stimuli.is_empty() {
+                summary.passenger_ticks_stimulus += 1;
+            }
+        }
+        if tracked.stimulus && agent.state.stimuli.is_empty() {
+            tracked.stimulus = false;
+            summary.stimuli_expired += 1;
+        }
+        let leaf = agent.state.active_leaves(program).next().unwrap_or(NONE);
+        if leaf == tracked.leaf {
+            continue;
+        }
+        let (label, top, mut rank) = if leaf == NONE {
+            (0, 0, [u16::MAX; 4])
+        } else {
+            let l = leaf as usize;
+            (
+                behaviors.leaf_label[l],
+                behaviors.leaf_top[l],
+                behaviors.leaf_rank[l],
+            )
+        };
+        if leaf != NONE && leaf as usize >= program.main_len() {
+            // A stimulus ranks just above the child at its priority.
+            if let Some(s) = agent
+                .state
+                .stimuli
+                .iter()
+                .find(|s| s.root <= leaf && leaf < program.nodes[s.root as usize].end)
+            {
+                rank = [2 * s.priority, u16::MAX, u16::MAX, u16::MAX];
+            }
+        }
+        let interrupted = actions.iter().any(|a| a.state == ActionState::Aborted);
+        if interrupted && tracked.leaf != NONE {
+            summary.interruptions += 1;
+            if rank < tracked.rank {
+                summary.higher_priority_interruptions += 1;
+                *summary
+                    .interruption_pairs
+                    .entry((tracked.label, label))
+                    .or_default() += 1;
+            }
+        }
+        if top != tracked.top && top != 0 {
+            *summary.entered.entry(top).or_default() += 1;
+            if passenger && flight.contains(&top) {
+                summary.passenger_flight += 1;
+            }
+        }
+        *tracked = Tracked {
+            leaf,
+            label,
+            top,
+            rank,
+            stimulus: tracked.stimulus,
+        };
+    }
+}
+
+/// How long an action runs: its `ticks` parameter at 30 Hz.
+fn duration_ms(program: &Program, node: u32) -> u32 {
+    match program.action_of(node).and_then(|a| a.param("ticks")) {
+        Some(Value::Int(n)) => (n.max(0) as u32) * 1000 / 30,
+        _ => 100,
+    }
+}
+
+fn step_towards(pos: &mut Vec2, to: Vec2, speed: f32, dt: f32) -> bool {
+    let d = to - *pos;
+    let step = speed * dt;
+    if d.length() <= step {
+        *pos = to;
+        true
+    } else {
+        *pos += d.normalize() * step;
+        false
+    }
+}
+
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+fn act(
+    time: Res<Time>,
+    mut player: ResMut<Player>,
+    mut vehicles: ResMut<Vehicles>,
+    squads: Res<Squads>,
+    mut rng: ResMut<Rng>,
+    mut tracers: ResMut<Tracers>,
+    mut summary: ResMut<Summary>,
+    mut ais: Query<(Entity, &mut Ai, &BtAgent, &mut BtActions)>,
+) {
+    let dt = time.delta_secs();
+    let ppos = player.pos;
+    for (e, mut ai, agent, mut actions) in &mut ais {
+        let Some(program) = agent.program() else {
+            continue;
+        };
+        let now_ms = agent.state.now_ms;
+        let ai = &mut *ai;
+        for slot in actions.iter_mut() {
+            if !slot.is_running() {
+                continue;
+            }
+            let elapsed = now_ms.wrapping_sub(slot.started_ms);
+            let due = elapsed >= duration_ms(program, slot.node);
+            let first = slot.state == ActionState::Started;
+            let name = slot.id;
+            if name == ActionId::of("Shoot")
+                || name == ActionId::of("PeekShoot")
+                || name == ActionId::of("VehicleShoot")
+            {
+                if first {
+                    if ai.ammo <= 0 {
+                        slot.fail();
+                        continue;
+                    }
+                    ai.ammo -= 1;
+                    if ai.pos.distance(ppos) < RANGE && rng.unit() < 0.25 {
+                        player.health -= 3.0;
+                    }
+                    tracers.0.push((ai.pos, ppos, 0.0, false));
+                }
+                if due {
+                    slot.succeed();
+                }
+            } else if name == ActionId::of("DiveToCover") || name == ActionId::of("MoveToCover") {
+                let speed = if name == ActionId::of("DiveToCover") {
+                    150.0
+                } else {
+                    100.0
+                };
+                let cover = nearest_cover(ai.pos);
+                // Stand beside the block, on the side away from the player.
+                let spot = cover + (cover - ppos).normalize_or(Vec2::X) * 26.0;
+                if step_towards(&mut ai.pos, spot, speed, dt) {
+                    slot.succeed();
+                } else if elapsed > 4000 {
+                    slot.fail();
+                }
+            } else if name == ActionId::of("FleeRun") {
+                let away = (ai.pos - ppos).normalize_or(Vec2::X);
+                ai.pos = (ai.pos + away * 130.0 * dt).clamp(-ARENA, ARENA);
+                if due {
+                    slot.succeed();
+                }
+            } else if name == ActionId::of("Advance") {
+                if ai.pos.distance(ppos) > 80.0 {
+                    step_towards(&mut ai.pos, ppos, 90.0, dt);
+                }
+                if due {
+                    slot.succeed();
+                }
+            } else if name == ActionId::of("GoToLastKnown") {
+                let Some(target) = ai.last_known else {
+                    slot.fail();
+                    continue;
+                };
+                if step_towards(&mut ai.pos, target, 90.0, dt) {
+                    ai.last_known = None;
+                    slot.succeed();
+                } else if elapsed > 6000 {
+                    ai.last_known = None;
+                    slot.fail();
+                }
+            } else if name == ActionId::of("Patrol") {
+                if first {
+                    let home = squads.0[ai.squad].home;
+                    ai.dest = (home + Vec2::new(rng.unit() - 0.5, rng.unit() - 0.5) * 160.0)
+                        .clamp(-ARENA, ARENA);
+                }
+                if step_towards(&mut ai.pos, ai.dest, 50.0, dt) || due {
+                    slot.succeed();
+                }
+            } else if name == ActionId::of("GoToVehicle") {
+                let v = &vehicles.0[ai.squad];
+                if v.player || v.taken >= SEATS || elapsed > 6000 {
+                    slot.fail();
+                } else if step_towards(&mut ai.pos, v.pos, 110.0, dt) {
+                    slot.succeed();
+                }
+            } else if name == ActionId::of("EnterVehicle") {
+                if due {
+                    let v = &mut vehicles.0[ai.squad];
+                    if v.player || v.taken >= SEATS || v.pos.distance(ai.pos) > 30.0 {
+                        slot.fail();
+                    } else {
+                        v.taken += 1;
+                        ai.seat = if v.driver.is_none() {
+                            v.driver = Some(e);
+                            Seat::Driver(ai.squad)
+                        } else {
+                            Seat::Passenger(ai.squad)
+                        };
+                        summary.vehicles_entered += 1;
+                        slot.succeed();
+                    }
+                }
+            } else if name == ActionId::of("ExitVehicle") {
+                if due {
+                    if let Some(v) = ai.seat.vehicle() {
+                        let v = &mut vehicles.0[v];
+                        v.taken = v.taken.saturating_sub(1);
+                        if v.driver == Some(e) {
+                            v.driver = None;
+                        }
+                        ai.pos = v.pos + Vec2::new(rng.unit() - 0.5, -1.0) * 30.0;
+                    }
+                    ai.seat = Seat::Infantry;
+                    slot.succeed();
+                }
+            } else if name == ActionId::of("VehicleDrive") {
+                if let Seat::Driver(v) = ai.seat {
+                    let v = &mut vehicles.0[v];
+                    if v.pos.distance(ppos) > 150.0 {
+                        step_towards(&mut v.pos, ppos, 150.0, dt);
+                        v.pos = v.pos.clamp(-ARENA, ARENA);
+                    }
+                    ai.pos = v.pos;
+                }
+                if due {
+                    slot.succeed();
+                }
+            } else if due {
+                // Crouch, Cower, Scream, Aim, HoldPosition, LookAround,
+                // Idle: they take their time, in place.
+                if name == ActionId::of("HoldPosition") {
+                    ai.ammo = (ai.ammo + 5).min(30);
+                }
+                slot.succeed();
+            }
+        }
+        if let Some(v) = ai.seat.vehicle() {
+            ai.pos = vehicles.0[v].pos;
+        }
+    }
+}
+
+fn count_ticks(stats: Res<BtStats>, mut summary: ResMut<Summary>) {
+    summary.ticks += 1;
+    summary.decide_ns += stats.decide_ns;
+    summary.agent_ticks += u64::from(stats.ticked);
+}
+
+/// The headless player: walks from squad to squad shooting (leaders last,
+/// so squads first get into vehicles), throws grenades, and drives a
+/// vehicle for a while in every 20-second cycle.
+pub fn scripted_player(
+    time: Res<Time>,
+    mut intent: ResMut<PlayerIntent>,
+    player: Res<Player>,
+    squads: Res<Squads>,
+    vehicles: Res<Vehicles>,
+    ais: Query<&Ai>,
+    mut waypoint: Local<usize>,
+) {
+    let t = now(&time);
+    let cycle = t % 20.0;
+    let driving_phase = (6.0..13.0).contains(&cycle);
+    let hunt_leaders = cycle >= 13.0;
+    *intent = PlayerIntent {
+        aim: player.pos + Vec2::X,
+        ..Default::default()
+    };
+    // Into a vehicle for the driving phase, out after it.
+    if driving_phase != player.vehicle.is_some() {
+        if driving_phase {
+            let near = vehicles
+                .0
+                .iter()
+                .filter(|v| v.taken == 0 && !v.player)
+                .map(|v| v.pos)
+                .min_by(|a, b| a.distance(player.pos).total_cmp(&b.distance(player.pos)));
+            if let Some(v) = near {
+                if v.distance(player.pos) < 60.0 {
+                    intent.toggle_vehicle = true;
+                } else {
+                    intent.dir = v - player.pos;
+                    return;
+                }
+            }
+        } else {
+            intent.toggle_vehicle = true;
+        }
+    }
+    // Drive or walk through the squads' homes.
+    if squads.0.is_empty() {
+        return;
+    }
+    let goal = squads.0[*waypoint % squads.0.len()].home + Vec2::new(-150.0, 0.0);
+    if goal.distance(player.pos) < 30.0 {
+        *waypoint += 1;
+    }
+    intent.dir = goal - player.pos;
+    // Shoot the nearest AI in range (leaders only in the hunting phase).
+    let target = ais
+        .iter()
+        .filter(|ai| ai.leader == hunt_leaders || !hunt_leaders)
+        .map(|ai| ai.pos)
+        .filter(|p| p.distance(player.pos) < 420.0)
+        .min_by(|a, b| a.distance(player.pos).total_cmp(&b.distance(player.pos)));
+    if let Some(target) = target {
+        intent.aim = target;
+        intent.shoot = !driving_phase;
+        intent.grenade = !driving_phase && (t % 4.0) < 0.05;
+    }
+}
+
+/// Counts as the summary prints them.
+pub fn summary_json(world: &World) -> serde_json::Value {
+    let s = world.resource::<Summary>();
+    let b = world.resource::<Behaviors>();
+    let entered: BTreeMap<&str, u64> = s
+        .entered
+        .iter()
+        .map(|(k, v)| (b.label(*k), *v))
+        .collect();
+    let mut pairs: Vec<(String, u64)> = s
+        .interruption_pairs
+        .iter()
+        .map(|((from, to), n)| (format!("{} -> {}", b.label(*from), b.label(*to)), *n))
+        .collect();
+    pairs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let pairs: serde_json::Map<String, serde_json::Value> =
+        pairs.into_iter().map(|(k, v)| (k, v.into())).collect();
+    let alive = world
+        .try_query::<&Ai>()
+        .map_or(0, |mut q| q.iter(world).count());
+    let mut impulses = BTreeMap::new();
+    if let Some(p) = &b.program {
+        let mut q = world.try_query::<&BtAgent>();
+        for (i, info) in p.impulses.iter().enumerate() {
+            let n: u64 = q.as_mut().map_or(0, |q| {
+                q.iter(world)
+                    .map(|a| u64::from(a.state.impulse_fired.get(i).copied().unwrap_or(0)))
+                    .sum()
+            });
+            impulses.insert(p.name(info.node).to_owned(), n);
+        }
+    }
+    serde_json::json!({
+        "ticks": s.ticks,
+        "agents_alive": alive,
+        "killed": s.killed,
+        "leaders_killed": s.leaders_killed,
+        "player_deaths": world.resource::<Player>().deaths,
+        "entered": entered,
+        "interruptions": s.interruptions,
+        "higher_priority_interruptions": s.higher_priority_interruptions,
+        "interruption_pairs": pairs,
+        "stimuli_fired": s.stimuli_fired,
+        "stimuli_expired": s.stimuli_expired,
+        "stimuli_cut_short": s.stimuli_cut_short,
+        "impulses_fired": impulses,
+        "vehicles_entered": s.vehicles_entered,
+        "passenger_ticks": s.passenger_ticks,
+        "passenger_ticks_leader_dead": s.passenger_ticks_leader_dead,
+        "passenger_ticks_stimulus": s.passenger_ticks_stimulus,
+        "passenger_flight": s.passenger_flight,
+        "ns_per_agent_tick": if s.agent_ticks == 0 { 0 } else { s.decide_ns / s.agent_ticks },
+    })
+}
+
+/// Updates until every AI's tree is loaded and bound (or gives up).
+pub fn settle(app: &mut App) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        app.update();
+        let world = app.world_mut();
+        let mut q = world.query::<&BtAgent>();
+        let total = q.iter(world).count();
+        if total > 0 && q.iter(world).all(|a| a.program().is_some()) {
+            return Ok(());
+        }
+        let server = world.resource::<AssetServer>();
+        if let Some(bevy::asset::LoadState::Failed(e)) = server.get_load_state(
+            &server
+                .get_handle::<BtAsset>(TREE)
+                .unwrap_or_default(),
+        ) {
+            return Err(e.to_string());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Err(format!("{TREE} did not load within 10 s"))
+}
