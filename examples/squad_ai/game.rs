@@ -281,7 +281,7 @@ impl Default for Tracked {
 
 /// Behavior labels of the tree's leaves, computed once per program: a
 /// behavior is a child of a prioritized list (Halo's competitions), so a
-/// leaf's label is the chain of those above it (`engage › fight`) and its
+/// leaf's label is the chain of those above it (`engage/fight`) and its
 /// rank is their positions (lower ranks are higher priorities).
 #[derive(Resource, Debug, Default)]
 pub struct Behaviors {
@@ -377,7 +377,7 @@ impl Behaviors {
                 continue;
             }
             let label: Vec<&str> = chain.iter().map(|(n, _)| n.as_str()).collect();
-            let label = label.join(" › ");
+            let label = label.join("/");
             self.leaf_label[i as usize] = self.intern(&label);
             let top = chain[0].0.clone();
             self.leaf_top[i as usize] = self.intern(&top);
