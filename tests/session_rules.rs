@@ -122,7 +122,9 @@ fn without_a_choice_the_else_branch_runs() {
 #[test]
 fn a_brief_overspeed_is_polled_but_not_acted_on() {
     // About 1.3 s over the limit: under the camera's 45-tick threshold.
-    let lines = drive(Some("goto A\nwait 3.5\ngoto P2\ngoto tunnel fast\nwait 1\n"));
+    let lines = drive(Some(
+        "goto A\nwait 3.5\ngoto P2\ngoto tunnel fast\nwait 1\n",
+    ));
     assert_eq!(flags(&lines[3], "deliveries/speed_limit_held"), "WD");
     assert_eq!(lines[4]["warnings"], 0);
     assert_eq!(flags(&lines[4], "deliveries/speed_limit_held"), "CWD");

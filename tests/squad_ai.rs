@@ -63,7 +63,10 @@ fn a_skirmish_shows_interruption_stimuli_and_passengers_that_never_flee() {
             .any(|k| k.starts_with("engage/") && k.ends_with("-> self_preservation")),
         "self-preservation interrupts engaging: {pairs:?}"
     );
-    assert!(pairs.contains_key("engage/hold -> engage/fight"), "{pairs:?}");
+    assert!(
+        pairs.contains_key("engage/hold -> engage/fight"),
+        "{pairs:?}"
+    );
 
     // Leaders die; their squads get the stimulus, which runs and expires.
     assert!(n(&s, "leaders_killed") > 0);
@@ -90,14 +93,30 @@ fn a_skirmish_shows_interruption_stimuli_and_passengers_that_never_flee() {
 
 #[test]
 fn the_same_seed_fights_the_same_battle() {
-    let args = ["--headless", "--ticks", "600", "--agents", "24", "--seed", "7"];
+    let args = [
+        "--headless",
+        "--ticks",
+        "600",
+        "--agents",
+        "24",
+        "--seed",
+        "7",
+    ];
     let mut a = summary(&args);
     let mut b = summary(&args);
     // Timing differs; everything else is deterministic.
     a.as_object_mut().unwrap().remove("ns_per_agent_tick");
     b.as_object_mut().unwrap().remove("ns_per_agent_tick");
     assert_eq!(a, b);
-    let mut c = summary(&["--headless", "--ticks", "600", "--agents", "24", "--seed", "8"]);
+    let mut c = summary(&[
+        "--headless",
+        "--ticks",
+        "600",
+        "--agents",
+        "24",
+        "--seed",
+        "8",
+    ]);
     c.as_object_mut().unwrap().remove("ns_per_agent_tick");
     assert_ne!(a, c, "another seed, another battle");
 }

@@ -134,7 +134,10 @@ pub fn parse_drive(text: &str) -> Result<Vec<Step>, String> {
             ["goto", p] | ["goto", p, "fast"] => {
                 if place(p).is_none() {
                     let names: Vec<&str> = PLACES.iter().map(|(n, _)| *n).collect();
-                    return Err(bad(&format!("no place {p:?} (places: {})", names.join(", "))));
+                    return Err(bad(&format!(
+                        "no place {p:?} (places: {})",
+                        names.join(", ")
+                    )));
                 }
                 Step::Goto {
                     place: (*p).to_owned(),

@@ -73,7 +73,9 @@ fn main() {
             window::run(&config, pilot, screenshot);
             return;
         }
-        eprintln!("session_rules: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the drive headless");
+        eprintln!(
+            "session_rules: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the drive headless"
+        );
     }
     std::process::exit(run_headless(&config, steps));
 }

@@ -46,8 +46,14 @@ const OBJECTIVES: [(&str, &str); 9] = [
         "  keep under the speed limit",
     ),
     ("session/objectives/route", "Route (chosen before):"),
-    ("session/objectives/route/scenic/visit_lookout", "  scenic: the lookout"),
-    ("session/objectives/route/express_tunnel", "  express: the tunnel"),
+    (
+        "session/objectives/route/scenic/visit_lookout",
+        "  scenic: the lookout",
+    ),
+    (
+        "session/objectives/route/express_tunnel",
+        "  express: the tunnel",
+    ),
 ];
 
 /// Opens the window and plays (with the keyboard, or the autopilot).
@@ -82,10 +88,9 @@ pub fn run(config: &GameConfig, pilot: Option<Vec<Step>>, screenshot: Option<Pat
             path,
             frames_after: 0,
         })
-        .add_systems(
-            Startup,
-            |mut time: ResMut<Time<Virtual>>| time.set_relative_speed(3.0),
-        )
+        .add_systems(Startup, |mut time: ResMut<Time<Virtual>>| {
+            time.set_relative_speed(3.0)
+        })
         .add_systems(Update, take_screenshot);
     }
     app.run();
@@ -255,15 +260,22 @@ fn update_hud(
     mut log: Query<&mut Text, (With<Log>, Without<Hud>)>,
 ) {
     let agent = session.entity.and_then(|e| agents.get(e).ok());
-    let flags: std::collections::HashMap<String, String> =
-        agent.map(flags_of).unwrap_or_default().into_iter().collect();
+    let flags: std::collections::HashMap<String, String> = agent
+        .map(flags_of)
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
     let status = match agent {
         Some(a) if a.program().is_some() => a.status().as_str(),
         _ => "loading",
     };
     let mut out = format!(
         "Session: {}   {:.1} s\npassengers {}/3   warnings {}\n",
-        if status == "success" { "COMPLETE" } else { status },
+        if status == "success" {
+            "COMPLETE"
+        } else {
+            status
+        },
         session.time,
         session.passengers,
         session.warnings
@@ -272,7 +284,11 @@ fn update_hud(
         "speed {:.0} / limit {:.0}{}\nroute: {}\n",
         car.speed,
         SPEED_LIMIT,
-        if car.speed > SPEED_LIMIT { "  SPEEDING" } else { "" },
+        if car.speed > SPEED_LIMIT {
+            "  SPEEDING"
+        } else {
+            ""
+        },
         match session.scenic {
             Some(true) => "scenic",
             Some(false) => "express",
@@ -291,13 +307,23 @@ fn update_hud(
     for (path, label) in OBJECTIVES {
         out.push_str(&format!("{} {label}\n", mark(path)));
     }
-    out.push_str(&format!("{} Drive to B", mark("session/objectives/drive_to_b")));
+    out.push_str(&format!(
+        "{} Drive to B",
+        mark("session/objectives/drive_to_b")
+    ));
     for mut text in &mut hud {
         if text.0 != out {
             text.0.clone_from(&out);
         }
     }
-    let recent: Vec<&str> = session.log.iter().rev().take(5).rev().map(String::as_str).collect();
+    let recent: Vec<&str> = session
+        .log
+        .iter()
+        .rev()
+        .take(5)
+        .rev()
+        .map(String::as_str)
+        .collect();
     let recent = recent.join("\n");
     for mut text in &mut log {
         if text.0 != recent {

@@ -330,7 +330,11 @@ impl Behaviors {
 
     /// Prepares labels for `program` (once per program).
     fn prepare(&mut self, program: &Arc<Program>) -> Result<(), String> {
-        if self.program.as_ref().is_some_and(|p| Arc::ptr_eq(p, program)) {
+        if self
+            .program
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(p, program))
+        {
             return Ok(());
         }
         self.labels = vec!["-".to_owned()];
@@ -606,8 +610,8 @@ fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
 
 /// The cover block nearest to `p` (they stand on a lattice).
 pub fn nearest_cover(p: Vec2) -> Vec2 {
-    let c = ((p + COVER_SPACING / 2.0) / COVER_SPACING).round() * COVER_SPACING
-        - COVER_SPACING / 2.0;
+    let c =
+        ((p + COVER_SPACING / 2.0) / COVER_SPACING).round() * COVER_SPACING - COVER_SPACING / 2.0;
     c.clamp(-ARENA + COVER_SPACING / 2.0, ARENA - COVER_SPACING / 2.0)
 }
 
@@ -675,7 +679,11 @@ fn player(
             }
         }
     }
-    let speed = if player.vehicle.is_some() { 240.0 } else { 140.0 };
+    let speed = if player.vehicle.is_some() {
+        240.0
+    } else {
+        140.0
+    };
     let next = player.pos + intent.dir.normalize_or_zero() * speed * dt;
     player.pos = next.clamp(-ARENA + 10.0, ARENA - 10.0);
     if let Some(v) = player.vehicle {
@@ -890,10 +898,7 @@ fn sense(
         let values = [
             (k.grenade_near, Value::Bool(grenade)),
             (k.health_low, Value::Bool(ai.health < 35.0)),
-            (
-                k.scared,
-                Value::Bool(player.vehicle.is_some() && d < 140.0),
-            ),
+            (k.scared, Value::Bool(player.vehicle.is_some() && d < 140.0)),
             (k.leader_dead, Value::Bool(ai.leader_dead)),
             (k.has_target, Value::Bool(has_target)),
             (k.target_visible, Value::Bool(visible)),
@@ -919,7 +924,11 @@ fn sense(
             Seat::Driver(_) => k.driver,
             Seat::Passenger(_) => k.passenger,
         };
-        let alertness = if t < ai.alert_until { k.alert } else { k.unaware };
+        let alertness = if t < ai.alert_until {
+            k.alert
+        } else {
+            k.unaware
+        };
         bb.set_tags(role | alertness);
     });
 }
@@ -1264,11 +1273,7 @@ pub fn scripted_player(
 pub fn summary_json(world: &World) -> serde_json::Value {
     let s = world.resource::<Summary>();
     let b = world.resource::<Behaviors>();
-    let entered: BTreeMap<&str, u64> = s
-        .entered
-        .iter()
-        .map(|(k, v)| (b.label(*k), *v))
-        .collect();
+    let entered: BTreeMap<&str, u64> = s.entered.iter().map(|(k, v)| (b.label(*k), *v)).collect();
     let mut pairs: Vec<(String, u64)> = s
         .interruption_pairs
         .iter()
@@ -1311,7 +1316,7 @@ pub fn summary_json(world: &World) -> serde_json::Value {
         "passenger_ticks_leader_dead": s.passenger_ticks_leader_dead,
         "passenger_ticks_stimulus": s.passenger_ticks_stimulus,
         "passenger_flight": s.passenger_flight,
-        "ns_per_agent_tick": if s.agent_ticks == 0 { 0 } else { s.decide_ns / s.agent_ticks },
+        "ns_per_agent_tick": s.decide_ns.checked_div(s.agent_ticks).unwrap_or(0),
     })
 }
 
@@ -1327,11 +1332,9 @@ pub fn settle(app: &mut App) -> Result<(), String> {
             return Ok(());
         }
         let server = world.resource::<AssetServer>();
-        if let Some(bevy::asset::LoadState::Failed(e)) = server.get_load_state(
-            &server
-                .get_handle::<BtAsset>(TREE)
-                .unwrap_or_default(),
-        ) {
+        if let Some(bevy::asset::LoadState::Failed(e)) =
+            server.get_load_state(&server.get_handle::<BtAsset>(TREE).unwrap_or_default())
+        {
             return Err(e.to_string());
         }
         std::thread::sleep(Duration::from_millis(1));

@@ -240,7 +240,10 @@ fn attach_sprites(
         commands
             .entity(e)
             .insert((
-                Sprite::from_color(ai_color(ai), Vec2::splat(if ai.leader { 16.0 } else { 12.0 })),
+                Sprite::from_color(
+                    ai_color(ai),
+                    Vec2::splat(if ai.leader { 16.0 } else { 12.0 }),
+                ),
                 Transform::from_translation(ai.pos.extend(2.0)),
             ))
             .with_children(|c| {

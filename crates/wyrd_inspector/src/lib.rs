@@ -30,9 +30,7 @@ pub use snapshot::{
     AgentRow, HistoryEntry, InspectorSnapshot, NodeRow, SaveRow, TimingRow, TreeSnapshot, WorldRow,
     tree_rows,
 };
-pub use ui::{
-    InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color,
-};
+pub use ui::{InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color};
 
 use std::collections::VecDeque;
 
