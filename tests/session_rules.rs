@@ -150,3 +150,13 @@ fn a_bad_drive_script_names_the_line() {
     assert!(err.contains("line 3"), "{err}");
     assert!(err.contains("no place \"Z\""), "{err}");
 }
+
+#[test]
+fn a_missing_rule_tree_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("session_rules")).unwrap();
+    std::fs::write(dir.path().join("session_rules/drive.txt"), "goto A\n").unwrap();
+    let out = run(&["--headless", "--assets", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("session_rules/session.bt.ron"));
+}

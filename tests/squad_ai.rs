@@ -129,4 +129,9 @@ fn bad_arguments_are_named() {
     let out = run(&["--headless", "--ticks", "many"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("\"many\" is not a whole number"));
+    // A missing tree is an error naming it, not a hang.
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(&["--headless", "--assets", empty.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("squad_ai/combat.bt.ron"));
 }

@@ -838,9 +838,11 @@ fn respawn(
     mut squads: ResMut<Squads>,
 ) {
     let t = now(&time);
-    let tree = server.load(TREE);
     for (id, squad) in squads.0.iter_mut().enumerate() {
         if squad.respawn_at.is_some_and(|at| t >= at) {
+            // Loaded (or found loaded) only when needed: asking for a
+            // failed asset every tick would retry its load every tick.
+            let tree = server.load(TREE);
             spawn_squad(&mut commands, &tree, &mut rng, squad, id);
         }
     }
@@ -1331,9 +1333,14 @@ pub fn settle(app: &mut App) -> Result<(), String> {
         if total > 0 && q.iter(world).all(|a| a.program().is_some()) {
             return Ok(());
         }
+        let handle = world
+            .query::<&BehaviorTree>()
+            .iter(world)
+            .next()
+            .map(|t| t.handle.clone());
         let server = world.resource::<AssetServer>();
         if let Some(bevy::asset::LoadState::Failed(e)) =
-            server.get_load_state(&server.get_handle::<BtAsset>(TREE).unwrap_or_default())
+            handle.and_then(|h| server.get_load_state(&h))
         {
             return Err(e.to_string());
         }
