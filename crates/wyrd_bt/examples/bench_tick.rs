@@ -4,8 +4,10 @@
 //! ```text
 //! cargo run --release -p wyrd_bt --example bench_tick -- --agents 10000 [--threads 1] [--ticks 300]
 //! ```
-//! The runtime alone (flat state in a loop); the full plugin path is in
-//! `cargo bench -p wyrd_bt` (group `plugin`).
+//! The runtime alone (flat state in a loop); with `--plugin`, the full plugin
+//! path (a headless app, one `app.update()` per tick; also in
+//! `cargo bench -p wyrd_bt`, group `plugin`), split into the tree's decide
+//! system, the action system and the rest of the update.
 
 #[path = "../benches/support/load.rs"]
 mod load;
@@ -49,6 +51,7 @@ fn main() {
     let mut agents = 10_000usize;
     let mut threads = 1usize;
     let mut ticks = 300u32;
+    let mut plugin = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
@@ -60,13 +63,18 @@ fn main() {
             "--agents" => agents = num("--agents"),
             "--threads" => threads = num("--threads"),
             "--ticks" => ticks = num("--ticks") as u32,
+            "--plugin" => plugin = true,
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin]"
                 );
                 std::process::exit(2);
             }
         }
+    }
+    if plugin {
+        run_plugin(agents, threads, ticks);
+        return;
     }
     let program = reference_program();
     let keys = input_keys(&program);
@@ -173,5 +181,52 @@ fn main() {
     println!(
         "completed actions / agent-tick {:.3}",
         completed as f64 / (f64::from(ticks) * agents as f64)
+    );
+}
+
+/// The full plugin path: medians of the whole update and of its parts.
+fn run_plugin(agents: usize, threads: usize, ticks: u32) {
+    let mut app = plugin_app(agents, Some(threads));
+    let (mut total, mut decide, mut act) = (Vec::new(), Vec::new(), Vec::new());
+    let allocs_before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 0..ticks {
+        let t = Instant::now();
+        app.update();
+        total.push(t.elapsed().as_nanos() as f64);
+        let stats = app.world().resource::<wyrd_bt::BtStats>();
+        decide.push(stats.decide_ns as f64);
+        act.push(stats.act_ns as f64);
+    }
+    let allocs = ALLOCS.load(Ordering::Relaxed) - allocs_before;
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (total, decide, act) = (median(&mut total), median(&mut decide), median(&mut act));
+    println!("agents                    {agents}");
+    println!("threads                   {threads}");
+    println!("ticks measured            {ticks}");
+    println!(
+        "ns per agent-tick         {:.1} (whole update)",
+        total / agents as f64
+    );
+    println!("tick (median)             {:.3} ms", total / 1e6);
+    println!(
+        "  decide (tree tick)      {:.3} ms = {:.1} ns per agent",
+        decide / 1e6,
+        decide / agents as f64
+    );
+    println!(
+        "  act (action system)     {:.3} ms = {:.1} ns per agent",
+        act / 1e6,
+        act / agents as f64
+    );
+    println!(
+        "  rest (sense, schedule)  {:.3} ms",
+        (total - decide - act) / 1e6
+    );
+    println!(
+        "allocations per tick      {:.2} (the app's own included)",
+        allocs as f64 / f64::from(ticks)
     );
 }

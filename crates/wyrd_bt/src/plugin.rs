@@ -325,6 +325,19 @@ pub struct BtSettings {
 }
 
 /// Behavior trees as assets, ticked in `FixedUpdate`.
+///
+/// Agents are ticked in parallel on Bevy's compute task pool. On machines
+/// with few cores Bevy gives that pool only part of them (on 2 cores, one
+/// thread: a quarter each goes to IO and async tasks, at least one); when
+/// trees are the heavy part of a frame, give it more:
+///
+/// ```no_run
+/// use bevy::prelude::*;
+///
+/// let mut options = TaskPoolOptions::default();
+/// options.compute.min_threads = 2;
+/// App::new().add_plugins(MinimalPlugins.set(TaskPoolPlugin { task_pool_options: options }));
+/// ```
 #[derive(Debug, Clone)]
 pub struct BtPlugin {
     /// Sets the app's fixed timestep to this rate (default 30 Hz); `None`
@@ -448,6 +461,7 @@ fn tick_trees(
     mut stats: ResMut<BtStats>,
     mut world_values: Local<HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>>,
     mut reported: Local<std::collections::HashSet<(bevy::asset::AssetId<BtAsset>, usize)>>,
+    mut ticked: Local<bevy::utils::Parallel<u32>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
 ) {
     // World values, looked up once per program and tick, shared read-only
@@ -477,7 +491,6 @@ fn tick_trees(
     let max_restarts = settings.max_restarts_per_tick;
     let asset_generation = asset_generation.0;
     let started = std::time::Instant::now();
-    let ticked = std::sync::atomic::AtomicU32::new(0);
     agents.par_iter_mut().for_each(|(tree, mut agent, mut bb, mut actions)| {
         // Assets are looked up only when one changed (or the agent is new).
         if agent.program.is_none() || agent.seen_assets != asset_generation {
@@ -494,7 +507,9 @@ fn tick_trees(
             agent.seen_assets = asset_generation;
         }
         let agent = &mut *agent;
-        let Some(program) = agent.program.clone() else { return };
+        // Borrowed, not cloned: an `Arc` clone per agent and tick is an
+        // atomic write to one cache line shared by every thread.
+        let Some(program) = agent.program.as_deref() else { return };
         if agent.restart {
             agent.restart = false;
             agent.restarts_this_tick += 1;
@@ -504,7 +519,7 @@ fn tick_trees(
                     program.source
                 );
             } else {
-                agent.state.reset(&program, &mut actions);
+                agent.state.reset(program, &mut actions);
                 agent.finished = false;
             }
         }
@@ -535,13 +550,14 @@ fn tick_trees(
             repeat: tree.mode == RunMode::Repeat,
             always_walk: false,
         };
-        let status = tick_agent(&program, &mut agent.state, &bb, &mut actions, step_ms, env);
-        ticked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let status = tick_agent(program, &mut agent.state, &bb, &mut actions, step_ms, env);
+        // Counted per thread: one shared atomic would bounce between cores.
+        ticked.scope(|n| *n += 1);
         if tree.mode == RunMode::Once && matches!(status, Status::Success | Status::Failure) {
             agent.finished = true;
         }
     });
-    stats.ticked = ticked.into_inner();
+    stats.ticked = ticked.iter_mut().map(std::mem::take).sum();
     stats.decide_ns = started.elapsed().as_nanos() as u64;
     let per_second = stats.ticked as f32 / dt.max(1e-6);
     stats.ticks_per_second = if stats.ticks_per_second == 0.0 {

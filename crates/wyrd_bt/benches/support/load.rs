@@ -2,7 +2,9 @@
 //! benches and the `bench_tick` example.
 #![allow(dead_code)]
 
-use wyrd_bt::{Blackboard, BtActions, Program, Value};
+use bevy::prelude::*;
+use wyrd_bt::prelude::*;
+use wyrd_bt::{Program, Value};
 
 /// Input names and the probability each is true.
 pub const INPUTS: [(&str, f64); 10] = [
@@ -108,3 +110,94 @@ pub fn finish_actions(actions: &mut BtActions, durations: &[u32], now_ms: u32, d
     }
     done
 }
+
+/// Tick length of the load, in ms.
+pub const PLUGIN_DT_MS: u32 = 33;
+
+/// The plugin path's load: which entities, input keys, action durations.
+#[derive(Resource)]
+pub struct Load {
+    entities: Vec<Entity>,
+    keys: [u16; 10],
+    durations: Vec<u32>,
+    rng: Rng,
+}
+
+/// Writes the tick's input events into the agents' blackboards.
+pub fn sense(mut load: ResMut<Load>, mut bbs: Query<&mut Blackboard>) {
+    let load = &mut *load;
+    let n = load.entities.len();
+    let entities = &load.entities;
+    draw_events(n, &load.keys, &mut load.rng, |a, k, v| {
+        if let Ok(mut bb) = bbs.get_mut(entities[a]) {
+            bb.set_index(k, Value::Bool(v));
+        }
+    });
+}
+
+/// Finishes actions that ran their duration (the game's action system).
+pub fn act(load: Res<Load>, mut agents: Query<(&BtAgent, &mut BtActions)>) {
+    agents.par_iter_mut().for_each(|(agent, mut actions)| {
+        if actions.iter().any(|a| a.is_running()) {
+            finish_actions(&mut actions, &load.durations, agent.state.now_ms, PLUGIN_DT_MS);
+        }
+    });
+}
+
+/// A headless app with `n` agents on the reference tree, warmed up.
+/// `threads`: threads of the compute pool, which runs the tree tick's
+/// `par_iter` (`None`: Bevy's default, which on a 2-core machine is one
+/// thread: a quarter of the cores each go to IO and async, at least one).
+pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
+    let mut app = App::new();
+    let minimal = match threads {
+        Some(t) => {
+            let mut options = TaskPoolOptions::default();
+            options.compute.min_threads = t;
+            options.compute.max_threads = t;
+            MinimalPlugins.set(TaskPoolPlugin {
+                task_pool_options: options,
+            })
+        }
+        None => MinimalPlugins.build(),
+    };
+    app.add_plugins((minimal, AssetPlugin::default(), BtPlugin::default()))
+        .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(std::time::Duration::from_secs_f64(
+            1.0 / 30.0,
+        )))
+        .add_systems(FixedUpdate, sense.in_set(BtSystems::Sense))
+        .add_systems(FixedUpdate, act.in_set(BtSystems::Act));
+    let program = reference_program();
+    let keys = input_keys(&program);
+    let durations = durations(&program);
+    let mut rng = Rng(42);
+    let bbs: Vec<Blackboard> = (0..n)
+        .map(|_| random_blackboard(&program, &keys, &mut rng))
+        .collect();
+    let handle = app
+        .world_mut()
+        .resource_mut::<Assets<BtAsset>>()
+        .add(BtAsset {
+            program: std::sync::Arc::new(program),
+        });
+    let entities = bbs
+        .into_iter()
+        .enumerate()
+        .map(|(i, bb)| {
+            app.world_mut()
+                .spawn((BehaviorTree::new(handle.clone()).with_seed(i as u64), bb))
+                .id()
+        })
+        .collect();
+    app.insert_resource(Load {
+        entities,
+        keys,
+        durations,
+        rng,
+    });
+    for _ in 0..30 {
+        app.update();
+    }
+    app
+}
+
