@@ -96,6 +96,11 @@ for n in $sizes; do
     fi
   done
 done
+# The 30 Hz budget: 100,000 agents, full plugin path, both cores.
+cargo bench -p wyrd_bt --bench tick -- --noplot "^plugin_both_cores/100000\$" >/dev/null 2>&1
+both=$(median_ns plugin_both_cores 100000)
+printf '%-22s %14.1f   (one tick of 100,000 agents: %.2f ms; target 10 ms)\n' \
+  "plugin 2 cores/100000" "$(python3 -c "print($both / 100000)")" "$(python3 -c "print($both / 1e6)")"
 if $have_done; then
   line="bevy_behave completed actions per agent-tick (last round; non-reactive tree):"
   for n in $sizes; do

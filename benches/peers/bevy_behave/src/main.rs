@@ -174,7 +174,7 @@ fn on_cond(trigger: On<BehaveTrigger<Cond>>, inputs: Query<&Inputs>, mut command
     let Cond(input) = *ev.inner();
     let holds = inputs
         .get(ctx.target_entity())
-        .is_ok_and(|inputs| inputs.0[input]);
+        .is_ok_and(|agent| agent.0[input]);
     if holds {
         commands.trigger(ctx.success());
     } else {
