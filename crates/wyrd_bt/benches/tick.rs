@@ -16,7 +16,10 @@ mod load;
 use std::time::Duration;
 
 use bevy::prelude::*;
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use load::*;
 use wyrd_bt::prelude::*;
 use wyrd_bt::{AgentState, Program, TickEnv, tick_agent};
@@ -269,21 +272,35 @@ fn draw_events_bonsai(agents: &mut [bonsai_bt::BT<bonsai::A, bonsai::Agent>], rn
 /// The full plugin path with one compute thread (`plugin`, comparable with
 /// the single-threaded peers) and with both cores for 100,000 agents
 /// (`plugin_both_cores`, the 30 Hz budget target).
+///
+/// Bevy's task pools are per process and the first app sets them, so apps
+/// are built only when their benchmark runs, and a case whose pool is not
+/// the one it asks for warns: run `plugin_both_cores` on its own
+/// (`benches/compare.sh` does).
 fn bench_plugin(c: &mut Criterion) {
+    fn case(g: &mut BenchmarkGroup<'_, WallTime>, n: usize, threads: usize) {
+        let mut app: Option<App> = None;
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::from_parameter(n), |b| {
+            let app = app.get_or_insert_with(|| plugin_app(n, Some(threads)));
+            let pool = bevy::tasks::ComputeTaskPool::get().thread_num();
+            if pool != threads {
+                eprintln!(
+                    "warning: measured with {pool} compute threads, not {threads}: run this case alone"
+                );
+            }
+            b.iter(|| app.update());
+        });
+    }
     let mut g = c.benchmark_group("plugin");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
     for n in SIZES {
-        let mut app = plugin_app(n, Some(1));
-        g.throughput(Throughput::Elements(n as u64));
-        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| app.update()));
+        case(&mut g, n, 1);
     }
     g.finish();
     let mut g = c.benchmark_group("plugin_both_cores");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
-    let n = 100_000;
-    let mut app = plugin_app(n, Some(2));
-    g.throughput(Throughput::Elements(n as u64));
-    g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| app.update()));
+    case(&mut g, 100_000, 2);
     g.finish();
 }
 
