@@ -19,6 +19,9 @@ pub struct Blackboard {
     values: Vec<Value>,
     tag_names: Arc<[String]>,
     tags: u64,
+    /// Bit `i` is set when value `i` (below 64) is `true`: guards on bool
+    /// keys are folded into one mask test against it.
+    bools: u64,
     /// Bumped on every change: lets the runtime know inputs changed.
     generation: u64,
     /// Laid out for a program (keys fixed).
@@ -65,16 +68,41 @@ impl Blackboard {
     }
 
     fn set_unchecked(&mut self, key: &str, value: Value) {
-        match self.keys.iter().position(|k| k == key) {
-            Some(i) => self.values[i] = value,
+        let i = match self.keys.iter().position(|k| k == key) {
+            Some(i) => {
+                self.values[i] = value;
+                i
+            }
             None => {
                 let mut keys = self.keys.to_vec();
                 keys.push(key.to_owned());
                 self.keys = keys.into();
                 self.values.push(value);
+                self.values.len() - 1
+            }
+        };
+        self.sync_bool(i);
+        self.generation += 1;
+    }
+
+    /// Keeps [`bools`](Self::bools) in step with value `i`.
+    #[inline]
+    fn sync_bool(&mut self, i: usize) {
+        if i < 64 {
+            let bit = 1u64 << i;
+            if self.values[i] == Value::Bool(true) {
+                self.bools |= bit;
+            } else {
+                self.bools &= !bit;
             }
         }
-        self.generation += 1;
+    }
+
+    /// The bool values as bits: bit `i` is set when value `i` (below 64, in
+    /// the tree's key order once bound) is `true`.
+    #[inline]
+    pub fn bools(&self) -> u64 {
+        self.bools
     }
 
     fn set_tag_unchecked(&mut self, tag: &str, on: bool) {
@@ -133,6 +161,10 @@ impl Blackboard {
         }
         self.keys = program.bb_shared.clone();
         self.values = values;
+        self.bools = 0;
+        for i in 0..self.values.len().min(64) {
+            self.sync_bool(i);
+        }
         self.tag_names = program.tags_shared.clone();
         self.tags = tags;
         self.generation += 1;
@@ -155,6 +187,7 @@ impl Blackboard {
                 }
                 if self.values[i] != value {
                     self.values[i] = value;
+                    self.sync_bool(i);
                     self.generation += 1;
                 }
                 Ok(())
@@ -174,6 +207,7 @@ impl Blackboard {
             && *slot != value
         {
             *slot = value;
+            self.sync_bool(key as usize);
             self.generation += 1;
         }
     }

@@ -456,9 +456,87 @@ pub fn compile(
         };
         c.p.nodes[i as usize].guard = guard;
     }
+    fold_bits(&mut c.p);
     c.p.bb_shared = c.p.bb_keys.as_slice().into();
     c.p.tags_shared = c.p.tag_names.as_slice().into();
     Ok(c.p)
+}
+
+/// Folds conditions on bool keys (below 64) into bit tests over the
+/// blackboard's bool mask: `BbIs`, and `All` / `Any` / `Not` made only of
+/// them. A condition's parts always come before it, so one pass in order
+/// sees folded parts.
+fn fold_bits(p: &mut Program) {
+    for i in 0..p.conds.len() {
+        let folded = match p.conds[i] {
+            Cond::BbIs { key, value } if key < 64 => {
+                let bit = 1u64 << key;
+                Some(Cond::Bits {
+                    mask: bit,
+                    want: if value { bit } else { 0 },
+                })
+            }
+            Cond::Not(x) => match p.conds[x as usize] {
+                // Not all as wanted: one differs.
+                Cond::Bits { mask, want } => Some(Cond::AnyBits {
+                    mask,
+                    want: want ^ mask,
+                }),
+                Cond::AnyBits { mask, want } => Some(Cond::Bits {
+                    mask,
+                    want: want ^ mask,
+                }),
+                _ => None,
+            },
+            Cond::All { start, len } => {
+                let (mut mask, mut want) = (0u64, 0u64);
+                let mut all_bits = true;
+                let mut contradiction = false;
+                for &x in &p.cond_lists[start as usize..(start + len) as usize] {
+                    match p.conds[x as usize] {
+                        Cond::Bits { mask: m, want: w } => {
+                            contradiction |= (mask & m) & (want ^ w) != 0;
+                            mask |= m;
+                            want |= w;
+                        }
+                        _ => all_bits = false,
+                    }
+                }
+                match (all_bits, contradiction) {
+                    (true, true) => Some(Cond::Const(false)),
+                    (true, false) => Some(Cond::Bits { mask, want }),
+                    _ => None,
+                }
+            }
+            Cond::Any { start, len } => {
+                let (mut mask, mut want) = (0u64, 0u64);
+                let mut all_bits = true;
+                let mut tautology = false;
+                for &x in &p.cond_lists[start as usize..(start + len) as usize] {
+                    match p.conds[x as usize] {
+                        Cond::Bits { mask: m, want: w } | Cond::AnyBits { mask: m, want: w }
+                            if m.count_ones() == 1
+                                || matches!(p.conds[x as usize], Cond::AnyBits { .. }) =>
+                        {
+                            tautology |= (mask & m) & (want ^ w) != 0;
+                            mask |= m;
+                            want |= w;
+                        }
+                        _ => all_bits = false,
+                    }
+                }
+                match (all_bits, tautology) {
+                    (true, true) => Some(Cond::Const(true)),
+                    (true, false) => Some(Cond::AnyBits { mask, want }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(c) = folded {
+            p.conds[i] = c;
+        }
+    }
 }
 
 fn push(p: &mut Program, c: Cond) -> u32 {

@@ -116,6 +116,23 @@ pub enum Cond {
         /// Expected value.
         value: bool,
     },
+    /// Bool keys below 64 all have the wanted values: `(bits ^ want) & mask
+    /// == 0` over [`Blackboard::bools`](crate::Blackboard::bools) (folded
+    /// from `BbIs`, `All` and `Not` at compile time: one instruction for a
+    /// whole guard).
+    Bits {
+        /// The keys' bits.
+        mask: u64,
+        /// Their wanted values.
+        want: u64,
+    },
+    /// At least one of the bool keys in `mask` has its wanted value.
+    AnyBits {
+        /// The keys' bits.
+        mask: u64,
+        /// Their wanted values.
+        want: u64,
+    },
     /// Registered predicate (index into [`Program::predicates`]).
     Predicate(u32),
     /// The agent has all of these tag bits.

@@ -593,6 +593,8 @@ impl<'a> Interp<'a> {
             return true;
         }
         match self.p.conds[c as usize] {
+            Cond::Bits { mask, want } => (self.bb.bools() ^ want) & mask == 0,
+            Cond::AnyBits { mask, want } => !(self.bb.bools() ^ want) & mask != 0,
             Cond::BbIs { key, value } => self.bb.get_index(key) == Value::Bool(value),
             Cond::Bb { key, op, value } => op.eval(self.bb.get_index(key), value),
             Cond::Predicate(i) => {

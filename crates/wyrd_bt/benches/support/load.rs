@@ -139,7 +139,12 @@ pub fn sense(mut load: ResMut<Load>, mut bbs: Query<&mut Blackboard>) {
 pub fn act(load: Res<Load>, mut agents: Query<(&BtAgent, &mut BtActions)>) {
     agents.par_iter_mut().for_each(|(agent, mut actions)| {
         if actions.iter().any(|a| a.is_running()) {
-            finish_actions(&mut actions, &load.durations, agent.state.now_ms, PLUGIN_DT_MS);
+            finish_actions(
+                &mut actions,
+                &load.durations,
+                agent.state.now_ms,
+                PLUGIN_DT_MS,
+            );
         }
     });
 }
@@ -162,9 +167,9 @@ pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
         None => MinimalPlugins.build(),
     };
     app.add_plugins((minimal, AssetPlugin::default(), BtPlugin::default()))
-        .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(std::time::Duration::from_secs_f64(
-            1.0 / 30.0,
-        )))
+        .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+            std::time::Duration::from_secs_f64(1.0 / 30.0),
+        ))
         .add_systems(FixedUpdate, sense.in_set(BtSystems::Sense))
         .add_systems(FixedUpdate, act.in_set(BtSystems::Act));
     let program = reference_program();
@@ -200,4 +205,3 @@ pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
     }
     app
 }
-
