@@ -588,6 +588,16 @@ impl<'a> Interp<'a> {
             && t & n.tags_not == 0
     }
 
+    /// [`eval`](Self::eval) with the common case (a folded bit test)
+    /// inlined at the call site.
+    #[inline(always)]
+    fn test(&self, c: u32) -> bool {
+        match self.p.conds.get(c as usize) {
+            Some(&Cond::Bits { mask, want }) => (self.bb.bools() ^ want) & mask == 0,
+            _ => self.eval(c),
+        }
+    }
+
     fn eval(&self, c: u32) -> bool {
         if c == NONE {
             return true;
@@ -637,10 +647,10 @@ impl<'a> Interp<'a> {
                 let imp = &self.p.impulses[impulse as usize];
                 // A redirect already under way is not asked for again.
                 (imp.redirect_to == NONE || self.st.redirect != imp.redirect_to)
-                    && self.eval(imp.when)
+                    && self.test(imp.when)
             }
             Kind::Cooldown { ms } => !self.cooling(i, ms),
-            _ => n.guard == NONE || self.eval(n.guard),
+            _ => n.guard == NONE || self.test(n.guard),
         }
     }
 
@@ -731,6 +741,7 @@ impl<'a> Interp<'a> {
     }
 
     /// Children of a competition node, with stimuli merged in by priority.
+    #[inline]
     fn dyn_count(&self, i: u32) -> usize {
         let base = self.p.nodes[i as usize].child_count as usize;
         if self.st.stimuli.is_empty() {
@@ -739,11 +750,17 @@ impl<'a> Interp<'a> {
         base + self.st.stimuli.iter().filter(|s| s.target == i).count()
     }
 
+    #[inline]
     fn dyn_child(&self, i: u32, k: usize) -> u32 {
-        let kids = self.p.children_of(i);
         if self.st.stimuli.is_empty() {
-            return kids[k];
+            return self.p.children[self.p.nodes[i as usize].first_child as usize + k];
         }
+        self.dyn_child_with_stimuli(i, k)
+    }
+
+    #[cold]
+    fn dyn_child_with_stimuli(&self, i: u32, k: usize) -> u32 {
+        let kids = self.p.children_of(i);
         let mut pos = 0;
         for s in 0..=kids.len() {
             for st in self.st.stimuli.iter().filter(|x| x.target == i) {
@@ -792,10 +809,13 @@ impl<'a> Interp<'a> {
     /// cursor, so none of the bookkeeping of [`tick_node`](Self::tick_node).
     fn tick_instant(&mut self, i: u32) -> Status {
         let iu = i as usize;
+        let p = self.p;
+        let node = &p.nodes[iu];
         self.st.nodes[iu].flags &= !rule::PAUSED;
-        let ok = self.tags_ok(i)
-            && match self.p.nodes[iu].kind {
-                Kind::Condition { cond } => self.eval(cond),
+        let tagged = node.tags_all | node.tags_any | node.tags_not != 0;
+        let ok = (!tagged || self.tags_ok(i))
+            && match node.kind {
+                Kind::Condition { cond } => self.test(cond),
                 Kind::Succeed => true,
                 Kind::Fail => false,
                 Kind::Invert => {
@@ -832,11 +852,14 @@ impl<'a> Interp<'a> {
 
     pub(crate) fn tick_node(&mut self, i: u32) -> Status {
         let iu = i as usize;
-        if self.p.nodes[iu].instant {
+        let p = self.p;
+        let node = &p.nodes[iu];
+        if node.instant {
             return self.tick_instant(i);
         }
         self.st.nodes[iu].flags &= !rule::PAUSED;
-        if !self.tags_ok(i) {
+        let tagged = node.tags_all | node.tags_any | node.tags_not != 0;
+        if tagged && !self.tags_ok(i) {
             if self.st.nodes[iu].status == Status::Running {
                 self.halt(i);
                 self.st.nodes[iu].flags &= !rule::PAUSED;
@@ -848,7 +871,7 @@ impl<'a> Interp<'a> {
         if self.st.nodes[iu].status != Status::Running {
             self.enter(i);
         }
-        let kind = self.p.nodes[iu].kind;
+        let kind = node.kind;
         let status = match kind {
             Kind::Sequence => self.sequence(i),
             Kind::Selector => self.selector(i),
@@ -888,7 +911,7 @@ impl<'a> Interp<'a> {
             }
             Kind::Guard { cond } => {
                 let c = self.p.children_of(i)[0];
-                if self.eval(cond) {
+                if self.test(cond) {
                     self.tick_node(c)
                 } else {
                     self.halt(c);
@@ -897,14 +920,14 @@ impl<'a> Interp<'a> {
             }
             Kind::Action { .. } => self.action(i),
             Kind::Condition { cond } => {
-                if self.eval(cond) {
+                if self.test(cond) {
                     Status::Success
                 } else {
                     Status::Failure
                 }
             }
             Kind::Rule { cond } => {
-                if self.eval(cond) {
+                if self.test(cond) {
                     Status::Success
                 } else {
                     self.st.nodes[iu].flags &= !rule::COMPLETE;
@@ -913,7 +936,7 @@ impl<'a> Interp<'a> {
             }
             Kind::Threshold { cond, count } => {
                 let a = self.p.nodes[iu].aux as usize;
-                if self.eval(cond) {
+                if self.test(cond) {
                     self.st.aux[a] += 1;
                 }
                 if self.st.aux[a] >= count {
@@ -1369,7 +1392,7 @@ impl<'a> Interp<'a> {
         let imp = &self.p.impulses[impulse as usize];
         let (when, redirect_to) = (imp.when, imp.redirect_to);
         let running = self.st.nodes[i as usize].status == Status::Running;
-        if !self.eval(when) {
+        if !self.test(when) {
             if let Some(&c) = self.p.children_of(i).first() {
                 self.halt(c);
             }
