@@ -497,14 +497,20 @@ pub fn tick_agent(
         stub: env.stub,
         globals: env.globals,
     };
-    it.actions.slots.retain(|a| a.state != ActionState::Aborted);
+    // One pass over the slots: started ones now run, reports are noted,
+    // aborted ones (told last tick) go.
     let mut reported = false;
+    let mut aborted = false;
     for a in it.actions.slots.iter_mut() {
         match a.state {
             ActionState::Started => a.state = ActionState::Running,
             ActionState::Succeeded | ActionState::Failed => reported = true,
-            _ => {}
+            ActionState::Aborted => aborted = true,
+            ActionState::Running => {}
         }
+    }
+    if aborted {
+        it.actions.slots.retain(|a| a.state != ActionState::Aborted);
     }
     // Event-driven: if nothing the tree reads changed (inputs, world values,
     // action reports, stimuli, time-dependent nodes), the walk would repeat
@@ -850,6 +856,31 @@ impl<'a> Interp<'a> {
         s.status
     }
 
+    /// [`tick_node`](Self::tick_node) with the commonest child, an untagged
+    /// condition, done in place (no calls): the bookkeeping is the same as
+    /// [`tick_instant`](Self::tick_instant)'s.
+    #[inline(always)]
+    fn tick_child(&mut self, c: u32) -> Status {
+        let p = self.p;
+        let node = &p.nodes[c as usize];
+        if let Kind::Condition { cond } = node.kind
+            && node.tags_all | node.tags_any | node.tags_not == 0
+        {
+            let ok = self.test(cond);
+            let s = &mut self.st.nodes[c as usize];
+            s.flags &= !rule::PAUSED;
+            if ok {
+                s.flags |= rule::COMPLETE | rule::WAS_COMPLETE;
+                s.status = Status::Success;
+            } else {
+                s.flags &= !rule::COMPLETE;
+                s.status = Status::Failure;
+            }
+            return s.status;
+        }
+        self.tick_node(c)
+    }
+
     pub(crate) fn tick_node(&mut self, i: u32) -> Status {
         let iu = i as usize;
         let p = self.p;
@@ -1020,7 +1051,7 @@ impl<'a> Interp<'a> {
                 break;
             }
             let c = self.p.children_of(i)[k];
-            if self.tick_node(c) == Status::Failure {
+            if self.tick_child(c) == Status::Failure {
                 let running = self.p.children_of(i)[cursor];
                 self.halt(running);
                 self.st.nodes[i as usize].cursor = 0;
@@ -1029,7 +1060,7 @@ impl<'a> Interp<'a> {
         }
         for k in cursor..count {
             let c = self.p.children_of(i)[k];
-            match self.tick_node(c) {
+            match self.tick_child(c) {
                 Status::Running => {
                     self.st.nodes[i as usize].cursor = k as u16;
                     return Status::Running;
