@@ -388,7 +388,7 @@ pub fn flags_of(agent: &BtAgent) -> Vec<(String, String)> {
         .map(|i| {
             (
                 program.paths[i].clone(),
-                rule::letters(agent.state.nodes[i].flags),
+                rule::letters(agent.state.nodes[i].flags()),
             )
         })
         .collect()

@@ -985,6 +985,7 @@ impl<'a> Compiler<'a> {
             instant: false,
             guard_len: 0,
             aux: NONE,
+            cursor: NONE,
             guard: NONE,
         });
 
@@ -1251,6 +1252,19 @@ impl<'a> Compiler<'a> {
         if needs_aux {
             self.p.nodes[idx as usize].aux = self.p.aux_count;
             self.p.aux_count += 1;
+        }
+        if matches!(
+            kind,
+            Kind::Sequence
+                | Kind::Sequential
+                | Kind::SequentialLooping
+                | Kind::Probabilistic { .. }
+                | Kind::OneOff { .. }
+                | Kind::SelectOne { .. }
+                | Kind::Custom { .. }
+        ) {
+            self.p.nodes[idx as usize].cursor = self.p.cursor_count;
+            self.p.cursor_count += 1;
         }
         self.p.nodes[idx as usize].kind = kind;
 

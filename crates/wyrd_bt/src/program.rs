@@ -220,6 +220,9 @@ pub struct Node {
     pub guard_len: u16,
     /// Index into the agent's aux words, or [`NONE`].
     pub aux: u32,
+    /// Index into the agent's cursors (composites that walk their children
+    /// in order or remember a choice), or [`NONE`].
+    pub cursor: u32,
     /// The node's relevancy as one compiled condition (its guards, or its
     /// own condition), or [`NONE`] for "always". Tags are checked apart.
     pub guard: u32,
@@ -346,6 +349,8 @@ pub struct Program {
     pub weights: Vec<f32>,
     /// Number of aux words an agent needs.
     pub aux_count: u32,
+    /// Number of cursors an agent needs.
+    pub cursor_count: u32,
     /// Whether a walk with unchanged inputs is guaranteed to change nothing
     /// (no timers, counters, repeats or custom nodes): such agents skip the
     /// walk when nothing they read changed.

@@ -65,15 +65,62 @@ pub mod rule {
     }
 }
 
-/// Per-node runtime state: 4 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct NodeState {
+/// Per-node runtime state, one byte: the status after the node's last tick
+/// (bits 4-5) and its rule flags ([`rule`], bits 0-3). Composites' cursors
+/// live apart, in [`AgentState::cursors`].
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct NodeState(u8);
+
+impl NodeState {
     /// Status after the node's last tick.
-    pub status: Status,
+    #[inline]
+    pub fn status(self) -> Status {
+        match (self.0 >> 4) & 3 {
+            0 => Status::Idle,
+            1 => Status::Running,
+            2 => Status::Success,
+            _ => Status::Failure,
+        }
+    }
+
+    /// Sets the status.
+    #[inline]
+    pub fn set_status(&mut self, status: Status) {
+        let bits = match status {
+            Status::Idle => 0,
+            Status::Running => 1,
+            Status::Success => 2,
+            Status::Failure => 3,
+        };
+        self.0 = (self.0 & 0x0F) | (bits << 4);
+    }
+
     /// Rule flags ([`rule`]).
-    pub flags: u8,
-    /// Composite cursor (child position).
-    pub cursor: u16,
+    #[inline]
+    pub fn flags(self) -> u8 {
+        self.0 & 0x0F
+    }
+
+    /// Sets these rule flags.
+    #[inline]
+    pub fn add_flags(&mut self, flags: u8) {
+        self.0 |= flags & 0x0F;
+    }
+
+    /// Clears these rule flags.
+    #[inline]
+    pub fn clear_flags(&mut self, flags: u8) {
+        self.0 &= !(flags & 0x0F);
+    }
+}
+
+impl std::fmt::Debug for NodeState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeState")
+            .field("status", &self.status())
+            .field("flags", &rule::letters(self.flags()))
+            .finish()
+    }
 }
 
 /// What an action is doing. Game systems read and set it.
@@ -207,6 +254,9 @@ pub struct AgentState {
     pub nodes: Vec<NodeState>,
     /// Timers and counters of nodes that need them.
     pub aux: Vec<u32>,
+    /// Cursors of composites (child position or choice), per
+    /// [`Node::cursor`](crate::Node::cursor).
+    pub cursors: Vec<u16>,
     /// Per-agent random state (SplitMix64).
     pub rng: u64,
     /// Agent time in ms (sum of its tick periods).
@@ -239,16 +289,19 @@ impl AgentState {
     pub fn new(program: &Program, seed: u64) -> Self {
         let mut nodes = vec![NodeState::default(); program.nodes.len()];
         for (s, n) in nodes.iter_mut().zip(&program.nodes) {
-            s.flags = rule::PAUSED
-                | if n.does_complete {
-                    rule::DOES_COMPLETE
-                } else {
-                    0
-                };
+            s.add_flags(
+                rule::PAUSED
+                    | if n.does_complete {
+                        rule::DOES_COMPLETE
+                    } else {
+                        0
+                    },
+            );
         }
         AgentState {
             nodes,
             aux: vec![0; program.aux_count as usize],
+            cursors: vec![0; program.cursor_count as usize],
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
             now_ms: 0,
             ticks: 0,
@@ -283,6 +336,7 @@ impl AgentState {
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<NodeState>()
             + self.aux.capacity() * 4
+            + self.cursors.capacity() * 2
             + self.stimuli.capacity() * std::mem::size_of::<Stimulus>()
             + self.impulse_fired.capacity() * 4
     }
@@ -369,8 +423,8 @@ impl AgentState {
     pub fn active_leaves<'a>(&'a self, program: &'a Program) -> impl Iterator<Item = u32> + 'a {
         (0..program.nodes.len() as u32).filter(move |&i| {
             program.nodes[i as usize].kind.is_leaf()
-                && self.nodes[i as usize].status == Status::Running
-                && self.nodes[i as usize].flags & rule::PAUSED == 0
+                && self.nodes[i as usize].status() == Status::Running
+                && self.nodes[i as usize].flags() & rule::PAUSED == 0
         })
     }
 }
@@ -407,7 +461,8 @@ impl CustomCtx<'_, '_> {
 
     /// The node's cursor (reset to 0 when it starts).
     pub fn cursor(&mut self) -> &mut u16 {
-        &mut self.interp.st.nodes[self.node as usize].cursor
+        let c = self.interp.p.nodes[self.node as usize].cursor as usize;
+        &mut self.interp.st.cursors[c]
     }
 
     /// The node's aux word (reset to 0 when it starts).
@@ -540,7 +595,7 @@ pub fn tick_agent(
         }
     }
     for n in it.st.nodes.iter_mut() {
-        n.flags |= rule::PAUSED;
+        n.add_flags(rule::PAUSED);
     }
     let status = it.walk();
     it.st.status = status;
@@ -566,7 +621,7 @@ impl<'a> Interp<'a> {
         }
         self.st.redirect_requested = false;
         let r = self.st.redirect;
-        if r != NONE && self.st.nodes[r as usize].status != Status::Running {
+        if r != NONE && self.st.nodes[r as usize].status() != Status::Running {
             self.st.redirect = NONE;
         }
         status
@@ -672,11 +727,32 @@ impl<'a> Interp<'a> {
         r != NONE && c <= r && r < self.p.nodes[c as usize].end
     }
 
+    /// The cursor of composite `i`.
+    #[inline]
+    fn cursor_of(&self, i: u32) -> u16 {
+        self.st.cursors[self.p.nodes[i as usize].cursor as usize]
+    }
+
+    /// Sets the cursor of composite `i`.
+    #[inline]
+    fn set_cursor_at(&mut self, i: usize, value: u16) {
+        let c = self.p.nodes[i].cursor as usize;
+        self.st.cursors[c] = value;
+    }
+
     fn enter(&mut self, i: u32) {
         let n = &self.p.nodes[i as usize];
+        if n.cursor != NONE {
+            self.st.cursors[n.cursor as usize] = match n.kind {
+                // "Not chosen yet".
+                Kind::Probabilistic { .. } | Kind::SelectOne { .. } | Kind::OneOff { .. } => {
+                    u16::MAX
+                }
+                _ => 0,
+            };
+        }
         let s = &mut self.st.nodes[i as usize];
-        s.cursor = 0;
-        s.flags &= !rule::COMPLETE;
+        s.clear_flags(rule::COMPLETE);
         if n.aux != NONE {
             let a = &mut self.st.aux[n.aux as usize];
             match n.kind {
@@ -690,12 +766,9 @@ impl<'a> Interp<'a> {
             }
         }
         match n.kind {
-            Kind::Probabilistic { .. } | Kind::SelectOne { .. } | Kind::OneOff { .. } => {
-                s.cursor = u16::MAX;
-            }
             Kind::Parallel { .. } => {
                 for &c in self.p.children_of(i) {
-                    self.st.nodes[c as usize].status = Status::Idle;
+                    self.st.nodes[c as usize].set_status(Status::Idle);
                 }
             }
             Kind::Action { action } => {
@@ -717,7 +790,7 @@ impl<'a> Interp<'a> {
         let end = self.p.nodes[i as usize].end;
         for j in i..end {
             let s = &mut self.st.nodes[j as usize];
-            if s.status == Status::Running {
+            if s.status() == Status::Running {
                 if let Kind::Action { .. } = self.p.nodes[j as usize].kind
                     && let Some(k) = self
                         .actions
@@ -733,9 +806,9 @@ impl<'a> Interp<'a> {
                         self.actions.slots.swap_remove(k);
                     }
                 }
-                s.status = Status::Idle;
+                s.set_status(Status::Idle);
             }
-            s.flags |= rule::PAUSED;
+            s.add_flags(rule::PAUSED);
         }
         // Stimuli inserted inside the subtree stop too.
         for k in 0..self.st.stimuli.len() {
@@ -798,7 +871,7 @@ impl<'a> Interp<'a> {
             let Kind::MinDuration { ms } = n.kind else {
                 return false;
             };
-            if self.st.nodes[j as usize].status != Status::Running
+            if self.st.nodes[j as usize].status() != Status::Running
                 || self.st.now_ms.wrapping_sub(self.st.aux[n.aux as usize]) >= ms
             {
                 return false;
@@ -817,7 +890,7 @@ impl<'a> Interp<'a> {
         let iu = i as usize;
         let p = self.p;
         let node = &p.nodes[iu];
-        self.st.nodes[iu].flags &= !rule::PAUSED;
+        self.st.nodes[iu].clear_flags(rule::PAUSED);
         let tagged = node.tags_all | node.tags_any | node.tags_not != 0;
         let ok = (!tagged || self.tags_ok(i))
             && match node.kind {
@@ -847,13 +920,13 @@ impl<'a> Interp<'a> {
             };
         let s = &mut self.st.nodes[iu];
         if ok {
-            s.flags |= rule::COMPLETE | rule::WAS_COMPLETE;
-            s.status = Status::Success;
+            s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE);
+            s.set_status(Status::Success);
         } else {
-            s.flags &= !rule::COMPLETE;
-            s.status = Status::Failure;
+            s.clear_flags(rule::COMPLETE);
+            s.set_status(Status::Failure);
         }
-        s.status
+        s.status()
     }
 
     /// [`tick_node`](Self::tick_node) with the commonest child, an untagged
@@ -868,15 +941,15 @@ impl<'a> Interp<'a> {
         {
             let ok = self.test(cond);
             let s = &mut self.st.nodes[c as usize];
-            s.flags &= !rule::PAUSED;
+            s.clear_flags(rule::PAUSED);
             if ok {
-                s.flags |= rule::COMPLETE | rule::WAS_COMPLETE;
-                s.status = Status::Success;
+                s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE);
+                s.set_status(Status::Success);
             } else {
-                s.flags &= !rule::COMPLETE;
-                s.status = Status::Failure;
+                s.clear_flags(rule::COMPLETE);
+                s.set_status(Status::Failure);
             }
-            return s.status;
+            return s.status();
         }
         self.tick_node(c)
     }
@@ -888,18 +961,18 @@ impl<'a> Interp<'a> {
         if node.instant {
             return self.tick_instant(i);
         }
-        self.st.nodes[iu].flags &= !rule::PAUSED;
+        self.st.nodes[iu].clear_flags(rule::PAUSED);
         let tagged = node.tags_all | node.tags_any | node.tags_not != 0;
         if tagged && !self.tags_ok(i) {
-            if self.st.nodes[iu].status == Status::Running {
+            if self.st.nodes[iu].status() == Status::Running {
                 self.halt(i);
-                self.st.nodes[iu].flags &= !rule::PAUSED;
+                self.st.nodes[iu].clear_flags(rule::PAUSED);
             }
-            self.st.nodes[iu].status = Status::Failure;
-            self.st.nodes[iu].flags &= !rule::COMPLETE;
+            self.st.nodes[iu].set_status(Status::Failure);
+            self.st.nodes[iu].clear_flags(rule::COMPLETE);
             return Status::Failure;
         }
-        if self.st.nodes[iu].status != Status::Running {
+        if self.st.nodes[iu].status() != Status::Running {
             self.enter(i);
         }
         let kind = node.kind;
@@ -961,7 +1034,7 @@ impl<'a> Interp<'a> {
                 if self.test(cond) {
                     Status::Success
                 } else {
-                    self.st.nodes[iu].flags &= !rule::COMPLETE;
+                    self.st.nodes[iu].clear_flags(rule::COMPLETE);
                     Status::Running
                 }
             }
@@ -999,11 +1072,11 @@ impl<'a> Interp<'a> {
         };
         let s = &mut self.st.nodes[iu];
         match status {
-            Status::Success => s.flags |= rule::COMPLETE | rule::WAS_COMPLETE,
-            Status::Failure => s.flags &= !rule::COMPLETE,
+            Status::Success => s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE),
+            Status::Failure => s.clear_flags(rule::COMPLETE),
             _ => {}
         }
-        s.status = status;
+        s.set_status(status);
         status
     }
 
@@ -1033,7 +1106,7 @@ impl<'a> Interp<'a> {
     fn sequence(&mut self, i: u32) -> Status {
         let n = &self.p.nodes[i as usize];
         let (guard_len, count) = (n.guard_len as usize, n.child_count as usize);
-        let mut cursor = self.st.nodes[i as usize].cursor as usize;
+        let mut cursor = self.cursor_of(i) as usize;
         // A forced path (impulse redirect) jumps to the child holding the
         // target; the guards before it are not asked (the impulse was).
         let mut jumped = false;
@@ -1054,7 +1127,7 @@ impl<'a> Interp<'a> {
             if self.tick_child(c) == Status::Failure {
                 let running = self.p.children_of(i)[cursor];
                 self.halt(running);
-                self.st.nodes[i as usize].cursor = 0;
+                self.set_cursor_at(i as usize, 0);
                 return Status::Failure;
             }
         }
@@ -1062,17 +1135,17 @@ impl<'a> Interp<'a> {
             let c = self.p.children_of(i)[k];
             match self.tick_child(c) {
                 Status::Running => {
-                    self.st.nodes[i as usize].cursor = k as u16;
+                    self.set_cursor_at(i as usize, k as u16);
                     return Status::Running;
                 }
                 Status::Failure => {
-                    self.st.nodes[i as usize].cursor = 0;
+                    self.set_cursor_at(i as usize, 0);
                     return Status::Failure;
                 }
                 _ => {}
             }
         }
-        self.st.nodes[i as usize].cursor = 0;
+        self.set_cursor_at(i as usize, 0);
         Status::Success
     }
 
@@ -1090,7 +1163,7 @@ impl<'a> Interp<'a> {
     fn prioritized(&mut self, i: u32) -> Status {
         let count = self.dyn_count(i);
         let mut running = self.running_child(i);
-        if running != NONE && self.st.nodes[running as usize].status != Status::Running {
+        if running != NONE && self.st.nodes[running as usize].status() != Status::Running {
             running = NONE;
         }
         for k in 0..count {
@@ -1134,14 +1207,14 @@ impl<'a> Interp<'a> {
     fn selector(&mut self, i: u32) -> Status {
         let count = self.dyn_count(i);
         let running = self.running_child(i);
-        let start = if running != NONE && self.st.nodes[running as usize].status == Status::Running
-        {
-            (0..count)
-                .position(|k| self.dyn_child(i, k) == running)
-                .unwrap_or(0)
-        } else {
-            0
-        };
+        let start =
+            if running != NONE && self.st.nodes[running as usize].status() == Status::Running {
+                (0..count)
+                    .position(|k| self.dyn_child(i, k) == running)
+                    .unwrap_or(0)
+            } else {
+                0
+            };
         for k in start..count {
             let c = self.dyn_child(i, k);
             match self.tick_node(c) {
@@ -1175,7 +1248,7 @@ impl<'a> Interp<'a> {
         let (mut ok, mut bad) = (0, 0);
         for k in 0..count {
             let c = self.p.children_of(i)[k];
-            let s = match self.st.nodes[c as usize].status {
+            let s = match self.st.nodes[c as usize].status() {
                 Status::Success => Status::Success,
                 Status::Failure => Status::Failure,
                 _ => self.tick_node(c),
@@ -1204,35 +1277,35 @@ impl<'a> Interp<'a> {
     /// skipping those not relevant, never revisiting one.
     fn sequential(&mut self, i: u32, looping: bool) -> Status {
         let count = self.p.nodes[i as usize].child_count as usize;
-        let mut k = self.st.nodes[i as usize].cursor as usize;
+        let mut k = self.cursor_of(i) as usize;
         let mut steps = 0;
         while steps <= count {
             if k >= count {
                 if !looping {
-                    self.st.nodes[i as usize].cursor = 0;
+                    self.set_cursor_at(i as usize, 0);
                     return Status::Success;
                 }
                 k = 0;
             }
             let c = self.p.children_of(i)[k];
-            let continuing = self.st.nodes[c as usize].status == Status::Running;
+            let continuing = self.st.nodes[c as usize].status() == Status::Running;
             if (continuing || self.forced(c) || self.relevant(c))
                 && self.tick_node(c) == Status::Running
             {
-                self.st.nodes[i as usize].cursor = k as u16;
+                self.set_cursor_at(i as usize, k as u16);
                 return Status::Running;
             }
             k += 1;
             steps += 1;
         }
         // A full loop without anything to run: try again next tick.
-        self.st.nodes[i as usize].cursor = (k % count.max(1)) as u16;
+        self.set_cursor_at(i as usize, (k % count.max(1)) as u16);
         Status::Running
     }
 
     fn probabilistic(&mut self, i: u32, weights: u32) -> Status {
         let count = self.p.nodes[i as usize].child_count as usize;
-        let mut chosen = self.st.nodes[i as usize].cursor;
+        let mut chosen = self.cursor_of(i);
         if chosen == u16::MAX {
             let weight = |this: &Self, k: usize| {
                 if weights == NONE {
@@ -1263,7 +1336,7 @@ impl<'a> Interp<'a> {
                     pick -= w;
                 }
             }
-            self.st.nodes[i as usize].cursor = chosen;
+            self.set_cursor_at(i as usize, chosen);
         }
         let c = self.p.children_of(i)[chosen as usize];
         self.tick_node(c)
@@ -1272,7 +1345,7 @@ impl<'a> Interp<'a> {
     fn one_off(&mut self, i: u32, random: bool) -> Status {
         let count = self.p.nodes[i as usize].child_count as usize;
         let a = self.p.nodes[i as usize].aux as usize;
-        let mut chosen = self.st.nodes[i as usize].cursor;
+        let mut chosen = self.cursor_of(i);
         if chosen == u16::MAX {
             let used = self.st.aux[a];
             let candidates: u32 = (0..count)
@@ -1292,14 +1365,14 @@ impl<'a> Interp<'a> {
             };
             self.st.aux[a] |= 1 << k;
             chosen = k as u16;
-            self.st.nodes[i as usize].cursor = chosen;
+            self.set_cursor_at(i as usize, chosen);
         }
         let c = self.p.children_of(i)[chosen as usize];
         self.tick_node(c)
     }
 
     fn was_complete(&self, c: u32) -> bool {
-        self.st.nodes[c as usize].flags & rule::WAS_COMPLETE != 0
+        self.st.nodes[c as usize].flags() & rule::WAS_COMPLETE != 0
     }
 
     /// Trainz ordered execution: iterate top to bottom, pausing children that
@@ -1350,7 +1423,7 @@ impl<'a> Interp<'a> {
     /// at random) and run until it WAS_COMPLETE.
     fn select_one(&mut self, i: u32, random: bool) -> Status {
         let count = self.p.nodes[i as usize].child_count as usize;
-        let mut chosen = self.st.nodes[i as usize].cursor;
+        let mut chosen = self.cursor_of(i);
         if chosen == u16::MAX {
             let mut n_rel = 0u64;
             for k in 0..count {
@@ -1376,7 +1449,7 @@ impl<'a> Interp<'a> {
                     seen += 1;
                 }
             }
-            self.st.nodes[i as usize].cursor = chosen;
+            self.set_cursor_at(i as usize, chosen);
         }
         let c = self.p.children_of(i)[chosen as usize];
         self.tick_node(c);
@@ -1406,7 +1479,7 @@ impl<'a> Interp<'a> {
     }
 
     fn cooldown(&mut self, i: u32, ms: u32) -> Status {
-        if self.cooling(i, ms) && self.st.nodes[i as usize].status != Status::Running {
+        if self.cooling(i, ms) && self.st.nodes[i as usize].status() != Status::Running {
             return Status::Failure;
         }
         let c = self.p.children_of(i)[0];
@@ -1422,7 +1495,7 @@ impl<'a> Interp<'a> {
     fn impulse(&mut self, i: u32, impulse: u32) -> Status {
         let imp = &self.p.impulses[impulse as usize];
         let (when, redirect_to) = (imp.when, imp.redirect_to);
-        let running = self.st.nodes[i as usize].status == Status::Running;
+        let running = self.st.nodes[i as usize].status() == Status::Running;
         if !self.test(when) {
             if let Some(&c) = self.p.children_of(i).first() {
                 self.halt(c);

@@ -348,13 +348,18 @@ impl<'p> Sim<'p> {
             .map(|i| self.state.display_path(p, i))
             .collect();
         let mut flags: Vec<(String, String)> = (0..p.main_len())
-            .map(|i| (p.paths[i].clone(), rule::letters(self.state.nodes[i].flags)))
+            .map(|i| {
+                (
+                    p.paths[i].clone(),
+                    rule::letters(self.state.nodes[i].flags()),
+                )
+            })
             .collect();
         for s in &self.state.stimuli {
             for i in s.root..p.nodes[s.root as usize].end {
                 flags.push((
                     self.state.display_path(p, i),
-                    rule::letters(self.state.nodes[i as usize].flags),
+                    rule::letters(self.state.nodes[i as usize].flags()),
                 ));
             }
         }
@@ -436,12 +441,12 @@ impl<'p> Sim<'p> {
     /// The flag letters of a node path after the last tick.
     pub fn flags_of(&self, path: &str) -> Option<String> {
         let i = self.program.node(path)?;
-        Some(rule::letters(self.state.nodes[i as usize].flags))
+        Some(rule::letters(self.state.nodes[i as usize].flags()))
     }
 
     /// Node status by path.
     pub fn status_of(&self, path: &str) -> Option<Status> {
         let i = self.program.node(path)?;
-        Some(self.state.nodes[i as usize].status)
+        Some(self.state.nodes[i as usize].status())
     }
 }

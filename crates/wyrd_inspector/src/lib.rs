@@ -118,7 +118,7 @@ fn record_history(mut state: ResMut<InspectorState>, agents: Query<&BtAgent>) {
     };
     let state = &mut *state;
     if state.last.len() != agent.state.nodes.len() {
-        state.last = agent.state.nodes.iter().map(|n| n.status).collect();
+        state.last = agent.state.nodes.iter().map(|n| n.status()).collect();
         return;
     }
     for (i, n) in agent
@@ -128,14 +128,14 @@ fn record_history(mut state: ResMut<InspectorState>, agents: Query<&BtAgent>) {
         .enumerate()
         .take(program.main_len())
     {
-        if state.last[i] != n.status {
+        if state.last[i] != n.status() {
             state.history.push_back(HistoryEntry {
                 tick: agent.state.ticks,
                 path: program.paths[i].clone(),
                 from: state.last[i],
-                to: n.status,
+                to: n.status(),
             });
-            state.last[i] = n.status;
+            state.last[i] = n.status();
         }
     }
     while state.history.len() > state.capacity {

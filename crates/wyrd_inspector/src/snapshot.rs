@@ -169,15 +169,17 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
             || state
                 .nodes
                 .get(n.parent as usize)
-                .is_some_and(|p| p.status == Status::Running);
+                .is_some_and(|p| p.status() == Status::Running);
         rows.push(NodeRow {
             depth: n.depth as usize,
             kind,
             name: program.name(i as u32).to_owned(),
             path: program.paths[i].clone(),
-            status: s.status,
-            flags: rule::letters(s.flags),
-            running: s.status == Status::Running && s.flags & rule::PAUSED == 0 && parent_running,
+            status: s.status(),
+            flags: rule::letters(s.flags()),
+            running: s.status() == Status::Running
+                && s.flags() & rule::PAUSED == 0
+                && parent_running,
             masked,
             note,
             has_children: n.child_count > 0,
@@ -202,9 +204,9 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
                 kind: n.kind.name().to_owned(),
                 name: program.name(j as u32).trim_start_matches('~').to_owned(),
                 path: state.display_path(program, j as u32),
-                status: s.status,
-                flags: rule::letters(s.flags),
-                running: s.status == Status::Running,
+                status: s.status(),
+                flags: rule::letters(s.flags()),
+                running: s.status() == Status::Running,
                 masked: false,
                 note: if j == root {
                     format!("stimulus {left:.1} s")
