@@ -251,12 +251,12 @@ pub const MAX_STIMULI: usize = 8;
 #[derive(Debug, Clone, Default)]
 pub struct AgentState {
     /// Per node, in program order.
-    pub nodes: Vec<NodeState>,
+    pub nodes: Box<[NodeState]>,
     /// Timers and counters of nodes that need them.
-    pub aux: Vec<u32>,
+    pub aux: Box<[u32]>,
     /// Cursors of composites (child position or choice), per
     /// [`Node::cursor`](crate::Node::cursor).
-    pub cursors: Vec<u16>,
+    pub cursors: Box<[u16]>,
     /// Per-agent random state (SplitMix64).
     pub rng: u64,
     /// Agent time in ms (sum of its tick periods).
@@ -273,7 +273,7 @@ pub struct AgentState {
     pub status: Status,
     /// Impulses that won, counted per impulse (index into
     /// [`Program::impulses`]).
-    pub impulse_fired: Vec<u32>,
+    pub impulse_fired: Box<[u32]>,
     seed: u64,
     /// Inputs seen by the last walk (blackboard and world generations).
     seen_inputs: (u64, u64),
@@ -299,9 +299,9 @@ impl AgentState {
             );
         }
         AgentState {
-            nodes,
-            aux: vec![0; program.aux_count as usize],
-            cursors: vec![0; program.cursor_count as usize],
+            nodes: nodes.into_boxed_slice(),
+            aux: vec![0; program.aux_count as usize].into_boxed_slice(),
+            cursors: vec![0; program.cursor_count as usize].into_boxed_slice(),
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
             now_ms: 0,
             ticks: 0,
@@ -310,7 +310,7 @@ impl AgentState {
             redirect: NONE,
             redirect_requested: false,
             status: Status::Idle,
-            impulse_fired: vec![0; program.impulses.len()],
+            impulse_fired: vec![0; program.impulses.len()].into_boxed_slice(),
             seed,
             seen_inputs: (u64::MAX, u64::MAX),
             skipped: 0,
@@ -334,11 +334,11 @@ impl AgentState {
 
     /// Bytes of tree state held for this agent (heap included).
     pub fn heap_bytes(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<NodeState>()
-            + self.aux.capacity() * 4
-            + self.cursors.capacity() * 2
+        self.nodes.len() * std::mem::size_of::<NodeState>()
+            + self.aux.len() * 4
+            + self.cursors.len() * 2
             + self.stimuli.capacity() * std::mem::size_of::<Stimulus>()
-            + self.impulse_fired.capacity() * 4
+            + self.impulse_fired.len() * 4
     }
 
     /// Inserts a named behavior as a child of the composite at `at`, at
