@@ -149,10 +149,9 @@ fn main() {
     samples.sort_by(f64::total_cmp);
     let median = samples[samples.len() / 2];
     let per_agent = median / agents as f64;
-    let bytes = states[0].heap_bytes()
-        + std::mem::size_of::<AgentState>()
-        + std::mem::size_of::<BtActions>()
-        + program.action_capacity() * std::mem::size_of::<wyrd_bt::ActiveAction>();
+    let slots = program.action_capacity() * std::mem::size_of::<wyrd_bt::ActiveAction>();
+    let inline = std::mem::size_of::<AgentState>() + std::mem::size_of::<BtActions>();
+    let bytes = states[0].heap_bytes() + inline + slots;
     let skipped: u64 = states.iter().map(|s| s.skipped).sum();
     let total: u64 = states.iter().map(|s| s.ticks).sum();
     println!("agents                    {agents}");
@@ -164,7 +163,10 @@ fn main() {
         "share of one core at 30Hz {:.1} %",
         median * 30.0 / 1e9 * 100.0 * threads as f64
     );
-    println!("bytes per agent           {bytes}");
+    println!(
+        "bytes per agent           {bytes} (components {inline}, node arrays {}, action slots {slots})",
+        states[0].heap_bytes()
+    );
     println!(
         "allocations per tick      {:.2}{}",
         allocs as f64 / f64::from(ticks),
