@@ -501,11 +501,21 @@ pub fn add_game(app: &mut App, agents: usize, seed: u64) {
         .add_systems(FixedLast, count_ticks);
 }
 
+/// Every core for the compute pool, which ticks the trees in parallel (by
+/// default Bevy gives it one thread on a 2-core machine).
+pub fn task_pools() -> TaskPoolPlugin {
+    let mut options = TaskPoolOptions::default();
+    options.compute.min_threads = bevy::tasks::available_parallelism();
+    TaskPoolPlugin {
+        task_pool_options: options,
+    }
+}
+
 /// A headless app stepping exactly one 30 Hz tick per update.
 pub fn build_headless(config: &GameConfig, agents: usize, seed: u64) -> App {
     let mut app = App::new();
     app.add_plugins((
-        MinimalPlugins,
+        MinimalPlugins.set(task_pools()),
         AssetPlugin {
             file_path: config.assets.to_string_lossy().into_owned(),
             ..Default::default()

@@ -12,7 +12,7 @@ use wyrd::prelude::*;
 
 use crate::game::{
     ARENA, Ai, BLAST, Behaviors, GameConfig, Grenades, Player, PlayerIntent, Seat, SpawnRequest,
-    Tracers, Tracked, Vehicles, add_game, covers, scripted_player,
+    Tracers, Tracked, Vehicles, add_game, covers, scripted_player, task_pools,
 };
 
 #[derive(Component)]
@@ -46,6 +46,7 @@ pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<Pat
     let mut app = App::new();
     app.add_plugins(
         DefaultPlugins
+            .set(task_pools())
             .set(AssetPlugin {
                 file_path: config.assets.to_string_lossy().into_owned(),
                 ..Default::default()
