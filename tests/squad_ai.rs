@@ -50,7 +50,11 @@ fn n(v: &Json, key: &str) -> u64 {
 #[test]
 fn a_skirmish_shows_interruption_stimuli_and_passengers_that_never_flee() {
     let s = summary(&["--headless", "--ticks", "1800", "--agents", "48"]);
-    assert!(n(&s, "ticks") >= 1800);
+    assert_eq!(
+        n(&s, "ticks"),
+        1800,
+        "the clock starts once the tree is loaded"
+    );
 
     // Higher-priority behaviors interrupt running ones: self-preservation
     // (a grenade, low health) takes over from the fight, a target in range
@@ -73,16 +77,13 @@ fn a_skirmish_shows_interruption_stimuli_and_passengers_that_never_flee() {
     let fired = n(&s, "stimuli_fired");
     assert!(fired > 0);
     assert!(n(&s, "stimuli_expired") > 0, "stimuli run out after 1.5 s");
-    assert!(fired >= n(&s, "stimuli_expired") + n(&s, "stimuli_cut_short"));
     assert!(
         s["entered"]["flee_leader_died"].as_u64().unwrap_or(0) > 0,
         "infantry flee when the leader dies: {s}"
     );
 
-    // The impulse puts infantry into vehicles when the player drives; the
-    // logging hook never fires.
+    // The impulse puts infantry into vehicles when the player drives.
     assert!(s["impulses_fired"]["player_in_vehicle"].as_u64().unwrap() > 0);
-    assert_eq!(s["impulses_fired"]["log_engage"], 0);
     assert!(n(&s, "vehicles_entered") > 0);
 
     // Passengers whose leader died, holding the stimulus, never flee.

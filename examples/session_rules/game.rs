@@ -201,7 +201,10 @@ pub fn add_game(app: &mut App) {
         .add_systems(Startup, spawn_session)
         .add_systems(
             FixedUpdate,
-            (autopilot, drive, sense).chain().in_set(BtSystems::Sense),
+            (autopilot, drive, sense)
+                .chain()
+                .in_set(BtSystems::Sense)
+                .run_if(resource_exists::<Playing>),
         )
         .add_systems(FixedUpdate, warn_speeding.in_set(BtSystems::Act));
 }
@@ -222,6 +225,11 @@ pub fn build_headless(config: &GameConfig) -> App {
     add_game(&mut app);
     app
 }
+
+/// Present while the session plays; the headless mode inserts it once the
+/// tree is loaded (see [`settle`]), the window at once.
+#[derive(Resource, Debug, Default)]
+pub struct Playing;
 
 fn spawn_session(
     mut commands: Commands,
@@ -246,8 +254,8 @@ fn autopilot(
     mut session: ResMut<SessionState>,
 ) {
     let Some(mut pilot) = pilot else { return };
+    // Done: the keyboard has the car.
     let Some(step) = pilot.steps.get(pilot.current).cloned() else {
-        *input = DriverInput::default();
         return;
     };
     pilot.elapsed += time.delta_secs();
@@ -402,12 +410,24 @@ pub fn session_status(world: &World) -> Option<Status> {
     Some(agent.status())
 }
 
-/// Updates until the tree is loaded and bound (or gives up after 5 s).
+/// Updates until the tree is loaded (or gives up after 5 s), then starts
+/// play: the session's time starts with its first tick, however long
+/// loading took.
 pub fn settle(app: &mut App) -> Result<(), String> {
     let start = std::time::Instant::now();
     while start.elapsed() < Duration::from_secs(5) {
         app.update();
-        if session_status(app.world()).is_some() {
+        let loaded = {
+            let world = app.world();
+            let server = world.resource::<AssetServer>();
+            world
+                .resource::<SessionState>()
+                .entity
+                .and_then(|e| world.get::<BehaviorTree>(e))
+                .is_some_and(|t| server.is_loaded_with_dependencies(&t.handle))
+        };
+        if loaded {
+            app.insert_resource(Playing);
             return Ok(());
         }
         if let Some(e) = load_error(app) {

@@ -59,25 +59,30 @@ fn main() {
             other => usage(&format!("unknown argument {other:?}")),
         }
     }
-    let drive_path = drive
-        .clone()
-        .unwrap_or_else(|| assets.join("session_rules/drive.txt"));
-    let steps = std::fs::read_to_string(&drive_path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| parse_drive(&text))
-        .unwrap_or_else(|e| usage(&format!("{}: {e}", drive_path.display())));
-    let config = GameConfig { assets };
+    // The drive is read only when something plays it.
+    let steps = || {
+        let path = drive
+            .clone()
+            .unwrap_or_else(|| assets.join("session_rules/drive.txt"));
+        std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| parse_drive(&text))
+            .unwrap_or_else(|e| usage(&format!("{}: {e}", path.display())))
+    };
     if !headless {
         if window::display_available() {
-            let pilot = (autopilot || screenshot.is_some() || drive.is_some()).then_some(steps);
-            window::run(&config, pilot, screenshot);
+            let pilot = (autopilot || screenshot.is_some() || drive.is_some()).then(steps);
+            window::run(&GameConfig { assets }, pilot, screenshot);
             return;
         }
         eprintln!(
             "session_rules: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the drive headless"
         );
+    } else if screenshot.is_some() {
+        usage("--screenshot needs a window, not --headless");
     }
-    std::process::exit(run_headless(&config, steps));
+    let steps = steps();
+    std::process::exit(run_headless(&GameConfig { assets }, steps));
 }
 
 fn run_headless(config: &GameConfig, steps: Vec<game::Step>) -> i32 {
@@ -112,7 +117,7 @@ fn run_headless(config: &GameConfig, steps: Vec<game::Step>) -> i32 {
         let line = serde_json::json!({
             "step": before + 1,
             "command": step,
-            "time": (session.time * 100.0).round() / 100.0,
+            "time": (f64::from(session.time) * 100.0).round() / 100.0,
             "passengers": session.passengers,
             "parcels": session.parcels,
             "warnings": session.warnings,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::WindowResolution;
+use wyrd::bt::rule;
 use wyrd::inspector::InspectorState;
 use wyrd::prelude::*;
 
@@ -76,7 +77,8 @@ pub fn run(config: &GameConfig, pilot: Option<Vec<Step>>, screenshot: Option<Pat
     )
     .insert_resource(ClearColor(Color::srgb(0.16, 0.2, 0.17)));
     add_game(&mut app);
-    app.add_plugins(WyrdInspectorPlugin::default())
+    app.insert_resource(crate::game::Playing)
+        .add_plugins(WyrdInspectorPlugin::default())
         .add_systems(Startup, setup)
         .add_systems(Update, (keyboard, show_inspector, sync_car, update_hud));
     if let Some(steps) = pilot {
@@ -186,7 +188,9 @@ fn setup(mut commands: Commands) {
     ));
 }
 
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
 fn keyboard(
+    mut commands: Commands,
     keys: Res<ButtonInput<KeyCode>>,
     pilot: Option<Res<Autopilot>>,
     mut input: ResMut<DriverInput>,
@@ -194,13 +198,17 @@ fn keyboard(
     mut car: ResMut<Car>,
     mut agents: Query<&mut BtAgent>,
 ) {
-    if keys.just_pressed(KeyCode::Digit1) {
+    // The choice counts until the route starts (select-one picks then).
+    let route_started = route_taken(session.entity.and_then(|e| agents.get(e).ok())).is_some();
+    if !route_started && keys.just_pressed(KeyCode::Digit1) {
         session.scenic = Some(true);
     }
-    if keys.just_pressed(KeyCode::Digit2) {
+    if !route_started && keys.just_pressed(KeyCode::Digit2) {
         session.scenic = Some(false);
     }
     if keys.just_pressed(KeyCode::KeyR) {
+        // A new session, driven by hand.
+        commands.remove_resource::<Autopilot>();
         // A new session: the tree restarts cleanly, the map resets.
         let entity = session.entity;
         *session = SessionState {
@@ -212,7 +220,7 @@ fn keyboard(
             agent.restart();
         }
     }
-    if pilot.is_some_and(|p| !p.done()) {
+    if pilot.is_some_and(|p| !p.done()) && !keys.just_pressed(KeyCode::KeyR) {
         return;
     }
     let mut dir = Vec2::ZERO;
@@ -289,10 +297,13 @@ fn update_hud(
         } else {
             ""
         },
-        match session.scenic {
-            Some(true) => "scenic",
-            Some(false) => "express",
-            None => "not chosen (express)",
+        // The branch the tree took once the route started, else the choice.
+        match (route_taken(agent), session.scenic) {
+            (Some(true), _) => "scenic (taken)",
+            (Some(false), _) => "express (taken)",
+            (None, Some(true)) => "scenic",
+            (None, Some(false)) => "express",
+            (None, None) => "not chosen (express)",
         }
     ));
     // [x] complete, [~] was complete (lost it), [>] running, [ ] paused.
@@ -338,8 +349,9 @@ fn take_screenshot(
     pilot: Res<Autopilot>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    // After the deliveries and the route choice (step 5 of the drive).
-    if pilot.current < 5 {
+    // After the deliveries and the route choice (step 5 of the drive), or
+    // at its end if it is shorter.
+    if pilot.current < 5 && !pilot.done() {
         return;
     }
     plan.frames_after += 1;
@@ -353,5 +365,25 @@ fn take_screenshot(
             exit.write(AppExit::Success);
         }
         _ => {}
+    }
+}
+
+/// Which branch of the route the tree took (`Some(true)`: scenic), once
+/// the select-one has picked.
+fn route_taken(agent: Option<&BtAgent>) -> Option<bool> {
+    let agent = agent?;
+    let program = agent.program()?;
+    let picked = |path: &str| {
+        program.node(path).is_some_and(|i| {
+            let f = agent.state.nodes[i as usize].flags();
+            f & rule::PAUSED == 0 || f & rule::WAS_COMPLETE != 0
+        })
+    };
+    if picked("session/objectives/route/scenic") {
+        Some(true)
+    } else if picked("session/objectives/route/express_tunnel") {
+        Some(false)
+    } else {
+        None
     }
 }

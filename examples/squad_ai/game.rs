@@ -29,8 +29,9 @@ pub const COVER_NEAR: f32 = 150.0;
 pub const VEHICLE_NEAR: f32 = 260.0;
 /// AIs per squad (one leader).
 pub const SQUAD_SIZE: usize = 4;
-/// Seats per vehicle (a driver and passengers).
-pub const SEATS: u8 = 4;
+/// Seats per vehicle (a driver and passengers): one of a squad of four
+/// always stays on foot.
+pub const SEATS: u8 = 3;
 /// Seconds a leader's death makes the squad flee.
 pub const LEADER_DIED_FLEE: f32 = 1.5;
 /// Grenade blast radius; AIs notice a live grenade a bit farther.
@@ -290,6 +291,8 @@ pub struct Behaviors {
     pub labels: Vec<String>,
     leaf_label: Vec<u16>,
     leaf_top: Vec<u16>,
+    /// Per label: one of its parts is a behavior passengers never enter.
+    flight: Vec<bool>,
     leaf_rank: Vec<[u16; 4]>,
     keys: Keys,
 }
@@ -419,6 +422,11 @@ impl Behaviors {
             unaware: tag("unaware")?,
             alert: tag("alert")?,
         };
+        self.flight = self
+            .labels
+            .iter()
+            .map(|l| l.split('/').any(|part| PASSENGER_NEVER.contains(&part)))
+            .collect();
         self.program = Some(program.clone());
         Ok(())
     }
@@ -448,6 +456,8 @@ pub struct Summary {
     pub stimuli_expired: u64,
     /// ... whose AI died first.
     pub stimuli_cut_short: u64,
+    /// Impulses fired by AIs that died, per impulse.
+    pub impulses_of_dead: Vec<u64>,
     /// AIs killed.
     pub killed: u64,
     /// Leaders killed.
@@ -488,17 +498,23 @@ pub fn add_game(app: &mut App, agents: usize, seed: u64) {
         .init_resource::<Summary>()
         .init_resource::<Deaths>()
         .insert_resource(SpawnRequest(agents))
+        .init_resource::<Clock>()
         .add_systems(
             FixedUpdate,
             (spawn_requested, player, grenades, deaths, sense)
                 .chain()
-                .in_set(BtSystems::Sense),
+                .in_set(BtSystems::Sense)
+                .run_if(resource_exists::<Playing>),
         )
+        .add_systems(Startup, load_tree)
         .add_systems(
             FixedUpdate,
-            (track, act, deaths, respawn).chain().in_set(BtSystems::Act),
+            (track, act, respawn)
+                .chain()
+                .in_set(BtSystems::Act)
+                .run_if(resource_exists::<Playing>),
         )
-        .add_systems(FixedLast, count_ticks);
+        .add_systems(FixedLast, count_ticks.run_if(resource_exists::<Playing>));
 }
 
 /// Every core for the compute pool, which ticks the trees in parallel (by
@@ -528,6 +544,14 @@ pub fn build_headless(config: &GameConfig, agents: usize, seed: u64) -> App {
     app
 }
 
+/// The AIs' tree, loaded at startup and kept alive.
+#[derive(Resource, Debug, Clone)]
+pub struct TreeHandle(pub Handle<BtAsset>);
+
+fn load_tree(mut commands: Commands, server: Res<AssetServer>) {
+    commands.insert_resource(TreeHandle(server.load(TREE)));
+}
+
 /// AIs to spawn on the next tick (rounded up to whole squads).
 #[derive(Resource, Debug, Default)]
 pub struct SpawnRequest(pub usize);
@@ -538,7 +562,7 @@ pub struct Deaths(pub Vec<Entity>);
 
 fn spawn_requested(
     mut commands: Commands,
-    server: Res<AssetServer>,
+    tree: Res<TreeHandle>,
     mut request: ResMut<SpawnRequest>,
     mut rng: ResMut<Rng>,
     mut squads: ResMut<Squads>,
@@ -547,7 +571,7 @@ fn spawn_requested(
     if request.0 == 0 {
         return;
     }
-    let tree = server.load(TREE);
+    let tree = tree.0.clone();
     for _ in 0..request.0.div_ceil(SQUAD_SIZE) {
         let home = rng.point(80.0);
         let id = squads.0.len();
@@ -607,9 +631,25 @@ fn spawn_squad(
     squad.respawn_at = None;
 }
 
-fn now(time: &Time) -> f32 {
-    time.elapsed_secs()
+/// The battle's clock: fixed ticks since play started (not since the app
+/// started: loading takes as long as it takes, the battle does not).
+#[derive(Resource, Debug, Default)]
+pub struct Clock {
+    /// Fixed ticks played.
+    pub ticks: u64,
 }
+
+impl Clock {
+    /// Seconds played.
+    pub fn secs(&self) -> f32 {
+        self.ticks as f32 / 30.0
+    }
+}
+
+/// Present while the game plays; the headless mode inserts it once the
+/// tree is loaded (see [`settle`]), the window at once.
+#[derive(Resource, Debug, Default)]
+pub struct Playing;
 
 /// Distance from `p` to the segment `a`-`b`.
 fn segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
@@ -643,6 +683,7 @@ pub fn covers() -> Vec<Vec2> {
 #[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
 fn player(
     time: Res<Time>,
+    clock: Res<Clock>,
     mut intent: ResMut<PlayerIntent>,
     mut player: ResMut<Player>,
     mut vehicles: ResMut<Vehicles>,
@@ -653,7 +694,7 @@ fn player(
     mut deaths: ResMut<Deaths>,
 ) {
     let dt = time.delta_secs();
-    let t = now(&time);
+    let t = clock.secs();
     player.cooldown -= dt;
     player.grenade_cooldown -= dt;
     if player.health <= 0.0 {
@@ -749,6 +790,7 @@ fn player(
 
 fn grenades(
     time: Res<Time>,
+    clock: Res<Clock>,
     mut grenades: ResMut<Grenades>,
     mut ais: Query<(Entity, &mut Ai)>,
     mut deaths: ResMut<Deaths>,
@@ -773,7 +815,7 @@ fn grenades(
         for (e, mut ai) in &mut ais {
             if ai.pos.distance(pos) < BLAST && ai.health > 0.0 {
                 ai.health -= 60.0;
-                ai.hurt_at = now(&time);
+                ai.hurt_at = clock.secs();
                 if ai.health <= 0.0 {
                     deaths.0.push(e);
                 }
@@ -785,7 +827,7 @@ fn grenades(
 /// Removes the dead; a leader's death tells its squad (the stimulus).
 fn deaths(
     mut commands: Commands,
-    time: Res<Time>,
+    clock: Res<Clock>,
     mut list: ResMut<Deaths>,
     mut squads: ResMut<Squads>,
     mut vehicles: ResMut<Vehicles>,
@@ -797,12 +839,21 @@ fn deaths(
     }
     list.0.sort();
     list.0.dedup();
-    for e in std::mem::take(&mut list.0) {
-        let Ok((_, ai, _, tracked)) = ais.get(e) else {
+    let dying = std::mem::take(&mut list.0);
+    for &e in &dying {
+        let Ok((_, ai, agent, tracked)) = ais.get(e) else {
             continue;
         };
         if tracked.stimulus {
             summary.stimuli_cut_short += 1;
+        }
+        // Its impulse counts stay in the summary.
+        let fired = &agent.state.impulse_fired;
+        if summary.impulses_of_dead.len() < fired.len() {
+            summary.impulses_of_dead.resize(fired.len(), 0);
+        }
+        for (sum, n) in summary.impulses_of_dead.iter_mut().zip(fired.iter()) {
+            *sum += u64::from(*n);
         }
         let (squad, leader, seat) = (ai.squad, ai.leader, ai.seat);
         if let Some(v) = seat.vehicle() {
@@ -817,18 +868,19 @@ fn deaths(
         let s = &mut squads.0[squad];
         s.alive = s.alive.saturating_sub(1);
         if s.alive == 0 {
-            s.respawn_at = Some(now(&time) + 5.0);
+            s.respawn_at = Some(clock.secs() + 5.0);
         }
         if leader {
             summary.leaders_killed += 1;
             for (other, mut ai, mut agent, mut tracked) in &mut ais {
-                if other == e || ai.squad != squad {
+                // Not to itself, nor to squad mates dying in the same tick.
+                if ai.squad != squad || dying.binary_search(&other).is_ok() {
                     continue;
                 }
                 ai.leader_dead = true;
                 // Halo's stimulus: flee for a moment, inserted at the root
-                // below self-preservation.
-                match agent.insert_stimulus("root", "flee_leader_died", 1, LEADER_DIED_FLEE) {
+                // below self-preservation and retreat.
+                match agent.insert_stimulus("root", "flee_leader_died", 2, LEADER_DIED_FLEE) {
                     Ok(()) => {
                         summary.stimuli_fired += 1;
                         tracked.stimulus = true;
@@ -842,18 +894,15 @@ fn deaths(
 
 fn respawn(
     mut commands: Commands,
-    time: Res<Time>,
-    server: Res<AssetServer>,
+    clock: Res<Clock>,
+    tree: Res<TreeHandle>,
     mut rng: ResMut<Rng>,
     mut squads: ResMut<Squads>,
 ) {
-    let t = now(&time);
+    let t = clock.secs();
     for (id, squad) in squads.0.iter_mut().enumerate() {
         if squad.respawn_at.is_some_and(|at| t >= at) {
-            // Loaded (or found loaded) only when needed: asking for a
-            // failed asset every tick would retry its load every tick.
-            let tree = server.load(TREE);
-            spawn_squad(&mut commands, &tree, &mut rng, squad, id);
+            spawn_squad(&mut commands, &tree.0, &mut rng, squad, id);
         }
     }
 }
@@ -861,13 +910,14 @@ fn respawn(
 #[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
 fn sense(
     time: Res<Time>,
+    clock: Res<Clock>,
     player: Res<Player>,
     vehicles: Res<Vehicles>,
     grenades: Res<Grenades>,
     mut behaviors: ResMut<Behaviors>,
     mut ais: Query<(&mut Ai, &BtAgent, &mut Blackboard)>,
 ) {
-    let t = now(&time);
+    let t = clock.secs();
     let dt = time.delta_secs();
     // Blackboard slots come from the loaded program.
     if let Some(program) = ais.iter().find_map(|(_, a, _)| a.program().cloned())
@@ -955,11 +1005,6 @@ fn track(
         return;
     }
     let k = behaviors.keys;
-    let flight: Vec<u16> = PASSENGER_NEVER
-        .iter()
-        .filter_map(|n| behaviors.labels.iter().position(|l| l == n))
-        .map(|i| i as u16)
-        .collect();
     let leader_dead_key = k.leader_dead;
     for (agent, actions, bb, mut tracked) in &mut ais {
         let Some(program) = agent.program() else {
@@ -1004,8 +1049,20 @@ fn track(
                 .iter()
                 .find(|s| s.root <= leaf && leaf < program.nodes[s.root as usize].end)
             {
-                rank = [2 * s.priority, u16::MAX, u16::MAX, u16::MAX];
+                // (Stimuli are inserted at the root here: rank among its
+                // children.)
+                rank = [s.priority.saturating_mul(2), u16::MAX, u16::MAX, u16::MAX];
             }
+        }
+        // A passenger entering anything with flight in it, at any depth.
+        if passenger
+            && behaviors
+                .flight
+                .get(label as usize)
+                .copied()
+                .unwrap_or(false)
+        {
+            summary.passenger_flight += 1;
         }
         let interrupted = actions.iter().any(|a| a.state == ActionState::Aborted);
         if interrupted && tracked.leaf != NONE {
@@ -1020,9 +1077,6 @@ fn track(
         }
         if top != tracked.top && top != 0 {
             *summary.entered.entry(top).or_default() += 1;
-            if passenger && flight.contains(&top) {
-                summary.passenger_flight += 1;
-            }
         }
         *tracked = Tracked {
             leaf,
@@ -1037,7 +1091,8 @@ fn track(
 /// How long an action runs: its `ticks` parameter at 30 Hz.
 fn duration_ms(program: &Program, node: u32) -> u32 {
     match program.action_of(node).and_then(|a| a.param("ticks")) {
-        Some(Value::Int(n)) => (n.max(0) as u32) * 1000 / 30,
+        // The agent's clock moves 33 ms per 30 Hz tick.
+        Some(Value::Int(n)) => (n.clamp(0, 1_000_000) as u32) * 33,
         _ => 100,
     }
 }
@@ -1161,6 +1216,7 @@ fn act(
                         slot.fail();
                     } else {
                         v.taken += 1;
+                        ai.pos = v.pos;
                         ai.seat = if v.driver.is_none() {
                             v.driver = Some(e);
                             Seat::Driver(ai.squad)
@@ -1205,13 +1261,17 @@ fn act(
                 slot.succeed();
             }
         }
-        if let Some(v) = ai.seat.vehicle() {
-            ai.pos = vehicles.0[v].pos;
+        // A driver's moves move its vehicle; passengers ride along.
+        match ai.seat {
+            Seat::Driver(v) => vehicles.0[v].pos = ai.pos.clamp(-ARENA, ARENA),
+            Seat::Passenger(v) => ai.pos = vehicles.0[v].pos,
+            Seat::Infantry => {}
         }
     }
 }
 
-fn count_ticks(stats: Res<BtStats>, mut summary: ResMut<Summary>) {
+fn count_ticks(stats: Res<BtStats>, mut summary: ResMut<Summary>, mut clock: ResMut<Clock>) {
+    clock.ticks += 1;
     summary.ticks += 1;
     summary.decide_ns += stats.decide_ns;
     summary.agent_ticks += u64::from(stats.ticked);
@@ -1221,7 +1281,7 @@ fn count_ticks(stats: Res<BtStats>, mut summary: ResMut<Summary>) {
 /// so squads first get into vehicles), throws grenades, and drives a
 /// vehicle for a while in every 20-second cycle.
 pub fn scripted_player(
-    time: Res<Time>,
+    clock: Res<Clock>,
     mut intent: ResMut<PlayerIntent>,
     player: Res<Player>,
     squads: Res<Squads>,
@@ -1229,7 +1289,7 @@ pub fn scripted_player(
     ais: Query<&Ai>,
     mut waypoint: Local<usize>,
 ) {
-    let t = now(&time);
+    let t = clock.secs();
     let cycle = t % 20.0;
     let driving_phase = (6.0..13.0).contains(&cycle);
     let hunt_leaders = cycle >= 13.0;
@@ -1270,7 +1330,7 @@ pub fn scripted_player(
     // Shoot the nearest AI in range (leaders only in the hunting phase).
     let target = ais
         .iter()
-        .filter(|ai| ai.leader == hunt_leaders || !hunt_leaders)
+        .filter(|ai| ai.leader == hunt_leaders)
         .map(|ai| ai.pos)
         .filter(|p| p.distance(player.pos) < 420.0)
         .min_by(|a, b| a.distance(player.pos).total_cmp(&b.distance(player.pos)));
@@ -1301,11 +1361,12 @@ pub fn summary_json(world: &World) -> serde_json::Value {
     if let Some(p) = &b.program {
         let mut q = world.try_query::<&BtAgent>();
         for (i, info) in p.impulses.iter().enumerate() {
-            let n: u64 = q.as_mut().map_or(0, |q| {
+            let alive: u64 = q.as_mut().map_or(0, |q| {
                 q.iter(world)
                     .map(|a| u64::from(a.state.impulse_fired.get(i).copied().unwrap_or(0)))
                     .sum()
             });
+            let n = alive + s.impulses_of_dead.get(i).copied().unwrap_or(0);
             impulses.insert(p.name(info.node).to_owned(), n);
         }
     }
@@ -1332,26 +1393,21 @@ pub fn summary_json(world: &World) -> serde_json::Value {
     })
 }
 
-/// Updates until every AI's tree is loaded and bound (or gives up).
+/// Updates until the tree is loaded (or gives up), then starts play: the
+/// battle starts on the next tick however long loading took, so a seed
+/// always gives the same battle.
 pub fn settle(app: &mut App) -> Result<(), String> {
     let start = std::time::Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
         app.update();
-        let world = app.world_mut();
-        let mut q = world.query::<&BtAgent>();
-        let total = q.iter(world).count();
-        if total > 0 && q.iter(world).all(|a| a.program().is_some()) {
+        let world = app.world();
+        let handle = &world.resource::<TreeHandle>().0;
+        let server = world.resource::<AssetServer>();
+        if server.is_loaded_with_dependencies(handle) {
+            app.insert_resource(Playing);
             return Ok(());
         }
-        let handle = world
-            .query::<&BehaviorTree>()
-            .iter(world)
-            .next()
-            .map(|t| t.handle.clone());
-        let server = world.resource::<AssetServer>();
-        if let Some(bevy::asset::LoadState::Failed(e)) =
-            handle.and_then(|h| server.get_load_state(&h))
-        {
+        if let Some(bevy::asset::LoadState::Failed(e)) = server.get_load_state(handle) {
             return Err(e.to_string());
         }
         std::thread::sleep(Duration::from_millis(1));

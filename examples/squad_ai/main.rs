@@ -87,11 +87,15 @@ fn main() {
             return;
         }
         eprintln!("squad_ai: no display (DISPLAY / WAYLAND_DISPLAY unset); running headless");
+    } else if screenshot.is_some() {
+        usage("--screenshot needs a window, not --headless");
     }
     let mut app = build_headless(&config, agents, seed);
     app.add_systems(
         FixedUpdate,
-        scripted_player.before(wyrd::bt::BtSystems::Sense),
+        scripted_player
+            .before(wyrd::bt::BtSystems::Sense)
+            .run_if(resource_exists::<game::Playing>),
     );
     if let Err(e) = settle(&mut app) {
         eprintln!("squad_ai: {e}");

@@ -62,6 +62,7 @@ pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<Pat
     )
     .insert_resource(ClearColor(Color::srgb(0.13, 0.14, 0.12)));
     add_game(&mut app, agents, seed);
+    app.insert_resource(crate::game::Playing);
     app.add_plugins(WyrdInspectorPlugin::default())
         .insert_resource(ShowLabels(true))
         .add_systems(Startup, setup)
@@ -77,8 +78,7 @@ pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<Pat
                 .chain(),
         );
     if let Some(path) = screenshot {
-        // The scripted player plays; the inspector shows the first squad's
-        // leader.
+        // The scripted player plays; the inspector shows an AI in a fight.
         app.insert_resource(ScreenshotPlan { path, frame: 0 })
             .add_systems(
                 FixedUpdate,
@@ -233,6 +233,7 @@ fn ai_color(ai: &Ai) -> Color {
 
 fn attach_sprites(
     mut commands: Commands,
+    show: Res<ShowLabels>,
     new: Query<(Entity, &Ai), Added<Ai>>,
     vehicles: Res<Vehicles>,
     shown: Query<&VehicleSprite>,
@@ -257,6 +258,11 @@ fn attach_sprites(
                     },
                     TextColor(Color::srgb(0.9, 0.9, 0.8)),
                     Transform::from_xyz(0.0, 16.0, 5.0),
+                    if show.0 {
+                        Visibility::Inherited
+                    } else {
+                        Visibility::Hidden
+                    },
                 ));
             });
     }
@@ -369,7 +375,7 @@ fn update_counter(
         *smooth * 0.95 + ms * 0.05
     };
     let text = format!(
-        "agents {}   tree tick {:.2} ms (decide {:.2} + act {:.2})   {:.0} agent-ticks/s\nhealth {:.0}{}",
+        "agents {}   tick {:.2} ms (trees {:.2} + game actions {:.2})   {:.0} agent-ticks/s\nhealth {:.0}{}",
         ais.iter().count(),
         *smooth,
         stats.decide_ns as f32 / 1e6,
