@@ -356,7 +356,7 @@ fn take_screenshot(
     }
     plan.frames_after += 1;
     match plan.frames_after {
-        20 => {
+        4 => {
             commands
                 .spawn(Screenshot::primary_window())
                 .observe(save_to_disk(plan.path.clone()));
