@@ -4,6 +4,7 @@
 #[allow(dead_code)]
 #[path = "../examples/drone_quest/game.rs"]
 mod game;
+mod support;
 
 use std::path::{Path, PathBuf};
 
@@ -293,20 +294,8 @@ fn copy_dir(from: &Path, to: &Path) {
 /// command and leaves a save that `wyrd save verify` accepts.
 #[test]
 fn the_binary_plays_the_autoplay_headless() {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/drone_quest");
-    assert!(
-        bin.exists(),
-        "cargo test builds the example: {}",
-        bin.display()
-    );
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(&bin)
+    let out = support::headless("drone_quest")
         .args(["--headless", "--autoplay", "--save-dir"])
         .arg(dir.path())
         .env("WYRD_SAVE_KEY", "ci-key")

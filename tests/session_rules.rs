@@ -1,32 +1,15 @@
 //! The session-rules example played headless through its binary: the
 //! Trainz rule semantics seen from a scripted drive.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
+
+use std::process::Output;
 
 use serde_json::Value as Json;
 
-fn binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/session_rules");
-    assert!(
-        bin.exists(),
-        "cargo test builds the example: {}",
-        bin.display()
-    );
-    bin
-}
-
 fn run(args: &[&str]) -> Output {
-    Command::new(binary())
+    support::headless("session_rules")
         .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
         .output()
         .unwrap()
 }

@@ -1,34 +1,14 @@
 //! The squad-AI example played headless through its binary: the Halo 2
 //! behaviors seen in the summary of a scripted skirmish.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod support;
+
+use std::process::Output;
 
 use serde_json::Value as Json;
 
-fn binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/squad_ai");
-    assert!(
-        bin.exists(),
-        "cargo test builds the example: {}",
-        bin.display()
-    );
-    bin
-}
-
 fn run(args: &[&str]) -> Output {
-    Command::new(binary())
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap()
+    support::headless("squad_ai").args(args).output().unwrap()
 }
 
 fn summary(args: &[&str]) -> Json {
@@ -94,32 +74,23 @@ fn a_skirmish_shows_interruption_stimuli_and_passengers_that_never_flee() {
 
 #[test]
 fn the_same_seed_fights_the_same_battle() {
-    let args = [
-        "--headless",
-        "--ticks",
-        "600",
-        "--agents",
-        "24",
-        "--seed",
-        "7",
-    ];
-    let mut a = summary(&args);
-    let mut b = summary(&args);
-    // Timing differs; everything else is deterministic.
-    a.as_object_mut().unwrap().remove("ns_per_agent_tick");
-    b.as_object_mut().unwrap().remove("ns_per_agent_tick");
-    assert_eq!(a, b);
-    let mut c = summary(&[
-        "--headless",
-        "--ticks",
-        "600",
-        "--agents",
-        "24",
-        "--seed",
-        "8",
-    ]);
-    c.as_object_mut().unwrap().remove("ns_per_agent_tick");
-    assert_ne!(a, c, "another seed, another battle");
+    // Timing differs between runs; everything else is deterministic.
+    let battle = |seed: &str| {
+        let mut s = summary(&[
+            "--headless",
+            "--ticks",
+            "600",
+            "--agents",
+            "24",
+            "--seed",
+            seed,
+        ]);
+        s.as_object_mut().unwrap().remove("ns_per_agent_tick");
+        s
+    };
+    let seven = battle("7");
+    assert_eq!(seven, battle("7"));
+    assert_ne!(seven, battle("8"), "another seed, another battle");
 }
 
 #[test]

@@ -23,6 +23,8 @@
 //! (`$XDG_DATA_HOME/wyrd/drone_quest`, else `~/.local/share/wyrd/drone_quest`).
 //! Saves are signed with `WYRD_SAVE_KEY` (or the development key).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod game;
 mod window;
 
@@ -92,7 +94,7 @@ fn main() {
         }
     }
     if !headless {
-        if window::display_available() {
+        if common::display_available() {
             let config = GameConfig { assets, save_dir };
             if let Err(e) = window::run(&config, screenshot, inspector) {
                 eprintln!("drone_quest: {e}");

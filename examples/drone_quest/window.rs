@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
-use bevy::window::WindowResolution;
 
 use crate::game::{
     Coins, DialogueView, GameConfig, Mode, NpcManager, QuestManager, RunState, ShopManager,
@@ -66,21 +65,10 @@ pub fn run(
     inspector: bool,
 ) -> Result<(), String> {
     let mut app = App::new();
-    app.add_plugins(
-        DefaultPlugins
-            .set(AssetPlugin {
-                file_path: config.assets.to_string_lossy().into_owned(),
-                ..Default::default()
-            })
-            .set(WindowPlugin {
-                primary_window: Some(Window {
-                    title: "Wyrd - the Drone quest".into(),
-                    resolution: WindowResolution::new(1280, 720),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-    );
+    app.add_plugins(crate::common::window_plugins(
+        "Wyrd - the Drone quest",
+        &config.assets,
+    ));
     add_game(&mut app, config)?;
     app.add_plugins(WyrdInspectorPlugin::default())
         .init_resource::<Toast>()
@@ -498,9 +486,4 @@ fn take_screenshot(
         }
         _ => {}
     }
-}
-
-/// Whether a window can open here.
-pub fn display_available() -> bool {
-    std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
 }

@@ -22,6 +22,8 @@
 //! and every rule's flags (`P` paused, `C` complete, `W` was complete,
 //! `D` does complete).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod game;
 mod window;
 
@@ -70,7 +72,7 @@ fn main() {
             .unwrap_or_else(|e| usage(&format!("{}: {e}", path.display())))
     };
     if !headless {
-        if window::display_available() {
+        if common::display_available() {
             let pilot = (autopilot || screenshot.is_some() || drive.is_some()).then(steps);
             window::run(&GameConfig { assets }, pilot, screenshot);
             return;

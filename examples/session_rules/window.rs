@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
-use bevy::window::WindowResolution;
 use wyrd::bt::rule;
 use wyrd::inspector::InspectorState;
 use wyrd::prelude::*;
@@ -60,21 +59,10 @@ const OBJECTIVES: [(&str, &str); 9] = [
 /// Opens the window and plays (with the keyboard, or the autopilot).
 pub fn run(config: &GameConfig, pilot: Option<Vec<Step>>, screenshot: Option<PathBuf>) {
     let mut app = App::new();
-    app.add_plugins(
-        DefaultPlugins
-            .set(AssetPlugin {
-                file_path: config.assets.to_string_lossy().into_owned(),
-                ..Default::default()
-            })
-            .set(WindowPlugin {
-                primary_window: Some(Window {
-                    title: "Wyrd - session rules".into(),
-                    resolution: WindowResolution::new(1280, 720),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-    )
+    app.add_plugins(crate::common::window_plugins(
+        "Wyrd - session rules",
+        &config.assets,
+    ))
     .insert_resource(ClearColor(Color::srgb(0.16, 0.2, 0.17)));
     add_game(&mut app);
     app.insert_resource(crate::game::Playing)
@@ -96,11 +84,6 @@ pub fn run(config: &GameConfig, pilot: Option<Vec<Step>>, screenshot: Option<Pat
         .add_systems(Update, take_screenshot);
     }
     app.run();
-}
-
-/// Whether a window can open.
-pub fn display_available() -> bool {
-    std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
 }
 
 fn setup(mut commands: Commands) {

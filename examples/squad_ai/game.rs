@@ -440,8 +440,6 @@ impl Behaviors {
 /// What the run did (the headless summary).
 #[derive(Resource, Debug, Default)]
 pub struct Summary {
-    /// Fixed ticks run.
-    pub ticks: u64,
     /// Top-level behaviors entered, by label index.
     pub entered: HashMap<u16, u64>,
     /// Running actions stopped by the tree.
@@ -1001,18 +999,16 @@ fn track(
     mut summary: ResMut<Summary>,
     mut ais: Query<(&BtAgent, &BtActions, &Blackboard, &mut Tracked)>,
 ) {
-    if behaviors.program.is_none() {
+    let Some(labelled) = &behaviors.program else {
         return;
-    }
+    };
     let k = behaviors.keys;
     let leader_dead_key = k.leader_dead;
     for (agent, actions, bb, mut tracked) in &mut ais {
-        let Some(program) = agent.program() else {
+        // Labels are for the program they were made from.
+        let Some(program) = agent.program().filter(|p| Arc::ptr_eq(p, labelled)) else {
             continue;
         };
-        if !Arc::ptr_eq(program, behaviors.program.as_ref().unwrap_or(program)) {
-            continue;
-        }
         let passenger = bb.tags() & k.passenger != 0;
         if passenger {
             summary.passenger_ticks += 1;
@@ -1272,7 +1268,6 @@ fn act(
 
 fn count_ticks(stats: Res<BtStats>, mut summary: ResMut<Summary>, mut clock: ResMut<Clock>) {
     clock.ticks += 1;
-    summary.ticks += 1;
     summary.decide_ns += stats.decide_ns;
     summary.agent_ticks += u64::from(stats.ticked);
 }
@@ -1371,7 +1366,7 @@ pub fn summary_json(world: &World) -> serde_json::Value {
         }
     }
     serde_json::json!({
-        "ticks": s.ticks,
+        "ticks": world.resource::<Clock>().ticks,
         "agents_alive": alive,
         "killed": s.killed,
         "leaders_killed": s.leaders_killed,

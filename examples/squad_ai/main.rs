@@ -23,6 +23,8 @@
 //! took over), stimuli fired and expired, impulses, passengers' ticks and
 //! flight (always 0: the tags mask it), ns per agent-tick.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod game;
 mod window;
 
@@ -82,7 +84,7 @@ fn main() {
     }
     let config = GameConfig { assets };
     if !headless {
-        if window::display_available() {
+        if common::display_available() {
             window::run(&config, agents, seed, screenshot);
             return;
         }

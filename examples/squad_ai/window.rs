@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
-use bevy::window::{PrimaryWindow, WindowResolution};
+use bevy::window::PrimaryWindow;
 use wyrd::bt::BtStats;
 use wyrd::inspector::InspectorState;
 use wyrd::prelude::*;
@@ -36,29 +36,11 @@ struct ScreenshotPlan {
     frame: u32,
 }
 
-/// Whether a window can open.
-pub fn display_available() -> bool {
-    std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
-}
-
 /// Opens the window and plays.
 pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<PathBuf>) {
     let mut app = App::new();
     app.add_plugins(
-        DefaultPlugins
-            .set(task_pools())
-            .set(AssetPlugin {
-                file_path: config.assets.to_string_lossy().into_owned(),
-                ..Default::default()
-            })
-            .set(WindowPlugin {
-                primary_window: Some(Window {
-                    title: "Wyrd - squad AI".into(),
-                    resolution: WindowResolution::new(1280, 720),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
+        crate::common::window_plugins("Wyrd - squad AI", &config.assets).set(task_pools()),
     )
     .insert_resource(ClearColor(Color::srgb(0.13, 0.14, 0.12)));
     add_game(&mut app, agents, seed);

@@ -488,55 +488,57 @@ fn fold_bits(p: &mut Program) {
                 }),
                 _ => None,
             },
-            Cond::All { start, len } => {
-                let (mut mask, mut want) = (0u64, 0u64);
-                let mut all_bits = true;
-                let mut contradiction = false;
-                for &x in &p.cond_lists[start as usize..(start + len) as usize] {
-                    match p.conds[x as usize] {
-                        Cond::Bits { mask: m, want: w } => {
-                            contradiction |= (mask & m) & (want ^ w) != 0;
-                            mask |= m;
-                            want |= w;
-                        }
-                        _ => all_bits = false,
-                    }
+            // All as wanted: the union; a bit wanted both ways never holds.
+            Cond::All { start, len } => merge_bits(p, start, len, |c| match c {
+                Cond::Bits { mask, want } => Some((mask, want)),
+                _ => None,
+            })
+            .map(|(mask, want, clash)| {
+                if clash {
+                    Cond::Const(false)
+                } else {
+                    Cond::Bits { mask, want }
                 }
-                match (all_bits, contradiction) {
-                    (true, true) => Some(Cond::Const(false)),
-                    (true, false) => Some(Cond::Bits { mask, want }),
-                    _ => None,
+            }),
+            // One as wanted: single-bit tests and any-of tests merge; a bit
+            // wanted both ways always holds.
+            Cond::Any { start, len } => merge_bits(p, start, len, |c| match c {
+                Cond::AnyBits { mask, want } => Some((mask, want)),
+                Cond::Bits { mask, want } if mask.count_ones() == 1 => Some((mask, want)),
+                _ => None,
+            })
+            .map(|(mask, want, clash)| {
+                if clash {
+                    Cond::Const(true)
+                } else {
+                    Cond::AnyBits { mask, want }
                 }
-            }
-            Cond::Any { start, len } => {
-                let (mut mask, mut want) = (0u64, 0u64);
-                let mut all_bits = true;
-                let mut tautology = false;
-                for &x in &p.cond_lists[start as usize..(start + len) as usize] {
-                    match p.conds[x as usize] {
-                        Cond::Bits { mask: m, want: w } | Cond::AnyBits { mask: m, want: w }
-                            if m.count_ones() == 1
-                                || matches!(p.conds[x as usize], Cond::AnyBits { .. }) =>
-                        {
-                            tautology |= (mask & m) & (want ^ w) != 0;
-                            mask |= m;
-                            want |= w;
-                        }
-                        _ => all_bits = false,
-                    }
-                }
-                match (all_bits, tautology) {
-                    (true, true) => Some(Cond::Const(true)),
-                    (true, false) => Some(Cond::AnyBits { mask, want }),
-                    _ => None,
-                }
-            }
+            }),
             _ => None,
         };
         if let Some(c) = folded {
             p.conds[i] = c;
         }
     }
+}
+
+/// The bit tests of `cond_lists[start..start + len]` as one (mask, wanted
+/// bits), when `part` accepts every condition of the list, and whether two
+/// of them want a bit both ways.
+fn merge_bits(
+    p: &Program,
+    start: u32,
+    len: u32,
+    part: impl Fn(Cond) -> Option<(u64, u64)>,
+) -> Option<(u64, u64, bool)> {
+    let (mut mask, mut want, mut clash) = (0u64, 0u64, false);
+    for &x in &p.cond_lists[start as usize..(start + len) as usize] {
+        let (m, w) = part(p.conds[x as usize])?;
+        clash |= mask & m & (want ^ w) != 0;
+        mask |= m;
+        want |= w;
+    }
+    Some((mask, want, clash))
 }
 
 fn push(p: &mut Program, c: Cond) -> u32 {
@@ -578,7 +580,7 @@ fn instant_cond(p: &mut Program, i: u32) -> u32 {
             push(p, Cond::Any { start, len })
         }
     };
-    if n.tags_all | n.tags_any | n.tags_not == 0 {
+    if !n.is_tagged() {
         body
     } else {
         let tags = push(

@@ -228,6 +228,14 @@ pub struct Node {
     pub guard: u32,
 }
 
+impl Node {
+    /// Whether the node asks anything of the agent's tags.
+    #[inline]
+    pub fn is_tagged(&self) -> bool {
+        self.tags_all | self.tags_any | self.tags_not != 0
+    }
+}
+
 /// An action leaf's data.
 #[derive(Debug, Clone)]
 pub struct ActionInfo {

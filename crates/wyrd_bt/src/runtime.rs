@@ -112,6 +112,21 @@ impl NodeState {
     pub fn clear_flags(&mut self, flags: u8) {
         self.0 &= !(flags & 0x0F);
     }
+
+    /// The outcome of an instant node (conditions only): running by its
+    /// parent, success or failure now, COMPLETE with it.
+    #[inline]
+    pub(crate) fn finish_instant(&mut self, ok: bool) -> Status {
+        self.clear_flags(rule::PAUSED);
+        if ok {
+            self.add_flags(rule::COMPLETE | rule::WAS_COMPLETE);
+            self.set_status(Status::Success);
+        } else {
+            self.clear_flags(rule::COMPLETE);
+            self.set_status(Status::Failure);
+        }
+        self.status()
+    }
 }
 
 impl std::fmt::Debug for NodeState {
@@ -891,8 +906,7 @@ impl<'a> Interp<'a> {
         let p = self.p;
         let node = &p.nodes[iu];
         self.st.nodes[iu].clear_flags(rule::PAUSED);
-        let tagged = node.tags_all | node.tags_any | node.tags_not != 0;
-        let ok = (!tagged || self.tags_ok(i))
+        let ok = (!node.is_tagged() || self.tags_ok(i))
             && match node.kind {
                 Kind::Condition { cond } => self.test(cond),
                 Kind::Succeed => true,
@@ -918,15 +932,7 @@ impl<'a> Interp<'a> {
                         .any(|k| self.tick_instant(self.p.children[k]) == Status::Success)
                 }
             };
-        let s = &mut self.st.nodes[iu];
-        if ok {
-            s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE);
-            s.set_status(Status::Success);
-        } else {
-            s.clear_flags(rule::COMPLETE);
-            s.set_status(Status::Failure);
-        }
-        s.status()
+        self.st.nodes[iu].finish_instant(ok)
     }
 
     /// [`tick_node`](Self::tick_node) with the commonest child, an untagged
@@ -937,19 +943,10 @@ impl<'a> Interp<'a> {
         let p = self.p;
         let node = &p.nodes[c as usize];
         if let Kind::Condition { cond } = node.kind
-            && node.tags_all | node.tags_any | node.tags_not == 0
+            && !node.is_tagged()
         {
             let ok = self.test(cond);
-            let s = &mut self.st.nodes[c as usize];
-            s.clear_flags(rule::PAUSED);
-            if ok {
-                s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE);
-                s.set_status(Status::Success);
-            } else {
-                s.clear_flags(rule::COMPLETE);
-                s.set_status(Status::Failure);
-            }
-            return s.status();
+            return self.st.nodes[c as usize].finish_instant(ok);
         }
         self.tick_node(c)
     }
@@ -962,8 +959,7 @@ impl<'a> Interp<'a> {
             return self.tick_instant(i);
         }
         self.st.nodes[iu].clear_flags(rule::PAUSED);
-        let tagged = node.tags_all | node.tags_any | node.tags_not != 0;
-        if tagged && !self.tags_ok(i) {
+        if node.is_tagged() && !self.tags_ok(i) {
             if self.st.nodes[iu].status() == Status::Running {
                 self.halt(i);
                 self.st.nodes[iu].clear_flags(rule::PAUSED);

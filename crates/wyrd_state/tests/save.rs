@@ -345,14 +345,22 @@ fn a_tampered_save_falls_back_to_the_backup_and_says_so() {
         .replace("\"Value\": 4", "\"Value\": 99");
     std::fs::write(&path, text).unwrap();
     let mut app = app(&assets_dir(), dir.path(), None);
-    ready(&mut app);
+    // Messages live two frames: collect the load's while waiting (on a
+    // busy machine it can come frames before the flags file is merged).
+    let mut loaded = Vec::new();
+    run_until(&mut app, "the flags file and the load", |w| {
+        loaded.extend(
+            w.resource_mut::<Messages<SaveLoaded<WorldStateDocument>>>()
+                .drain(),
+        );
+        w.resource::<WorldStateFiles>().all_merged() && !loaded.is_empty()
+    });
     assert_eq!(
         app.world()
             .resource::<WorldState>()
             .counter("QST_DST_TOWER_5"),
         Ok(3)
     );
-    let loaded = drain::<SaveLoaded<WorldStateDocument>>(&mut app);
     assert!(
         matches!(
             &loaded[0].outcome,

@@ -1,0 +1,30 @@
+//! Running the example games' binaries from tests.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// An example's binary (`cargo test` builds the examples next to the tests).
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name);
+    assert!(
+        bin.exists(),
+        "cargo test builds the example: {}",
+        bin.display()
+    );
+    bin
+}
+
+/// A command running the example without a display (headless whatever the
+/// machine has).
+pub fn headless(name: &str) -> Command {
+    let mut cmd = Command::new(example(name));
+    cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    cmd
+}
