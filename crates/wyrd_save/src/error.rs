@@ -56,15 +56,94 @@ pub enum LoadError {
         /// Parser message.
         message: String,
     },
+    /// Signed, valid JSON, but nested deeper than any save is.
+    #[error(
+        "the document nests deeper than {limit} levels (at line {line}, column {column}); no save written by the game does"
+    )]
+    TooDeep {
+        /// Nesting the parser accepts.
+        limit: usize,
+        /// 1-based line in the document where the limit was passed.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
     /// Signed JSON, but not of the expected shape.
     #[error("the document does not have the expected schema: {0}")]
     WrongSchema(String),
-    /// Written by a newer version of the game.
-    #[error("the document has schema version {found}; this build reads up to {supported}")]
+    /// Written by a newer version of the game: kept in place, untouched.
+    #[error(
+        "the save is from a newer version of the game (schema {found}; this build reads up to {supported}); it is kept untouched"
+    )]
     NewerSchema {
         /// Version in the file.
         found: u64,
         /// Newest version this build reads.
         supported: u32,
     },
+}
+
+impl LoadError {
+    /// Whether the file is bad (edited, truncated, not a save) and is moved
+    /// aside, as opposed to missing, unreadable or from a newer version
+    /// (those stay where they are).
+    pub fn is_bad_file(&self) -> bool {
+        !matches!(
+            self,
+            LoadError::Missing | LoadError::Io(_) | LoadError::NewerSchema { .. }
+        )
+    }
+}
+
+/// Why a save point was not written. The data stays dirty in memory and is
+/// written again later.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SaveError {
+    /// A file operation failed (disk full, read-only folder, no permission…).
+    #[error("cannot {action} {path}: {message}")]
+    Io {
+        /// What was being done ("write", "rename", "sync"…).
+        action: &'static str,
+        /// The file or folder.
+        path: std::path::PathBuf,
+        /// The operating system's words.
+        message: String,
+        /// The error's kind.
+        kind: std::io::ErrorKind,
+    },
+    /// A document could not be serialized.
+    #[error("cannot serialize {file}: {message}")]
+    Serialize {
+        /// The document's file name.
+        file: String,
+        /// Why.
+        message: String,
+    },
+    /// Saving is paused: a file of the slot is from a newer version of the
+    /// game and must not be overwritten.
+    #[error(
+        "not saved: {file} is from a newer version of the game (schema {found}; this build writes {supported}) and is kept untouched"
+    )]
+    NewerSaveInPlace {
+        /// The newer file.
+        file: String,
+        /// Its schema version.
+        found: u64,
+        /// This build's.
+        supported: u32,
+    },
+    /// The slot has no documents registered.
+    #[error("the save slot has no documents")]
+    NoDocuments,
+}
+
+impl SaveError {
+    pub(crate) fn io(action: &'static str, path: &std::path::Path, e: std::io::Error) -> Self {
+        SaveError::Io {
+            action,
+            path: path.to_owned(),
+            message: e.to_string(),
+            kind: e.kind(),
+        }
+    }
 }

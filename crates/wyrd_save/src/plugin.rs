@@ -1,68 +1,110 @@
-//! Bevy glue: [`SavePlugin`] loads a document at startup and writes it on
-//! request, after changes (debounced) and at exit.
+//! Bevy glue: [`SavePlugin`] holds one save slot; games add documents to it
+//! ([`SaveAppExt::add_save_document`]); all of them load at startup and are
+//! committed together on request, after changes (debounced), on retry after
+//! a failure, and at exit.
 
-use std::marker::PhantomData;
+use std::any::Any;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bevy::app::{App, AppExit, Last, Plugin, PreStartup};
 use bevy::ecs::prelude::*;
-use bevy::log::{info, warn};
+use bevy::log::{error, info, warn};
 use bevy::time::Time;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::error::SaveError;
+use crate::fs::SaveFs;
 use crate::signed::SaveKey;
-use crate::store::{LoadOutcome, SaveStore};
-use crate::writer::SaveWriter;
+use crate::store::{DocSpec, DocumentLoad, LoadOutcome, SaveStore};
+use crate::writer::{SaveWriter, WriteResult};
 
-/// A document an app saves with [`SavePlugin`]: how to make a fresh one, how
-/// to take one from the world, and how to put one into it.
+/// A document an app saves: how to make a fresh one, how to take one from
+/// the world, and how to put one into it.
 ///
-/// The JSON must have a top-level `SchemaVersion` number; files with a
-/// higher version than [`SCHEMA_VERSION`](Self::SCHEMA_VERSION) are refused.
+/// The JSON must be an object with a top-level `SchemaVersion` number (1 or
+/// more); files with a higher version than
+/// [`SCHEMA_VERSION`](Self::SCHEMA_VERSION) are kept untouched and saving
+/// pauses. `SaveCounter` is reserved: the store adds it.
 pub trait SaveDocument: Serialize + DeserializeOwned + Send + Sync + 'static {
     /// Newest schema version this build reads and writes.
     const SCHEMA_VERSION: u32;
-    /// A document for a first start.
+    /// A document for a first start (or when no copy can be used).
     fn fresh() -> Self;
     /// Takes the document from the world (on the main thread; keep it cheap:
     /// serializing and writing happen on the writer thread).
     fn capture(world: &mut World) -> Self;
-    /// Puts a loaded (or fresh) document into the world.
-    fn apply(self, world: &mut World, outcome: &LoadOutcome);
+    /// Puts a loaded (or fresh) document into the world. `load` says where
+    /// it came from; check values here and report what is off.
+    fn apply(self, world: &mut World, load: &DocumentLoad);
 }
 
-/// Loads a [`SaveDocument`] at startup and writes it crash-safely.
+/// How failed saves are retried: `first`, then doubling up to `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Delay after the first failure.
+    pub first: Duration,
+    /// Longest delay.
+    pub max: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            first: Duration::from_secs(1),
+            max: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The delay after `failures` failures in a row (1 or more).
+    pub fn delay(&self, failures: u32) -> Duration {
+        let factor = 1u32 << failures.saturating_sub(1).min(16);
+        self.first.saturating_mul(factor).min(self.max)
+    }
+}
+
+/// One save slot in `dir`: loads its documents at startup (primary, backup
+/// or a complete temp file, the newest save point all share) and commits
+/// them together.
 ///
-/// - [`SaveRequest<D>`]: save now. [`ReloadRequest<D>`]: load from disk again.
-/// - [`SaveSlot::mark_dirty`]: schedule an autosave after
-///   [`autosave`](Self::autosave) without further changes.
-/// - On [`AppExit`] and when the app is dropped, the last save is flushed.
-pub struct SavePlugin<D> {
+/// - [`SaveRequest`]: save now. [`ReloadRequest`]: load from disk again.
+/// - [`SaveSlot::mark_dirty`]: autosave after [`autosave`](Self::autosave)
+///   without further changes.
+/// - A failed commit keeps the changes dirty, sends [`SaveFailed`] and is
+///   retried ([`RetryPolicy`]) and at [`AppExit`].
+/// - [`SaveStatus`] (a resource) says where things stand.
+pub struct SavePlugin {
     /// Folder of the save files (created if missing).
     pub dir: PathBuf,
-    /// File name of the primary (`.bak`, `.tmp`, `.corrupt-*` are derived).
-    pub file_name: String,
     /// The signing key.
     pub key: SaveKey,
     /// Autosave this long after the last change; `None` disables autosave.
     pub autosave: Option<Duration>,
     /// Files above this size are refused unread.
     pub max_size: u64,
-    _document: PhantomData<fn() -> D>,
+    /// Quarantined (bad) files kept per document, the newest.
+    pub quarantine_keep: usize,
+    /// Retries after a failed save.
+    pub retry: RetryPolicy,
+    /// The file system (`None`: the real one).
+    pub fs: Option<Arc<dyn SaveFs>>,
 }
 
-impl<D> SavePlugin<D> {
-    /// A plugin for `dir/file_name`, autosaving 1 s after changes.
-    pub fn new(dir: impl Into<PathBuf>, file_name: impl Into<String>, key: SaveKey) -> Self {
+impl SavePlugin {
+    /// A slot in `dir`, autosaving 1 s after changes.
+    pub fn new(dir: impl Into<PathBuf>, key: SaveKey) -> Self {
         SavePlugin {
             dir: dir.into(),
-            file_name: file_name.into(),
             key,
             autosave: Some(Duration::from_secs(1)),
             max_size: crate::store::DEFAULT_MAX_SIZE,
-            _document: PhantomData,
+            quarantine_keep: crate::store::DEFAULT_QUARANTINE_KEEP,
+            retry: RetryPolicy::default(),
+            fs: None,
         }
     }
 
@@ -71,231 +113,491 @@ impl<D> SavePlugin<D> {
         self.autosave = delay;
         self
     }
+
+    /// Uses another file system (tests: [`MemFs`](crate::testing::MemFs)).
+    pub fn with_fs(mut self, fs: Arc<dyn SaveFs>) -> Self {
+        self.fs = Some(fs);
+        self
+    }
+
+    /// Keeps the newest `n` quarantined files per document.
+    pub fn with_quarantine_keep(mut self, n: usize) -> Self {
+        self.quarantine_keep = n;
+        self
+    }
+
+    /// Sets the retry policy.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
 }
 
-/// The save's system sets, in `Last`, after your systems and before exit.
+/// The save's system set, in `Last`, after your systems and before exit.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SaveSystems {
-    /// Handles requests, autosave, finished writes and exit flushing.
+    /// Handles requests, autosave, retries, finished writes and exit.
     Write,
 }
 
-/// Save now.
-#[derive(Message, Debug)]
-pub struct SaveRequest<D>(PhantomData<fn() -> D>);
+/// Save every document of the slot now.
+#[derive(Message, Debug, Clone, Copy, Default)]
+pub struct SaveRequest;
 
-impl<D> Default for SaveRequest<D> {
-    fn default() -> Self {
-        SaveRequest(PhantomData)
-    }
-}
+/// Load the slot from disk again and apply it (the inspector's "reload").
+#[derive(Message, Debug, Clone, Copy, Default)]
+pub struct ReloadRequest;
 
-/// Load the document from disk again and apply it (the inspector's
-/// "reload from disk").
-#[derive(Message, Debug)]
-pub struct ReloadRequest<D>(PhantomData<fn() -> D>);
-
-impl<D> Default for ReloadRequest<D> {
-    fn default() -> Self {
-        ReloadRequest(PhantomData)
-    }
-}
-
-/// A document was loaded (at startup or on reload).
+/// The slot was loaded (at startup or on reload).
 #[derive(Message, Debug, Clone)]
-pub struct SaveLoaded<D> {
-    /// Where it came from.
+pub struct SaveLoaded {
+    /// What was found and done.
     pub outcome: LoadOutcome,
-    _document: PhantomData<fn() -> D>,
 }
 
-/// A write finished.
+/// A save point landed: every document's primary and backup hold it.
+#[derive(Message, Debug, Clone, Copy)]
+pub struct SaveCompleted {
+    /// The save point.
+    pub save_point: u64,
+    /// Bytes of the signed files.
+    pub bytes: usize,
+}
+
+/// A save did not land. The changes stay in memory, dirty.
 #[derive(Message, Debug, Clone)]
-pub struct SaveWritten<D> {
-    /// Bytes written, or the error.
-    pub result: Result<usize, String>,
-    _document: PhantomData<fn() -> D>,
+pub struct SaveFailed {
+    /// What went wrong.
+    pub error: SaveError,
+    /// Failures in a row.
+    pub attempt: u32,
+    /// When it is tried again (`None`: at exit, or paused).
+    pub retry_in: Option<Duration>,
+    /// Whether this was the save at exit (the changes are then lost when
+    /// the process ends).
+    pub at_exit: bool,
 }
 
-/// What the game and the inspector show about a save slot.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SaveStatus {
-    /// The primary file.
-    pub path: PathBuf,
-    /// Where the last load came from.
-    pub last_load: Option<LoadOutcome>,
-    /// When the last successful write finished (.NET ticks).
-    pub last_saved_ticks: Option<i64>,
-    /// The last write error, cleared by the next success.
-    pub last_error: Option<String>,
-    /// Successful writes since startup.
-    pub writes: u64,
-    /// Whether a save is queued or being written.
-    pub writing: bool,
-    /// Whether there are changes not yet queued for saving.
-    pub dirty: bool,
-}
-
-/// The save slot of document `D`: its store, writer and status.
-#[derive(Resource)]
-pub struct SaveSlot<D> {
-    store: SaveStore,
-    writer: SaveWriter,
-    status: SaveStatus,
-    autosave: Option<Duration>,
-    /// Time (of `Time`) of the last change not yet saved.
-    dirty_at: Option<Duration>,
-    dirty_requested: bool,
-    _document: PhantomData<fn() -> D>,
-}
-
-impl<D: SaveDocument> SaveSlot<D> {
-    /// The status to show.
-    pub fn status(&self) -> &SaveStatus {
-        &self.status
+impl SaveFailed {
+    /// One line for players and logs.
+    pub fn describe(&self) -> String {
+        match (self.at_exit, self.retry_in) {
+            (true, _) => format!(
+                "SAVE FAILED at exit: {}; the progress since the last save is not on disk",
+                self.error
+            ),
+            (false, Some(d)) => format!(
+                "SAVE FAILED (attempt {}): {}; progress is kept in memory, retrying in {} s",
+                self.attempt,
+                self.error,
+                d.as_secs_f32()
+            ),
+            (false, None) => format!("SAVE FAILED: {}; progress is kept in memory", self.error),
+        }
     }
+}
 
-    /// The store (paths, key).
+/// Where the save slot stands: the game's HUD and the inspector show it.
+#[derive(Resource, Debug, Clone, Default, PartialEq)]
+pub struct SaveStatus {
+    /// The save folder.
+    pub dir: PathBuf,
+    /// The documents' file names.
+    pub documents: Vec<String>,
+    /// What the last load found.
+    pub last_load: Option<LoadOutcome>,
+    /// The save point on disk (loaded or last committed).
+    pub save_point: Option<u64>,
+    /// When the last commit landed (.NET ticks).
+    pub last_saved_ticks: Option<i64>,
+    /// Commits since startup.
+    pub writes: u64,
+    /// Whether a commit is queued or being written.
+    pub writing: bool,
+    /// Whether there are changes not on disk yet.
+    pub dirty: bool,
+    /// The last failure, cleared by the next success.
+    pub last_error: Option<String>,
+    /// Failures in a row.
+    pub failures: u32,
+    /// When the next retry is due, from now.
+    pub retry_in: Option<Duration>,
+    /// Why saving is paused (a newer version's file is kept untouched).
+    pub paused: Option<String>,
+}
+
+impl SaveStatus {
+    /// One line for a HUD.
+    pub fn summary(&self) -> String {
+        if let Some(p) = &self.paused {
+            return format!("saving paused: {p}");
+        }
+        if let Some(e) = &self.last_error {
+            let retry = self.retry_in.map_or(String::new(), |d| {
+                format!(", retrying in {:.0} s", d.as_secs_f32().ceil())
+            });
+            return format!(
+                "SAVE FAILED ({}x): {e}{retry}; progress is kept in memory",
+                self.failures
+            );
+        }
+        if self.writing {
+            return "saving...".into();
+        }
+        match (self.dirty, self.save_point) {
+            (true, _) => "unsaved changes".into(),
+            (false, Some(n)) => format!("saved (save point {n})"),
+            (false, None) => "no save yet".into(),
+        }
+    }
+}
+
+type CaptureFn = fn(&mut World, String) -> Box<dyn FnOnce() -> Result<Vec<u8>, SaveError> + Send>;
+type ApplyFn = fn(&mut World, Option<Box<dyn Any + Send>>, &DocumentLoad);
+
+#[derive(Clone)]
+struct DocEntry {
+    spec: DocSpec,
+    capture: CaptureFn,
+    apply: ApplyFn,
+}
+
+fn capture_erased<D: SaveDocument>(
+    world: &mut World,
+    file: String,
+) -> Box<dyn FnOnce() -> Result<Vec<u8>, SaveError> + Send> {
+    let document = D::capture(world);
+    Box::new(move || {
+        serde_json::to_vec_pretty(&document).map_err(|e| SaveError::Serialize {
+            file,
+            message: e.to_string(),
+        })
+    })
+}
+
+fn apply_erased<D: SaveDocument>(
+    world: &mut World,
+    parsed: Option<Box<dyn Any + Send>>,
+    load: &DocumentLoad,
+) {
+    let document = parsed
+        .and_then(|b| b.downcast::<D>().ok())
+        .map_or_else(D::fresh, |b| *b);
+    document.apply(world, load);
+}
+
+/// The save slot: its store, documents, writer and bookkeeping.
+#[derive(Resource)]
+pub struct SaveSlot {
+    store: SaveStore,
+    docs: Vec<DocEntry>,
+    writer: SaveWriter,
+    autosave: Option<Duration>,
+    retry: RetryPolicy,
+    /// Bumped by every change; `saved_gen` is the newest one on disk.
+    change_gen: u64,
+    saved_gen: u64,
+    /// Time of the last change not yet saved (autosave debounce).
+    dirty_since: Option<Duration>,
+    marked: bool,
+    next_save_point: u64,
+    failures: u32,
+    retry_at: Option<Duration>,
+    paused: Option<SaveError>,
+}
+
+impl SaveSlot {
+    /// The store (folder, key, documents, file system).
     pub fn store(&self) -> &SaveStore {
         &self.store
     }
 
     /// Something that belongs in the save changed: autosave after the delay.
     pub fn mark_dirty(&mut self) {
-        self.dirty_requested = true;
-        self.status.dirty = true;
+        self.marked = true;
     }
 
-    /// Blocks until every queued save is on disk.
+    /// Whether changes are not on disk yet.
+    pub fn is_dirty(&self) -> bool {
+        self.marked || self.change_gen > self.saved_gen
+    }
+
+    /// Blocks until the queued commit (if any) has landed or failed; the
+    /// result is handled on the next update.
     pub fn flush(&self) {
         self.writer.flush();
     }
 
-    /// Loads from disk (primary, backup, or fresh) and applies the document.
-    pub fn load_into(world: &mut World) {
-        let Some(slot) = world.get_resource::<SaveSlot<D>>() else {
+    /// Adds a document (before startup; see [`SaveAppExt`]).
+    fn add_document<D: SaveDocument>(&mut self, file: String) {
+        if self.docs.iter().any(|d| d.spec.file == file) {
+            warn!("save document {file} was added twice; the second is ignored");
             return;
-        };
-        // Let a pending write land first, so a reload sees it.
-        slot.writer.flush();
-        let loaded = slot.store.load_or(D::SCHEMA_VERSION, D::fresh);
-        match &loaded.outcome {
-            LoadOutcome::Primary => info!("{}", loaded.outcome.describe()),
-            _ if loaded.outcome.is_first_start() => info!("{}", loaded.outcome.describe()),
-            other => warn!("{}", other.describe()),
         }
-        let outcome = loaded.outcome.clone();
-        loaded.document.apply(world, &outcome);
-        if let Some(mut slot) = world.get_resource_mut::<SaveSlot<D>>() {
-            slot.status.last_load = Some(outcome.clone());
-            slot.status.dirty = false;
-            slot.dirty_at = None;
-            slot.dirty_requested = false;
-        }
-        world.write_message(SaveLoaded::<D> {
-            outcome,
-            _document: PhantomData,
+        self.docs.push(DocEntry {
+            spec: DocSpec::new::<D>(file, D::SCHEMA_VERSION),
+            capture: capture_erased::<D>,
+            apply: apply_erased::<D>,
         });
+        self.store = self
+            .store
+            .clone()
+            .with_documents(self.docs.iter().map(|d| d.spec.clone()));
     }
 
-    /// Captures the document now and queues it for writing.
-    pub fn save_now(world: &mut World) {
-        if !world.contains_resource::<SaveSlot<D>>() {
+    /// Loads every document from disk and applies it (startup, reload).
+    pub fn load_into(world: &mut World) {
+        let Some(slot) = world.get_resource::<SaveSlot>() else {
             return;
+        };
+        // Let a queued write land first, so a reload sees it.
+        slot.writer.flush();
+        let store = slot.store.clone();
+        let docs = slot.docs.clone();
+        let mut loaded = store.load();
+        let outcome = loaded.outcome.clone();
+        if outcome.is_clean() || outcome.is_first_start() {
+            info!("save: {}", outcome.describe());
+        } else {
+            warn!("save: {}", outcome.describe());
         }
-        let document = D::capture(world);
-        let Some(mut slot) = world.get_resource_mut::<SaveSlot<D>>() else {
+        for (i, entry) in docs.iter().enumerate() {
+            (entry.apply)(world, loaded.documents[i].take(), &outcome.documents[i]);
+        }
+        let Some(mut slot) = world.get_resource_mut::<SaveSlot>() else {
             return;
         };
-        let key = slot.store.key().clone();
-        slot.writer.submit(Box::new(move || {
-            key.seal_json(&document).map_err(|e| e.to_string())
-        }));
-        slot.status.dirty = false;
-        slot.status.writing = true;
-        slot.dirty_at = None;
-        slot.dirty_requested = false;
+        slot.next_save_point = slot.next_save_point.max(loaded.next_save_point);
+        slot.paused = outcome
+            .newer()
+            .map(|(file, found, supported)| SaveError::NewerSaveInPlace {
+                file: file.to_owned(),
+                found,
+                supported,
+            });
+        if let Some(p) = &slot.paused {
+            warn!("{p}");
+        }
+        slot.saved_gen = slot.change_gen;
+        slot.marked = false;
+        slot.dirty_since = None;
+        slot.failures = 0;
+        slot.retry_at = None;
+        let paused = slot.paused.as_ref().map(|p| p.to_string());
+        let mut status = world.resource_mut::<SaveStatus>();
+        status.save_point = outcome.save_point;
+        status.last_load = Some(outcome.clone());
+        status.paused = paused;
+        status.last_error = None;
+        status.failures = 0;
+        status.retry_in = None;
+        status.dirty = false;
+        world.write_message(SaveLoaded { outcome });
     }
-}
 
-impl<D: SaveDocument> Plugin for SavePlugin<D> {
-    fn build(&self, app: &mut App) {
-        let store = SaveStore::new(&self.dir, &self.file_name, self.key.clone())
-            .with_max_size(self.max_size);
-        let status = SaveStatus {
-            path: store.primary_path(),
-            ..Default::default()
+    /// Captures every document now and queues one commit.
+    pub fn save_now(world: &mut World) {
+        let Some(slot) = world.get_resource::<SaveSlot>() else {
+            return;
         };
-        app.insert_resource(SaveSlot::<D> {
-            writer: SaveWriter::new(store.clone()),
-            store,
-            status,
-            autosave: self.autosave,
-            dirty_at: None,
-            dirty_requested: false,
-            _document: PhantomData,
-        })
-        .add_message::<SaveRequest<D>>()
-        .add_message::<ReloadRequest<D>>()
-        .add_message::<SaveLoaded<D>>()
-        .add_message::<SaveWritten<D>>()
-        .add_systems(PreStartup, SaveSlot::<D>::load_into)
-        .add_systems(Last, drive_saves::<D>.in_set(SaveSystems::Write));
+        let docs = slot.docs.clone();
+        let captures: Vec<_> = docs
+            .iter()
+            .map(|d| (d.capture)(world, d.spec.file.clone()))
+            .collect();
+        let Some(mut slot) = world.get_resource_mut::<SaveSlot>() else {
+            return;
+        };
+        let store = slot.store.clone();
+        let save_point = slot.next_save_point;
+        slot.next_save_point += 1;
+        let tag = slot.change_gen;
+        let paused = slot.paused.clone();
+        slot.dirty_since = None;
+        slot.writer.submit(
+            tag,
+            Box::new(move || {
+                if let Some(p) = paused {
+                    return Err(p);
+                }
+                let bodies = captures
+                    .into_iter()
+                    .map(|c| c())
+                    .collect::<Result<Vec<_>, _>>()?;
+                store.commit_bodies(&bodies, save_point)
+            }),
+        );
     }
 }
 
-fn drive_saves<D: SaveDocument>(world: &mut World) {
+/// Registers save documents on an app.
+pub trait SaveAppExt {
+    /// Adds document `D`, saved as `file` in the slot's folder, committed
+    /// together with the slot's other documents. Add [`SavePlugin`] first.
+    fn add_save_document<D: SaveDocument>(&mut self, file: impl Into<String>) -> &mut Self;
+}
+
+impl SaveAppExt for App {
+    fn add_save_document<D: SaveDocument>(&mut self, file: impl Into<String>) -> &mut Self {
+        let file = file.into();
+        match self.world_mut().get_resource_mut::<SaveSlot>() {
+            Some(mut slot) => {
+                slot.add_document::<D>(file.clone());
+                let docs = slot
+                    .store
+                    .documents()
+                    .iter()
+                    .map(|d| d.file.clone())
+                    .collect();
+                self.world_mut().resource_mut::<SaveStatus>().documents = docs;
+            }
+            None => {
+                error!("add_save_document({file}): add SavePlugin first; the document is not saved")
+            }
+        }
+        self
+    }
+}
+
+impl Plugin for SavePlugin {
+    fn build(&self, app: &mut App) {
+        let mut store = SaveStore::new(&self.dir, self.key.clone())
+            .with_max_size(self.max_size)
+            .with_quarantine_keep(self.quarantine_keep);
+        if let Some(fs) = &self.fs {
+            store = store.with_shared_fs(fs.clone());
+        }
+        app.insert_resource(SaveStatus {
+            dir: self.dir.clone(),
+            ..Default::default()
+        })
+        .insert_resource(SaveSlot {
+            store,
+            docs: Vec::new(),
+            writer: SaveWriter::new(),
+            autosave: self.autosave,
+            retry: self.retry,
+            change_gen: 0,
+            saved_gen: 0,
+            dirty_since: None,
+            marked: false,
+            next_save_point: 1,
+            failures: 0,
+            retry_at: None,
+            paused: None,
+        })
+        .add_message::<SaveRequest>()
+        .add_message::<ReloadRequest>()
+        .add_message::<SaveLoaded>()
+        .add_message::<SaveCompleted>()
+        .add_message::<SaveFailed>()
+        .add_systems(PreStartup, SaveSlot::load_into)
+        .add_systems(Last, drive_saves.in_set(SaveSystems::Write));
+    }
+}
+
+/// Applies finished commits: success clears the dirty mark up to the
+/// change it captured; failure schedules a retry and reports.
+fn absorb(world: &mut World, results: Vec<WriteResult>, now: Duration, at_exit: bool) {
+    for r in results {
+        let mut slot = world.resource_mut::<SaveSlot>();
+        match r.result {
+            Ok(report) => {
+                slot.saved_gen = slot.saved_gen.max(r.tag);
+                slot.failures = 0;
+                slot.retry_at = None;
+                let mut status = world.resource_mut::<SaveStatus>();
+                status.writes += 1;
+                status.save_point = Some(report.save_point);
+                status.last_saved_ticks = Some(r.finished_ticks);
+                status.last_error = None;
+                status.failures = 0;
+                world.write_message(SaveCompleted {
+                    save_point: report.save_point,
+                    bytes: report.bytes,
+                });
+            }
+            Err(error) => {
+                slot.failures += 1;
+                let paused = matches!(error, SaveError::NewerSaveInPlace { .. });
+                let retry_in = (!at_exit && !paused).then(|| slot.retry.delay(slot.failures));
+                slot.retry_at = retry_in.map(|d| now + d);
+                let message = SaveFailed {
+                    error,
+                    attempt: slot.failures,
+                    retry_in,
+                    at_exit,
+                };
+                error!("{}", message.describe());
+                let mut status = world.resource_mut::<SaveStatus>();
+                status.last_error = Some(message.error.to_string());
+                status.failures = message.attempt;
+                world.write_message(message);
+            }
+        }
+    }
+}
+
+fn drive_saves(world: &mut World) {
     let now = world
         .get_resource::<Time>()
         .map(|t| t.elapsed())
         .unwrap_or_default();
-    let reload = drain::<ReloadRequest<D>>(world);
-    let requested = drain::<SaveRequest<D>>(world);
+    let reload = drain::<ReloadRequest>(world);
+    let requested = drain::<SaveRequest>(world);
     let exiting = world
         .get_resource::<Messages<AppExit>>()
         .is_some_and(|m| !m.is_empty());
     if reload {
-        SaveSlot::<D>::load_into(world);
+        SaveSlot::load_into(world);
     }
-    let Some(mut slot) = world.get_resource_mut::<SaveSlot<D>>() else {
+    let Some(mut slot) = world.get_resource_mut::<SaveSlot>() else {
         return;
     };
-    if slot.dirty_requested {
-        slot.dirty_requested = false;
-        slot.dirty_at = Some(now);
-    }
-    let autosave_due = match (slot.autosave, slot.dirty_at) {
-        (Some(delay), Some(at)) => now.saturating_sub(at) >= delay,
-        _ => false,
-    };
-    let flush_on_exit = exiting && slot.status.dirty;
-    if requested || autosave_due || flush_on_exit {
-        SaveSlot::<D>::save_now(world);
-    }
-    let Some(mut slot) = world.get_resource_mut::<SaveSlot<D>>() else {
-        return;
-    };
-    if exiting {
-        slot.writer.flush();
+    if slot.marked {
+        slot.marked = false;
+        slot.change_gen += 1;
+        slot.dirty_since = Some(now);
     }
     let results = slot.writer.take_results();
-    slot.status.writing = slot.writer.is_busy();
-    for r in &results {
-        match &r.result {
-            Ok(_) => {
-                slot.status.writes += 1;
-                slot.status.last_saved_ticks = Some(r.finished_ticks);
-                slot.status.last_error = None;
-            }
-            Err(e) => slot.status.last_error = Some(e.clone()),
+    absorb(world, results, now, false);
+    let slot = world.resource::<SaveSlot>();
+    let dirty = slot.change_gen > slot.saved_gen;
+    let busy = slot.writer.is_busy();
+    let autosave_due = slot.failures == 0
+        && match (slot.autosave, slot.dirty_since) {
+            (Some(delay), Some(at)) => now.saturating_sub(at) >= delay,
+            _ => false,
+        };
+    let retry_due = slot.failures > 0
+        && dirty
+        && !busy
+        && slot.paused.is_none()
+        && slot.retry_at.is_some_and(|at| now >= at);
+    if requested || autosave_due || retry_due {
+        SaveSlot::save_now(world);
+    }
+    if exiting {
+        // What is in flight lands first; whatever is still not on disk then
+        // gets one last commit, and a failure of that one is reported as
+        // lost at exit.
+        world.resource::<SaveSlot>().writer.flush();
+        let results = world.resource::<SaveSlot>().writer.take_results();
+        absorb(world, results, now, false);
+        if world.resource::<SaveSlot>().is_dirty() {
+            SaveSlot::save_now(world);
+            world.resource::<SaveSlot>().writer.flush();
+            let results = world.resource::<SaveSlot>().writer.take_results();
+            absorb(world, results, now, true);
         }
     }
-    for r in results {
-        world.write_message(SaveWritten::<D> {
-            result: r.result,
-            _document: PhantomData,
-        });
-    }
+    let slot = world.resource::<SaveSlot>();
+    let (dirty, writing) = (slot.change_gen > slot.saved_gen, slot.writer.is_busy());
+    let retry_in = slot.retry_at.map(|at| at.saturating_sub(now));
+    let mut status = world.resource_mut::<SaveStatus>();
+    status.dirty = dirty;
+    status.writing = writing;
+    status.retry_in = retry_in;
 }
 
 /// Whether any message of type `M` arrived since the last call; consumes them.

@@ -145,44 +145,133 @@ fn looks_truncated(body: &[u8]) -> bool {
         .is_none_or(|&b| b != b'}')
 }
 
-/// Only the schema version; the rest of the document is skipped unparsed.
-#[derive(serde::Deserialize)]
-struct Header {
-    #[serde(rename = "SchemaVersion")]
-    schema_version: Option<serde_json::Value>,
+/// The name of the save counter field the store adds to every document.
+pub const SAVE_COUNTER_FIELD: &str = "SaveCounter";
+
+/// serde_json's nesting limit; deeper documents are [`LoadError::TooDeep`].
+const NESTING_LIMIT: usize = 128;
+
+/// What the store reads of every document before parsing it in full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocumentHeader {
+    /// `SchemaVersion`: 1 or more.
+    pub schema_version: u64,
+    /// `SaveCounter`: the save point the document belongs to; 0 when
+    /// absent (saves written before save points, such as the seed's).
+    pub save_counter: u64,
 }
 
-/// Parses a verified body: UTF-8, JSON, the schema version, the schema.
-pub fn parse_document<T: DeserializeOwned>(body: &[u8], supported: u32) -> Result<T, LoadError> {
-    let text = std::str::from_utf8(body).map_err(|e| LoadError::NotUtf8 {
-        offset: e.valid_up_to(),
-    })?;
-    // A first pass reads the version only (and tells malformed JSON from a
-    // wrong shape); the second builds the document straight from the text.
-    let header: Header = serde_json::from_str(text).map_err(|e| {
-        if e.is_data() {
-            LoadError::WrongSchema(e.to_string())
-        } else {
-            LoadError::NotJson {
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            }
+/// Only the header fields; the rest of the document is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct RawHeader {
+    #[serde(rename = "SchemaVersion")]
+    schema_version: Option<serde_json::Value>,
+    #[serde(rename = "SaveCounter")]
+    save_counter: Option<serde_json::Value>,
+}
+
+fn json_error(e: &serde_json::Error) -> LoadError {
+    let message = e.to_string();
+    if message.starts_with("recursion limit exceeded") {
+        LoadError::TooDeep {
+            limit: NESTING_LIMIT,
+            line: e.line(),
+            column: e.column(),
         }
-    })?;
-    let version = header
+    } else if e.is_data() {
+        LoadError::WrongSchema(message)
+    } else {
+        LoadError::NotJson {
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
+    }
+}
+
+fn utf8(body: &[u8]) -> Result<&str, LoadError> {
+    std::str::from_utf8(body).map_err(|e| LoadError::NotUtf8 {
+        offset: e.valid_up_to(),
+    })
+}
+
+/// Reads a verified body's header: UTF-8, JSON, `SchemaVersion` (a whole
+/// number from 1 up, at most `supported`), `SaveCounter` (a whole number
+/// from 0 up, 0 when absent).
+pub fn read_header(body: &[u8], supported: u32) -> Result<DocumentHeader, LoadError> {
+    let text = utf8(body)?;
+    let raw: RawHeader = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+    let version = raw
         .schema_version
         .ok_or_else(|| LoadError::WrongSchema("no SchemaVersion field".into()))?;
-    let version = version.as_u64().ok_or_else(|| {
-        LoadError::WrongSchema(format!("SchemaVersion is {version}, not a number"))
-    })?;
-    if version > u64::from(supported) {
+    let schema_version = match version.as_u64() {
+        Some(v) if v >= 1 => v,
+        _ => {
+            return Err(LoadError::WrongSchema(format!(
+                "SchemaVersion must be a whole number from 1 up, found {version}"
+            )));
+        }
+    };
+    if schema_version > u64::from(supported) {
         return Err(LoadError::NewerSchema {
-            found: version,
+            found: schema_version,
             supported,
         });
     }
-    serde_json::from_str(text).map_err(|e| LoadError::WrongSchema(e.to_string()))
+    let save_counter = match raw.save_counter {
+        None => 0,
+        Some(c) => c.as_u64().ok_or_else(|| {
+            LoadError::WrongSchema(format!(
+                "{SAVE_COUNTER_FIELD} must be a whole number from 0 up, found {c}"
+            ))
+        })?,
+    };
+    Ok(DocumentHeader {
+        schema_version,
+        save_counter,
+    })
+}
+
+/// Parses a verified body in full (after [`read_header`]).
+pub fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, LoadError> {
+    let text = utf8(body)?;
+    serde_json::from_str(text).map_err(|e| match json_error(&e) {
+        LoadError::NotJson { message, .. } => LoadError::WrongSchema(message),
+        other => other,
+    })
+}
+
+/// Parses a verified body: UTF-8, JSON, the header, the schema.
+pub fn parse_document<T: DeserializeOwned>(body: &[u8], supported: u32) -> Result<T, LoadError> {
+    read_header(body, supported)?;
+    parse_body(body)
+}
+
+/// Adds `"SaveCounter": counter` as the last member of the top-level JSON
+/// object `body`, keeping serde_json's pretty layout:
+///
+/// ```
+/// let body = b"{\n  \"SchemaVersion\": 1\n}";
+/// let out = wyrd_save::insert_save_counter(body, 7).unwrap();
+/// assert_eq!(out, b"{\n  \"SchemaVersion\": 1,\n  \"SaveCounter\": 7\n}");
+/// ```
+///
+/// `None` when `body` is not an object (it does not end with `}`).
+pub fn insert_save_counter(body: &[u8], counter: u64) -> Option<Vec<u8>> {
+    let close = body.iter().rposition(|b| !b.is_ascii_whitespace())?;
+    if body[close] != b'}' {
+        return None;
+    }
+    let last = body[..close]
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())?;
+    let mut out = Vec::with_capacity(body.len() + 32);
+    out.extend_from_slice(&body[..=last]);
+    if body[last] != b'{' {
+        out.push(b',');
+    }
+    out.extend_from_slice(format!("\n  \"{SAVE_COUNTER_FIELD}\": {counter}\n}}").as_bytes());
+    Some(out)
 }
 
 #[cfg(test)]
@@ -199,5 +288,50 @@ mod tests {
             SaveKey::new("other").open(&sealed),
             Err(LoadError::SignatureMismatch)
         ));
+    }
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    #[test]
+    fn header_messages_say_what_is_wrong() {
+        let err = |b: &[u8]| read_header(b, 1).unwrap_err().to_string();
+        assert!(err(br#"{"SchemaVersion": -1}"#).contains("whole number from 1 up, found -1"));
+        assert!(err(br#"{"SchemaVersion": 0}"#).contains("found 0"));
+        assert!(err(br#"{"SchemaVersion": 1, "SaveCounter": -3}"#).contains("found -3"));
+        assert!(err(br#"{"SchemaVersion": 99}"#).contains("newer version"));
+        let deep = format!(
+            "{{\"SchemaVersion\": 1, \"X\": {}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(matches!(
+            parse_document::<serde_json::Value>(deep.as_bytes(), 1),
+            Err(LoadError::TooDeep {
+                limit: 128,
+                line: 1,
+                ..
+            })
+        ));
+        assert_eq!(
+            read_header(br#"{"SchemaVersion": 1}"#, 1),
+            Ok(DocumentHeader {
+                schema_version: 1,
+                save_counter: 0
+            })
+        );
+    }
+
+    #[test]
+    fn the_counter_goes_last_even_in_an_empty_object() {
+        assert_eq!(
+            insert_save_counter(b"{}", 3).unwrap(),
+            b"{\n  \"SaveCounter\": 3\n}"
+        );
+        assert_eq!(insert_save_counter(b"[1]", 3), None);
+        let out = insert_save_counter(b"{\"SchemaVersion\": 1}\n", 9).unwrap();
+        assert_eq!(read_header(&out, 1).unwrap().save_counter, 9);
     }
 }

@@ -1,131 +1,427 @@
-//! A save slot on disk: primary file, backup, atomic writes, recovery.
+//! A save slot on disk: several documents committed together, each with a
+//! primary, a backup and a temp file; loading picks the newest complete save
+//! point and repairs the rest. The format is in the crate docs.
 
-use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::any::Any;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 
-use crate::error::LoadError;
-use crate::signed::SaveKey;
-use crate::ticks::now_ticks;
+use crate::error::{LoadError, SaveError};
+use crate::fs::{OsFs, ReadBytes, SaveFs};
+use crate::signed::{SaveKey, insert_save_counter, parse_body, read_header};
+use crate::ticks::utc_file_stamp;
 
 /// Default limit on the size of a save file: 16 MiB.
 pub const DEFAULT_MAX_SIZE: u64 = 16 * 1024 * 1024;
 
-/// Where a loaded document came from. The game can show it; the inspector
-/// does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoadOutcome {
-    /// The primary file verified and parsed.
-    Primary,
-    /// The primary could not be used; the backup was, and is the primary
-    /// again.
-    FromBackup {
-        /// What was wrong with the primary.
-        primary: LoadError,
-        /// Where the bad primary was moved (`None` if it was missing).
-        moved_to: Option<PathBuf>,
-    },
-    /// Neither file could be used: a fresh document.
-    Fresh {
-        /// What was wrong with the primary.
-        primary: LoadError,
-        /// What was wrong with the backup.
-        backup: LoadError,
-        /// Where bad files were moved (never deleted).
-        moved_to: Vec<PathBuf>,
-    },
+/// Default number of quarantined (bad) files kept per document.
+pub const DEFAULT_QUARANTINE_KEEP: usize = 10;
+
+type ParseFn = fn(&[u8]) -> Result<Box<dyn Any + Send>, LoadError>;
+
+fn parse_boxed<T: DeserializeOwned + Send + 'static>(
+    body: &[u8],
+) -> Result<Box<dyn Any + Send>, LoadError> {
+    parse_body::<T>(body).map(|d| Box::new(d) as Box<dyn Any + Send>)
 }
 
-impl LoadOutcome {
-    /// Whether this is a first start (no file at all), as opposed to a
-    /// recovery.
-    pub fn is_first_start(&self) -> bool {
-        matches!(
-            self,
-            LoadOutcome::Fresh {
-                primary: LoadError::Missing,
-                backup: LoadError::Missing,
-                ..
-            }
-        )
+/// One document of a slot: its file name, the newest schema version this
+/// build reads, and how to parse it.
+#[derive(Clone)]
+pub struct DocSpec {
+    /// File name of the primary, e.g. `world_state.json`.
+    pub file: String,
+    /// Newest `SchemaVersion` this build reads; newer files are kept
+    /// untouched.
+    pub schema: u32,
+    parse: ParseFn,
+}
+
+impl fmt::Debug for DocSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DocSpec")
+            .field("file", &self.file)
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DocSpec {
+    /// A document parsed as `T`.
+    pub fn new<T: DeserializeOwned + Send + 'static>(file: impl Into<String>, schema: u32) -> Self {
+        DocSpec {
+            file: file.into(),
+            schema,
+            parse: parse_boxed::<T>,
+        }
     }
 
-    /// A one-line summary for players and logs.
-    pub fn describe(&self) -> String {
+    /// A document parsed as any JSON ([`serde_json::Value`]): tools that do
+    /// not know the game's types.
+    pub fn json(file: impl Into<String>, schema: u32) -> Self {
+        DocSpec::new::<serde_json::Value>(file, schema)
+    }
+}
+
+/// Which file of a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CopyKind {
+    /// `NAME`.
+    Primary,
+    /// `NAME.bak`: the same save point as the primary once a save completed.
+    Backup,
+    /// `NAME.tmp`: what an interrupted save left.
+    Temp,
+}
+
+impl CopyKind {
+    /// The three, in the order they are preferred at equal save points.
+    pub const ALL: [CopyKind; 3] = [CopyKind::Primary, CopyKind::Backup, CopyKind::Temp];
+
+    /// Words for players and logs.
+    pub fn describe(self) -> &'static str {
         match self {
-            LoadOutcome::Primary => "loaded the save".into(),
-            LoadOutcome::FromBackup { primary, .. } => {
-                format!("loaded the backup save ({primary})")
-            }
-            LoadOutcome::Fresh { .. } if self.is_first_start() => "new save (first start)".into(),
-            LoadOutcome::Fresh {
-                primary, backup, ..
-            } => format!(
-                "new save: the save ({primary}) and its backup ({backup}) could not be used"
-            ),
+            CopyKind::Primary => "the save",
+            CopyKind::Backup => "its backup",
+            CopyKind::Temp => "the complete temp file an interrupted save left",
         }
     }
 }
 
-/// A document and where it came from.
-#[derive(Debug, Clone)]
-pub struct Loaded<T> {
-    /// The document (fresh when nothing could be loaded).
-    pub document: T,
-    /// Where it came from.
+/// What a copy was found to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// It verifies and parses; it belongs to this save point.
+    Valid {
+        /// Its `SaveCounter`.
+        save_point: u64,
+    },
+    /// It cannot be used, and why.
+    Invalid(LoadError),
+}
+
+impl Verdict {
+    fn save_point(&self) -> Option<u64> {
+        match self {
+            Verdict::Valid { save_point } => Some(*save_point),
+            Verdict::Invalid(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Valid { save_point } => write!(f, "valid, save point {save_point}"),
+            Verdict::Invalid(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// One file of a document, as found at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyReport {
+    /// Primary, backup or temp.
+    pub kind: CopyKind,
+    /// Where it is (was, if quarantined).
+    pub path: PathBuf,
+    /// What it was found to be.
+    pub verdict: Verdict,
+    /// Where a bad copy was moved (never deleted at load).
+    pub quarantined_to: Option<PathBuf>,
+}
+
+/// How one document of the slot was loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentLoad {
+    /// The document's file name.
+    pub file: String,
+    /// The copy that was loaded; `None`: a fresh document.
+    pub source: Option<CopyKind>,
+    /// Primary, backup and temp, in that order.
+    pub copies: Vec<CopyReport>,
+}
+
+impl DocumentLoad {
+    /// The report of one copy.
+    pub fn copy(&self, kind: CopyKind) -> &CopyReport {
+        &self.copies[kind as usize]
+    }
+
+    /// `(found, supported)` schema versions if a kept copy (primary or
+    /// backup) is from a newer version of the game.
+    pub fn newer(&self) -> Option<(u64, u32)> {
+        self.copies[..2].iter().find_map(|c| match &c.verdict {
+            Verdict::Invalid(LoadError::NewerSchema { found, supported }) => {
+                Some((*found, *supported))
+            }
+            _ => None,
+        })
+    }
+
+    fn all_missing(&self) -> bool {
+        self.copies
+            .iter()
+            .all(|c| c.verdict == Verdict::Invalid(LoadError::Missing))
+    }
+
+    fn describe(&self, save_point: Option<u64>) -> Option<String> {
+        let primary = self.copy(CopyKind::Primary);
+        let why = |c: &CopyReport| match (&c.verdict, save_point) {
+            (Verdict::Valid { save_point: s }, Some(n)) if *s < n => {
+                format!("older, save point {s}")
+            }
+            (Verdict::Valid { save_point: s }, Some(n)) if *s > n => {
+                format!("save point {s}, which the other documents did not reach")
+            }
+            (v, _) => v.to_string(),
+        };
+        let mut text = match self.source {
+            Some(CopyKind::Primary) => {
+                let backup = self.copy(CopyKind::Backup);
+                match &backup.verdict {
+                    Verdict::Invalid(e) if *e != LoadError::Missing || !self.all_missing() => {
+                        format!("{}: backup unusable ({})", self.file, why(backup))
+                    }
+                    Verdict::Valid { save_point: s } if Some(*s) != save_point => {
+                        format!("{}: backup was {}", self.file, why(backup))
+                    }
+                    _ => String::new(),
+                }
+            }
+            Some(kind) => format!(
+                "{}: from {} (the save: {})",
+                self.file,
+                kind.describe(),
+                why(primary)
+            ),
+            None if self.all_missing() => String::new(),
+            None => format!(
+                "{}: no usable copy (the save: {}; its backup: {}), started fresh",
+                self.file,
+                why(primary),
+                why(self.copy(CopyKind::Backup))
+            ),
+        };
+        let kept: Vec<String> = self
+            .copies
+            .iter()
+            .filter_map(|c| c.quarantined_to.as_ref())
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        if !kept.is_empty() {
+            if text.is_empty() {
+                text = self.file.clone();
+            }
+            text.push_str(&format!("; bad copy kept as {}", kept.join(", ")));
+        }
+        (!text.is_empty()).then_some(text)
+    }
+}
+
+/// What loading a slot found and did. [`describe`](Self::describe) says it
+/// in one line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoadOutcome {
+    /// The save point loaded (`None`: nothing could be loaded).
+    pub save_point: Option<u64>,
+    /// Per document, in slot order.
+    pub documents: Vec<DocumentLoad>,
+    /// Files rewritten so that primary and backup hold the loaded save point.
+    pub repaired: Vec<PathBuf>,
+    /// Why the repair failed (the load itself is fine).
+    pub repair_error: Option<SaveError>,
+    /// No save point is complete in every document (several files bad):
+    /// each document was loaded from its own newest copy.
+    pub mixed: bool,
+    /// Quarantined files deleted to keep only the newest N.
+    pub quarantine_removed: Vec<PathBuf>,
+}
+
+impl LoadOutcome {
+    /// Whether no file of any document exists: a first start.
+    pub fn is_first_start(&self) -> bool {
+        self.documents.iter().all(DocumentLoad::all_missing)
+    }
+
+    /// Whether everything came from the primaries with nothing to report.
+    pub fn is_clean(&self) -> bool {
+        self.save_point.is_some()
+            && !self.mixed
+            && self.repair_error.is_none()
+            && self.documents.iter().all(|d| {
+                d.source == Some(CopyKind::Primary) && d.describe(self.save_point).is_none()
+            })
+    }
+
+    /// The document of this file name.
+    pub fn document(&self, file: &str) -> Option<&DocumentLoad> {
+        self.documents.iter().find(|d| d.file == file)
+    }
+
+    /// The first document kept from a newer version of the game:
+    /// `(file, found, supported)`. Saving is paused while there is one.
+    pub fn newer(&self) -> Option<(&str, u64, u32)> {
+        self.documents
+            .iter()
+            .find_map(|d| d.newer().map(|(f, s)| (d.file.as_str(), f, s)))
+    }
+
+    /// One line for players and logs: which copy, and why.
+    pub fn describe(&self) -> String {
+        if self.is_first_start() {
+            return "no save yet: a fresh start".into();
+        }
+        let mut parts = Vec::new();
+        parts.push(match self.save_point {
+            Some(n) if self.mixed => format!(
+                "loaded the newest copy of each document (no save point is complete in all of them; newest {n})"
+            ),
+            Some(n) => format!("loaded save point {n}"),
+            None => "started fresh".into(),
+        });
+        for d in &self.documents {
+            if let Some(text) = d.describe(self.save_point) {
+                parts.push(text);
+            }
+        }
+        if let Some((file, found, supported)) = self.newer() {
+            parts.push(format!(
+                "{file} is from a newer version of the game (schema {found}; this build reads up to {supported}): kept untouched, saving is paused"
+            ));
+        }
+        if !self.repaired.is_empty() {
+            let names: Vec<String> = self
+                .repaired
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            parts.push(format!("repaired {}", names.join(", ")));
+        }
+        if let Some(e) = &self.repair_error {
+            parts.push(format!("repair failed: {e}"));
+        }
+        parts.join("; ")
+    }
+}
+
+/// The documents loaded from a slot, and what was found.
+pub struct SlotLoad {
+    /// What was found and done.
     pub outcome: LoadOutcome,
+    /// Each document (slot order), parsed; `None` where it is fresh.
+    pub documents: Vec<Option<Box<dyn Any + Send>>>,
+    /// The save point the next commit must use (above every one on disk).
+    pub next_save_point: u64,
 }
 
-/// The steps of [`SaveStore::write`], for the crash-injection test seam.
+impl fmt::Debug for SlotLoad {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SlotLoad")
+            .field("outcome", &self.outcome)
+            .field("next_save_point", &self.next_save_point)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SlotLoad {
+    /// Takes document `index` as `T` (`None`: fresh, or another type).
+    pub fn take<T: 'static>(&mut self, index: usize) -> Option<T> {
+        let boxed = self.documents.get_mut(index)?.take()?;
+        boxed.downcast::<T>().ok().map(|b| *b)
+    }
+}
+
+/// A commit that landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteStep {
-    /// Half of the temp file is written.
-    TempPartlyWritten,
-    /// The temp file is written, not yet synced.
-    TempWritten,
-    /// The temp file is synced.
-    TempSynced,
-    /// The current primary was moved to the backup.
-    Rotated,
-    /// The temp file was renamed to the primary.
-    Renamed,
+pub struct CommitReport {
+    /// The save point written.
+    pub save_point: u64,
+    /// Bytes of the signed files (each is written twice: primary and backup).
+    pub bytes: usize,
 }
 
-/// One save slot: `dir/name` (primary), `dir/name.bak` (backup),
-/// `dir/name.tmp` (while writing).
+/// One save slot: documents in a folder, committed together.
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap();
-/// use wyrd_save::{SaveKey, SaveStore, LoadOutcome};
-/// let store = SaveStore::new(dir.path(), "save.json", SaveKey::new("secret"));
-/// store.write(&store.key().seal(br#"{"SchemaVersion": 1}"#)).unwrap();
-/// let loaded = store.load::<serde_json::Value>(1).unwrap();
-/// assert_eq!(loaded.outcome, LoadOutcome::Primary);
+/// use wyrd_save::{CopyKind, DocSpec, SaveKey, SaveStore};
+/// let store = SaveStore::new(dir.path(), SaveKey::new("secret"))
+///     .with_documents([DocSpec::json("world.json", 1), DocSpec::json("profile.json", 1)]);
+/// store
+///     .commit_bodies(&[br#"{"SchemaVersion": 1}"#.to_vec(), br#"{"SchemaVersion": 1, "Coins": 5}"#.to_vec()], 1)
+///     .unwrap();
+/// let mut loaded = store.load();
+/// assert_eq!(loaded.outcome.save_point, Some(1));
+/// assert_eq!(loaded.outcome.documents[1].source, Some(CopyKind::Primary));
+/// let profile: serde_json::Value = loaded.take(1).unwrap();
+/// assert_eq!(profile["Coins"], 5);
+/// assert_eq!(loaded.next_save_point, 2);
 /// ```
 #[derive(Debug, Clone)]
 pub struct SaveStore {
     dir: PathBuf,
-    name: String,
     key: SaveKey,
+    fs: Arc<dyn SaveFs>,
+    documents: Vec<DocSpec>,
     max_size: u64,
+    quarantine_keep: usize,
+}
+
+struct Candidate {
+    kind: CopyKind,
+    path: PathBuf,
+    bytes: Option<Vec<u8>>,
+    verdict: Verdict,
+    parsed: Option<Box<dyn Any + Send>>,
+    quarantined_to: Option<PathBuf>,
 }
 
 impl SaveStore {
-    /// A slot named `name` in `dir`.
-    pub fn new(dir: impl Into<PathBuf>, name: impl Into<String>, key: SaveKey) -> Self {
+    /// A slot in `dir` on the real file system, with no documents yet.
+    pub fn new(dir: impl Into<PathBuf>, key: SaveKey) -> Self {
         SaveStore {
             dir: dir.into(),
-            name: name.into(),
             key,
+            fs: Arc::new(OsFs::new()),
+            documents: Vec::new(),
             max_size: DEFAULT_MAX_SIZE,
+            quarantine_keep: DEFAULT_QUARANTINE_KEEP,
         }
+    }
+
+    /// Uses another file system (tests: [`MemFs`](crate::testing::MemFs)).
+    pub fn with_fs(mut self, fs: impl SaveFs + 'static) -> Self {
+        self.fs = Arc::new(fs);
+        self
+    }
+
+    /// Uses a shared file system.
+    pub fn with_shared_fs(mut self, fs: Arc<dyn SaveFs>) -> Self {
+        self.fs = fs;
+        self
+    }
+
+    /// The documents committed together, in order.
+    pub fn with_documents(mut self, documents: impl IntoIterator<Item = DocSpec>) -> Self {
+        self.documents = documents.into_iter().collect();
+        self
     }
 
     /// Files larger than this are rejected without being read.
     pub fn with_max_size(mut self, bytes: u64) -> Self {
         self.max_size = bytes;
+        self
+    }
+
+    /// How many quarantined files to keep per document (the newest).
+    pub fn with_quarantine_keep(mut self, n: usize) -> Self {
+        self.quarantine_keep = n;
         self
     }
 
@@ -139,224 +435,374 @@ impl SaveStore {
         &self.dir
     }
 
-    /// The primary file.
-    pub fn primary_path(&self) -> PathBuf {
-        self.dir.join(&self.name)
+    /// The documents.
+    pub fn documents(&self) -> &[DocSpec] {
+        &self.documents
     }
 
-    /// The backup file.
-    pub fn backup_path(&self) -> PathBuf {
-        self.dir.join(format!("{}.bak", self.name))
+    /// The file system.
+    pub fn fs(&self) -> &Arc<dyn SaveFs> {
+        &self.fs
     }
 
-    fn temp_path(&self) -> PathBuf {
-        self.dir.join(format!("{}.tmp", self.name))
+    /// The path of one copy of a document.
+    pub fn path(&self, file: &str, kind: CopyKind) -> PathBuf {
+        match kind {
+            CopyKind::Primary => self.dir.join(file),
+            CopyKind::Backup => self.dir.join(format!("{file}.bak")),
+            CopyKind::Temp => self.dir.join(format!("{file}.tmp")),
+        }
     }
 
     /// Reads a file, bounded by the size limit.
-    fn read_bounded(&self, path: &Path) -> Result<Vec<u8>, LoadError> {
-        let file = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(LoadError::Missing),
-            Err(e) => return Err(LoadError::Io(e.to_string())),
-        };
-        let size = file
-            .metadata()
-            .map_err(|e| LoadError::Io(e.to_string()))?
-            .len();
-        if size > self.max_size {
-            return Err(LoadError::TooLarge {
+    pub fn read_bytes(&self, path: &Path) -> Result<Vec<u8>, LoadError> {
+        match self.fs.read(path, self.max_size) {
+            Ok(ReadBytes::Bytes(b)) => Ok(b),
+            Ok(ReadBytes::TooLarge(size)) => Err(LoadError::TooLarge {
                 size,
                 limit: self.max_size,
-            });
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(LoadError::Missing),
+            Err(e) => Err(LoadError::Io(e.to_string())),
         }
-        let mut bytes = Vec::with_capacity(size as usize);
-        // `take` guards against a file that grows while we read it.
-        file.take(self.max_size + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| LoadError::Io(e.to_string()))?;
-        if bytes.len() as u64 > self.max_size {
-            return Err(LoadError::TooLarge {
-                size: bytes.len() as u64,
-                limit: self.max_size,
-            });
-        }
-        Ok(bytes)
     }
 
-    /// Reads and verifies one file.
+    /// Reads, verifies and parses one file as `T` (any save point).
     pub fn read_file<T: DeserializeOwned>(
         &self,
         path: &Path,
         supported: u32,
     ) -> Result<T, LoadError> {
-        let bytes = self.read_bounded(path)?;
+        let bytes = self.read_bytes(path)?;
         self.key.open_json(&bytes, supported)
     }
 
-    /// Moves a bad file aside as `NAME.corrupt-<ticks>`; never deletes it.
-    fn move_aside(&self, path: &Path) -> Option<PathBuf> {
-        if !path.exists() {
-            return None;
-        }
-        let file_name = path.file_name()?.to_string_lossy().into_owned();
-        let ticks = now_ticks();
-        let mut target = self.dir.join(format!("{file_name}.corrupt-{ticks}"));
-        let mut n = 1;
-        while target.exists() {
-            target = self.dir.join(format!("{file_name}.corrupt-{ticks}-{n}"));
-            n += 1;
-        }
-        match fs::rename(path, &target) {
-            Ok(()) => Some(target),
-            Err(e) => {
-                bevy::log::error!("could not move the bad save {} aside: {e}", path.display());
-                None
-            }
+    fn check(&self, bytes: &[u8], schema: u32) -> Verdict {
+        match self
+            .key
+            .open(bytes)
+            .and_then(|body| read_header(body, schema))
+        {
+            Ok(h) => Verdict::Valid {
+                save_point: h.save_counter,
+            },
+            Err(e) => Verdict::Invalid(e),
         }
     }
 
-    /// Loads the primary, else the backup (restoring it as the primary),
-    /// else returns `Err` with both reasons after moving bad files aside.
-    ///
-    /// [`load_or`](Self::load_or) turns the error into a fresh document.
-    pub fn load<T: DeserializeOwned>(&self, supported: u32) -> Result<Loaded<T>, LoadOutcome> {
-        let primary = match self.read_file(&self.primary_path(), supported) {
-            Ok(document) => {
-                return Ok(Loaded {
-                    document,
-                    outcome: LoadOutcome::Primary,
-                });
-            }
-            Err(e) => e,
-        };
-        match self.read_bounded(&self.backup_path()).and_then(|bytes| {
-            let doc = self.key.open_json(&bytes, supported)?;
-            Ok((doc, bytes))
-        }) {
-            Ok((document, bytes)) => {
-                let moved_to = self.move_aside(&self.primary_path());
-                if let Err(e) = self.install_primary(&bytes, None) {
-                    bevy::log::error!("could not restore the backup save as primary: {e}");
+    fn read_candidates(&self, spec: &DocSpec) -> Vec<Candidate> {
+        let mut out: Vec<Candidate> = Vec::with_capacity(3);
+        for kind in CopyKind::ALL {
+            let path = self.path(&spec.file, kind);
+            let (bytes, verdict) = match self.read_bytes(&path) {
+                Err(e) => (None, Verdict::Invalid(e)),
+                Ok(bytes) => {
+                    // Primary and backup are usually the same bytes: check once.
+                    let same = out
+                        .iter()
+                        .find(|c| c.bytes.as_deref() == Some(bytes.as_slice()));
+                    let verdict = match same {
+                        Some(c) => c.verdict.clone(),
+                        None => self.check(&bytes, spec.schema),
+                    };
+                    (Some(bytes), verdict)
                 }
-                Ok(Loaded {
-                    document,
-                    outcome: LoadOutcome::FromBackup { primary, moved_to },
-                })
+            };
+            out.push(Candidate {
+                kind,
+                path,
+                bytes,
+                verdict,
+                parsed: None,
+                quarantined_to: None,
+            });
+        }
+        out
+    }
+
+    /// Loads the newest save point that every document has a valid copy of
+    /// (primary, backup or a complete temp file), moves bad files aside,
+    /// and rewrites primary and backup of each document to that save point.
+    /// Never fails: what could not be loaded is fresh, and the
+    /// [`LoadOutcome`] says why.
+    pub fn load(&self) -> SlotLoad {
+        self.load_inner(true)
+    }
+
+    /// What [`load`](Self::load) would load, touching nothing (no
+    /// quarantine, no repair): `wyrd save status`.
+    pub fn survey(&self) -> SlotLoad {
+        self.load_inner(false)
+    }
+
+    fn load_inner(&self, repair: bool) -> SlotLoad {
+        let mut docs: Vec<Vec<Candidate>> = self
+            .documents
+            .iter()
+            .map(|spec| self.read_candidates(spec))
+            .collect();
+        let max_seen = docs
+            .iter()
+            .flatten()
+            .filter_map(|c| c.verdict.save_point())
+            .max();
+        let (chosen, save_point, mixed) = self.choose(&mut docs);
+        let mut outcome = LoadOutcome {
+            save_point,
+            mixed,
+            ..Default::default()
+        };
+        let newer = docs.iter().any(|cands| {
+            cands[..2]
+                .iter()
+                .any(|c| matches!(c.verdict, Verdict::Invalid(LoadError::NewerSchema { .. })))
+        });
+        if repair {
+            self.quarantine(&mut docs, &mut outcome);
+            if !newer {
+                self.repair(&docs, &chosen, &mut outcome);
             }
-            Err(backup) => {
-                let moved_to = [self.primary_path(), self.backup_path()]
+        }
+        let mut documents = Vec::with_capacity(docs.len());
+        for ((spec, cands), pick) in self.documents.iter().zip(&mut docs).zip(&chosen) {
+            let parsed = pick.and_then(|i| cands[i].parsed.take());
+            documents.push(parsed);
+            outcome.documents.push(DocumentLoad {
+                file: spec.file.clone(),
+                source: pick.map(|i| cands[i].kind),
+                copies: cands
                     .iter()
-                    .filter_map(|p| self.move_aside(p))
-                    .collect();
-                Err(LoadOutcome::Fresh {
-                    primary,
-                    backup,
-                    moved_to,
-                })
+                    .map(|c| CopyReport {
+                        kind: c.kind,
+                        path: c.path.clone(),
+                        verdict: c.verdict.clone(),
+                        quarantined_to: c.quarantined_to.clone(),
+                    })
+                    .collect(),
+            });
+        }
+        SlotLoad {
+            outcome,
+            documents,
+            next_save_point: max_seen.map_or(1, |m| m.saturating_add(1)),
+        }
+    }
+
+    /// Picks a candidate per document: the newest save point all documents
+    /// with a valid copy share; else (several bad files) each one's newest.
+    fn choose(&self, docs: &mut [Vec<Candidate>]) -> (Vec<Option<usize>>, Option<u64>, bool) {
+        loop {
+            let points: Vec<BTreeSet<u64>> = docs
+                .iter()
+                .map(|c| c.iter().filter_map(|c| c.verdict.save_point()).collect())
+                .collect();
+            let present: Vec<&BTreeSet<u64>> = points.iter().filter(|p| !p.is_empty()).collect();
+            let Some(first) = present.first() else {
+                return (vec![None; docs.len()], None, false);
+            };
+            let common = first
+                .iter()
+                .rev()
+                .find(|n| present.iter().all(|p| p.contains(n)))
+                .copied();
+            let mut picks = Vec::with_capacity(docs.len());
+            let mut failed = false;
+            for (spec, cands) in self.documents.iter().zip(docs.iter_mut()) {
+                let own_newest = cands.iter().filter_map(|c| c.verdict.save_point()).max();
+                let Some(own_newest) = own_newest else {
+                    picks.push(None);
+                    continue;
+                };
+                let target = common.unwrap_or(own_newest);
+                let Some(i) = cands
+                    .iter()
+                    .position(|c| c.verdict.save_point() == Some(target))
+                else {
+                    picks.push(None);
+                    continue;
+                };
+                if cands[i].parsed.is_none() {
+                    let result = {
+                        let bytes = cands[i].bytes.as_deref().unwrap_or_default();
+                        self.key.open(bytes).and_then(|body| (spec.parse)(body))
+                    };
+                    match result {
+                        Ok(doc) => cands[i].parsed = Some(doc),
+                        Err(e) => {
+                            // Every copy with these bytes is bad the same way.
+                            let bad = cands[i].bytes.clone();
+                            for c in cands.iter_mut().filter(|c| c.bytes == bad) {
+                                c.verdict = Verdict::Invalid(e.clone());
+                            }
+                            failed = true;
+                            break;
+                        }
+                    }
+                }
+                picks.push(Some(i));
+            }
+            if failed {
+                continue;
+            }
+            let save_point = common.or_else(|| {
+                docs.iter()
+                    .zip(&picks)
+                    .filter_map(|(c, p)| p.and_then(|i| c[i].verdict.save_point()))
+                    .max()
+            });
+            return (picks, save_point, common.is_none());
+        }
+    }
+
+    /// Moves bad primaries and backups aside (temp files are scratch) and
+    /// keeps the newest N quarantined files of each document.
+    fn quarantine(&self, docs: &mut [Vec<Candidate>], outcome: &mut LoadOutcome) {
+        let bad = |c: &Candidate| {
+            c.kind != CopyKind::Temp && matches!(&c.verdict, Verdict::Invalid(e) if e.is_bad_file())
+        };
+        if !docs.iter().flatten().any(bad) {
+            return;
+        }
+        let mut names: BTreeSet<String> = self
+            .fs
+            .list(&self.dir)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let stamp = utc_file_stamp(self.fs.now());
+        for (spec, cands) in self.documents.iter().zip(docs.iter_mut()) {
+            let mut moved = false;
+            for c in cands.iter_mut().filter(|c| bad(c)) {
+                let base = format!("{}.corrupt-{stamp}", spec.file);
+                let mut name = base.clone();
+                let mut n = 2;
+                while names.contains(&name) {
+                    name = format!("{base}-{n}");
+                    n += 1;
+                }
+                let target = self.dir.join(&name);
+                match self.fs.rename(&c.path, &target) {
+                    Ok(()) => {
+                        names.remove(
+                            &c.path
+                                .file_name()
+                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+                        );
+                        names.insert(name);
+                        c.quarantined_to = Some(target);
+                        moved = true;
+                    }
+                    Err(e) => bevy::log::error!(
+                        "could not move the bad save {} aside: {e}",
+                        c.path.display()
+                    ),
+                }
+            }
+            if moved {
+                let prefix = format!("{}.corrupt-", spec.file);
+                let kept: Vec<&String> = names.iter().filter(|n| n.starts_with(&prefix)).collect();
+                let excess = kept.len().saturating_sub(self.quarantine_keep);
+                // Names sort by their UTC stamp: the first are the oldest.
+                let old: Vec<String> = kept.into_iter().take(excess).cloned().collect();
+                for name in old {
+                    let path = self.dir.join(&name);
+                    if self.fs.remove_file(&path).is_ok() {
+                        names.remove(&name);
+                        outcome.quarantine_removed.push(path);
+                    }
+                }
             }
         }
     }
 
-    /// [`load`](Self::load), with `fresh()` when neither file can be used.
-    pub fn load_or<T: DeserializeOwned>(
+    /// Rewrites primary and backup of every document whose two copies are
+    /// not both the loaded bytes.
+    fn repair(&self, docs: &[Vec<Candidate>], chosen: &[Option<usize>], outcome: &mut LoadOutcome) {
+        let mut files: Vec<(usize, &[u8])> = Vec::new();
+        let mut rewritten = Vec::new();
+        for (d, (cands, pick)) in docs.iter().zip(chosen).enumerate() {
+            let Some(bytes) = pick.and_then(|i| cands[i].bytes.as_deref()) else {
+                continue;
+            };
+            let stale: Vec<PathBuf> = [CopyKind::Primary, CopyKind::Backup]
+                .into_iter()
+                .map(|kind| &cands[kind as usize])
+                .filter(|c| c.quarantined_to.is_some() || c.bytes.as_deref() != Some(bytes))
+                .map(|c| c.path.clone())
+                .collect();
+            if !stale.is_empty() {
+                files.push((d, bytes));
+                rewritten.extend(stale);
+            }
+        }
+        if files.is_empty() {
+            return;
+        }
+        match self.commit_sealed(&files) {
+            Ok(()) => outcome.repaired = rewritten,
+            Err(e) => outcome.repair_error = Some(e),
+        }
+    }
+
+    /// Serializes nothing: signs each body (in document order) with the save
+    /// counter added, and commits them as one save point.
+    pub fn commit_bodies(
         &self,
-        supported: u32,
-        fresh: impl FnOnce() -> T,
-    ) -> Loaded<T> {
-        self.load(supported).unwrap_or_else(|outcome| Loaded {
-            document: fresh(),
-            outcome,
+        bodies: &[Vec<u8>],
+        save_point: u64,
+    ) -> Result<CommitReport, SaveError> {
+        if self.documents.is_empty() {
+            return Err(SaveError::NoDocuments);
+        }
+        let mut sealed = Vec::with_capacity(bodies.len());
+        for (spec, body) in self.documents.iter().zip(bodies) {
+            let body =
+                insert_save_counter(body, save_point).ok_or_else(|| SaveError::Serialize {
+                    file: spec.file.clone(),
+                    message: "the document is not a JSON object".into(),
+                })?;
+            sealed.push(self.key.seal(&body));
+        }
+        let files: Vec<(usize, &[u8])> = sealed.iter().map(Vec::as_slice).enumerate().collect();
+        self.commit_sealed(&files)?;
+        Ok(CommitReport {
+            save_point,
+            bytes: sealed.iter().map(Vec::len).sum(),
         })
     }
 
-    /// Writes a signed file crash-safely: temp file, fsync, current good
-    /// primary → backup, rename temp → primary, fsync the folder.
-    pub fn write(&self, sealed: &[u8]) -> io::Result<()> {
-        self.write_inner(sealed, None, true)
-    }
-
-    /// [`write`](Self::write) without the fsyncs (benchmarks only: a crash
-    /// may then lose the last save).
-    pub fn write_unsynced(&self, sealed: &[u8]) -> io::Result<()> {
-        self.write_inner(sealed, None, false)
-    }
-
-    /// Test seam: performs [`write`](Self::write) but stops ("crashes")
-    /// right after `step`, returning an error.
-    #[doc(hidden)]
-    pub fn write_crashing_after(&self, sealed: &[u8], step: WriteStep) -> io::Result<()> {
-        self.write_inner(sealed, Some(step), true)
-    }
-
-    fn install_primary(&self, sealed: &[u8], crash: Option<WriteStep>) -> io::Result<()> {
-        self.write_inner_rotate(sealed, crash, true, false)
-    }
-
-    fn write_inner(&self, sealed: &[u8], crash: Option<WriteStep>, sync: bool) -> io::Result<()> {
-        self.write_inner_rotate(sealed, crash, sync, true)
-    }
-
-    fn write_inner_rotate(
-        &self,
-        sealed: &[u8],
-        crash: Option<WriteStep>,
-        sync: bool,
-        rotate: bool,
-    ) -> io::Result<()> {
-        let crashed = |step| {
-            if crash == Some(step) {
-                Err(io::Error::other(format!("simulated crash after {step:?}")))
-            } else {
-                Ok(())
-            }
-        };
-        fs::create_dir_all(&self.dir)?;
-        let temp = self.temp_path();
-        {
-            let mut file = File::create(&temp)?;
-            let half = sealed.len() / 2;
-            file.write_all(&sealed[..half])?;
-            crashed(WriteStep::TempPartlyWritten)?;
-            file.write_all(&sealed[half..])?;
-            crashed(WriteStep::TempWritten)?;
-            if sync {
-                file.sync_all()?;
-            }
-            crashed(WriteStep::TempSynced)?;
+    /// The commit protocol (crate docs, "Commit"): every temp file written
+    /// and synced; every temp renamed over its primary; folder synced; then
+    /// every backup written the same way; folder synced.
+    pub fn commit_sealed(&self, files: &[(usize, &[u8])]) -> Result<(), SaveError> {
+        let fs = &*self.fs;
+        fs.create_dir_all(&self.dir)
+            .map_err(|e| SaveError::io("create the folder", &self.dir, e))?;
+        let paths = |d: usize, kind| self.path(&self.documents[d].file, kind);
+        for &(d, bytes) in files {
+            let temp = paths(d, CopyKind::Temp);
+            fs.write(&temp, bytes)
+                .map_err(|e| SaveError::io("write", &temp, e))?;
+            fs.sync_file(&temp)
+                .map_err(|e| SaveError::io("sync", &temp, e))?;
         }
-        let primary = self.primary_path();
-        if rotate && primary.exists() {
-            // Only a good primary may replace the backup: a tampered one is
-            // moved aside and the backup kept.
-            match self
-                .read_bounded(&primary)
-                .and_then(|b| self.key.open(&b).map(|_| ()))
-            {
-                Ok(()) => fs::rename(&primary, self.backup_path())?,
-                Err(_) => {
-                    self.move_aside(&primary);
-                }
-            }
+        for &(d, _) in files {
+            let (temp, primary) = (paths(d, CopyKind::Temp), paths(d, CopyKind::Primary));
+            fs.rename(&temp, &primary)
+                .map_err(|e| SaveError::io("rename the new save over", &primary, e))?;
         }
-        crashed(WriteStep::Rotated)?;
-        fs::rename(&temp, &primary)?;
-        crashed(WriteStep::Renamed)?;
-        if sync {
-            sync_dir(&self.dir)?;
+        fs.sync_dir(&self.dir)
+            .map_err(|e| SaveError::io("sync the folder", &self.dir, e))?;
+        for &(d, bytes) in files {
+            let (temp, backup) = (paths(d, CopyKind::Temp), paths(d, CopyKind::Backup));
+            fs.write(&temp, bytes)
+                .map_err(|e| SaveError::io("write", &temp, e))?;
+            fs.sync_file(&temp)
+                .map_err(|e| SaveError::io("sync", &temp, e))?;
+            fs.rename(&temp, &backup)
+                .map_err(|e| SaveError::io("rename the backup over", &backup, e))?;
         }
-        Ok(())
+        fs.sync_dir(&self.dir)
+            .map_err(|e| SaveError::io("sync the folder", &self.dir, e))
     }
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
-    // Directories cannot be opened for syncing here; rename is durable
-    // enough on these platforms' journaling file systems.
-    Ok(())
 }

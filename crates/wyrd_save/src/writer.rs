@@ -3,24 +3,27 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
-use crate::store::SaveStore;
+use crate::error::SaveError;
+use crate::store::CommitReport;
 use crate::ticks::now_ticks;
 
-/// Produces the signed bytes of one save, on the writer thread.
-pub type SaveJob = Box<dyn FnOnce() -> Result<Vec<u8>, String> + Send>;
+/// One save, run on the writer thread: serialize, sign, commit.
+pub type SaveJob = Box<dyn FnOnce() -> Result<CommitReport, SaveError> + Send>;
 
 /// The result of one write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteResult {
     /// When the write finished, in .NET ticks.
     pub finished_ticks: i64,
-    /// Bytes written, or why nothing was.
-    pub result: Result<usize, String>,
+    /// The tag the job was submitted with (the plugin's change generation).
+    pub tag: u64,
+    /// What landed, or why nothing did.
+    pub result: Result<CommitReport, SaveError>,
 }
 
 #[derive(Default)]
 struct State {
-    job: Option<SaveJob>,
+    job: Option<(u64, SaveJob)>,
     busy: bool,
     shutdown: bool,
     done: Vec<WriteResult>,
@@ -40,7 +43,7 @@ impl Shared {
     }
 }
 
-/// A thread that writes saves for one [`SaveStore`].
+/// A thread that runs save jobs, one at a time.
 ///
 /// [`submit`](Self::submit) never blocks on disk. If a new save is submitted
 /// while an older one still waits, the older one is dropped (newest wins);
@@ -49,7 +52,6 @@ impl Shared {
 pub struct SaveWriter {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
-    store: SaveStore,
 }
 
 impl std::fmt::Debug for SaveWriter {
@@ -60,42 +62,38 @@ impl std::fmt::Debug for SaveWriter {
 
 impl SaveWriter {
     /// Starts the writer thread.
-    pub fn new(store: SaveStore) -> Self {
+    pub fn new() -> Self {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
         });
         let thread_shared = shared.clone();
-        let thread_store = store.clone();
         let thread = std::thread::Builder::new()
             .name("wyrd-save-writer".into())
-            .spawn(move || run(&thread_shared, &thread_store))
+            .spawn(move || run(&thread_shared))
             .ok();
         if thread.is_none() {
             bevy::log::error!(
                 "could not start the save writer thread; saves will be written on submit"
             );
         }
-        SaveWriter {
-            shared,
-            thread,
-            store,
-        }
+        SaveWriter { shared, thread }
     }
 
-    /// Queues a save, replacing one that has not started yet.
-    pub fn submit(&self, job: SaveJob) {
+    /// Queues a save tagged `tag`, replacing one that has not started yet.
+    pub fn submit(&self, tag: u64, job: SaveJob) {
         if self.thread.is_none() {
             // No thread: write inline rather than lose the save.
-            let result = write_job(&self.store, job);
+            let result = job();
             self.shared.lock().done.push(WriteResult {
                 finished_ticks: now_ticks(),
+                tag,
                 result,
             });
             return;
         }
         let mut st = self.shared.lock();
-        if st.job.replace(job).is_some() {
+        if st.job.replace((tag, job)).is_some() {
             st.superseded += 1;
         }
         drop(st);
@@ -141,7 +139,13 @@ impl Drop for SaveWriter {
     }
 }
 
-fn run(shared: &Shared, store: &SaveStore) {
+impl Default for SaveWriter {
+    fn default() -> Self {
+        SaveWriter::new()
+    }
+}
+
+fn run(shared: &Shared) {
     loop {
         let job = {
             let mut st = shared.lock();
@@ -156,27 +160,24 @@ fn run(shared: &Shared, store: &SaveStore) {
                 st = shared.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
             }
         };
-        let result = write_job(store, job);
+        let (tag, job) = job;
+        // A panicking job (a document's Serialize impl) must not leave the
+        // writer busy forever: flush would then never return.
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| {
+                Err(SaveError::Serialize {
+                    file: "(save job)".into(),
+                    message: "the save job panicked".into(),
+                })
+            });
         let mut st = shared.lock();
         st.busy = false;
         st.done.push(WriteResult {
             finished_ticks: now_ticks(),
+            tag,
             result,
         });
         drop(st);
         shared.wake.notify_all();
     }
-}
-
-fn write_job(store: &SaveStore, job: SaveJob) -> Result<usize, String> {
-    let result = job().and_then(|bytes| {
-        store
-            .write(&bytes)
-            .map(|()| bytes.len())
-            .map_err(|e| format!("writing {}: {e}", store.primary_path().display()))
-    });
-    if let Err(e) = &result {
-        bevy::log::error!("save failed: {e}");
-    }
-    result
 }
