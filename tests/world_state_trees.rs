@@ -18,7 +18,7 @@ fn a_tree_reacts_to_world_state_changes() {
     std::fs::write(
         assets.path().join("drone.bt.ron"),
         r#"(root: PrioritizedList(name: "root", children: [
-            Sequence(name: "reward", children: [
+            GuardSequence(name: "reward", children: [
                 Condition(check: World("QST_DST_TOWER_5", Ge, 5)),
                 Condition(check: World("NPC_DRONE_SPK_01", Eq, true)),
                 Action(action: "GiveReward"),

@@ -308,14 +308,14 @@ fn bench_plugin(c: &mut Criterion) {
 /// steps each (the seed's structure), run to the end once per iteration.
 fn evaluation_tree(lines: usize) -> String {
     let mut s = String::from(
-        "(root: Sequence(name: \"evaluation\", children: [Action(action: \"ResetWorldStateManagers\"), ForceSuccess(child: Parallel(name: \"quest_lines\", success: All, failure: Count(",
+        "(root: GuardSequence(name: \"evaluation\", children: [Action(action: \"ResetWorldStateManagers\"), ForceSuccess(child: Parallel(name: \"quest_lines\", success: All, failure: Count(",
     );
     s.push_str(&format!("{lines}), children: [\n"));
     for l in 0..lines {
         s.push_str(&format!("Selector(name: \"line_{l}\", children: ["));
         for step in 0..5 {
             s.push_str(&format!(
-                "Sequence(name: \"step_{step}\", children: [Condition(check: World(\"Q{l}_S{step}\", Eq, false)), Action(action: \"AddQuest\", params: {{\"quest\": {step}}})]),"
+                "GuardSequence(name: \"step_{step}\", children: [Condition(check: World(\"Q{l}_S{step}\", Eq, false)), Action(action: \"AddQuest\", params: {{\"quest\": {step}}})]),"
             ));
         }
         s.push_str("]),\n");

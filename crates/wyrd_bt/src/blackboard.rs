@@ -35,7 +35,11 @@ pub enum BlackboardError {
     #[error("the tree declares no blackboard key {0:?}")]
     UnknownKey(String),
     /// The value's type differs from the key's.
-    #[error("blackboard key {key:?} holds a {expected}, not a {found}")]
+    #[error(
+        "blackboard key {key:?} holds {}, not {}",
+        crate::value::with_article(expected),
+        crate::value::with_article(found)
+    )]
     WrongType {
         /// The key.
         key: String,

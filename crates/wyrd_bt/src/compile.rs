@@ -1,15 +1,15 @@
 //! Parsing `*.bt.ron` files and compiling them into a [`Program`].
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use ron::extensions::Extensions;
 
-use crate::def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
+use crate::def::{Check, NodeDef, TreeDef};
+use crate::kind::{AuxInit, CursorInit};
 use crate::program::{
-    ActionInfo, Cond, CustomInfo, ImpulseInfo, Kind, NONE, Node, PredicateSlot, Program,
+    Cond, Kind, NONE, Node, PredicateSlot, Program,
 };
-use crate::registry::{ActionId, Vocabulary};
+use crate::registry::Vocabulary;
 use crate::value::Value;
 
 /// A tree file that could not be loaded, with where and why.
@@ -69,7 +69,11 @@ pub enum BtProblem {
     #[error("unknown blackboard key {0:?} (declare it under `blackboard`)")]
     UnknownKey(String),
     /// A blackboard key compared with a value of another type.
-    #[error("blackboard key {key:?} is a {expected}, compared with a {found}")]
+    #[error(
+        "blackboard key {key:?} is {}, compared with {}",
+        crate::value::with_article(expected),
+        crate::value::with_article(found)
+    )]
     KeyType {
         /// The key.
         key: String,
@@ -100,7 +104,7 @@ pub enum BtProblem {
     #[error("every entry of `behaviors` needs a name")]
     UnnamedBehavior,
     /// Wrong number of children.
-    #[error("a {kind} needs {min}..={max} children, it has {found}")]
+    #[error("a {kind} needs {}, it has {found}", arity_text(*min, *max))]
     Arity {
         /// Kind.
         kind: String,
@@ -127,18 +131,74 @@ pub enum BtProblem {
         "impulse redirects to {0:?}, which is not placed in the tree (add Use(behavior: {0:?}) where it belongs, or use mode: InPlace)"
     )]
     NoNativePosition(String),
-    /// A parallel policy larger than the children.
-    #[error("policy {policy} is more than the {children} children")]
+    /// A parallel policy that no number of finished children can meet.
+    #[error(
+        "Parallel policy Count({policy}) needs {policy} of its {children} children: use Count(1..={children}), One or All"
+    )]
     BadPolicy {
         /// Policy count.
         policy: u16,
         /// Children.
         children: usize,
     },
+    /// A count of 0 where at least one run is meant.
+    #[error("{kind}({field}: 0) would never run its child: give {field} >= 1, or leave it out for forever")]
+    ZeroCount {
+        /// The node kind.
+        kind: &'static str,
+        /// The field.
+        field: &'static str,
+    },
+    /// A redirect to a behavior placed more than once.
+    #[error(
+        "impulse redirects to {behavior:?}, which is placed {count} times ({paths}): a redirect needs exactly one native position (place it once, or use mode: InPlace)"
+    )]
+    PlacedTwice {
+        /// The behavior.
+        behavior: String,
+        /// How many placements.
+        count: usize,
+        /// Their paths.
+        paths: String,
+    },
+    /// A redirect to a behavior that contains the impulse itself.
+    #[error(
+        "impulse redirects to {behavior:?} at {path:?}, which contains the impulse: it would run itself (use mode: InPlace, or place the impulse outside {path:?})"
+    )]
+    RedirectIntoItself {
+        /// The behavior.
+        behavior: String,
+        /// The behavior's native path.
+        path: String,
+    },
+    /// Switch cases that do not match the children.
+    #[error("Switch has {cases} cases and {children} children: give one child per case, then the default")]
+    SwitchArity {
+        /// Cases.
+        cases: usize,
+        /// Children.
+        children: usize,
+    },
 }
 
-/// Node kinds, for error messages.
-const KINDS: &str = "Sequence, Selector, Parallel, PrioritizedList, Sequential, SequentialLooping, Probabilistic, OneOff, Ordered, Simultaneous, SelectOne, Invert, ForceSuccess, ForceFailure, Repeat, Cooldown, MinDuration, Timeout, Guard, Action, Condition, CheckWorldStateFlags, CheckWorldStateCounters, Rule, Threshold, Wait, Succeed, Fail, Forever, Use, Impulse, Custom";
+fn arity_text(min: usize, max: usize) -> String {
+    let child = |n: usize| if n == 1 { "child" } else { "children" };
+    if max == usize::MAX {
+        format!("at least {min} {}", child(min))
+    } else if min == max {
+        format!("exactly {min} {}", child(min))
+    } else {
+        format!("{min} to {max} children")
+    }
+}
+
+/// Node kinds as written in files, for error messages: every compiled kind
+/// plus the file-only forms.
+fn known_kinds() -> String {
+    let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    names.extend(["Fallback", "CheckWorldStateFlags", "CheckWorldStateCounters", "Use"]);
+    names.join(", ")
+}
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -175,7 +235,7 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                 {
                     BtProblem::UnknownNodeKind {
                         found: found.clone(),
-                        known: KINDS.into(),
+                        known: known_kinds(),
                     }
                 }
                 ron::Error::NoSuchStructField { found, outer, .. }
@@ -310,13 +370,13 @@ pub fn load_tree_files(
     Ok(files)
 }
 
-struct Compiler<'a> {
-    vocab: &'a Vocabulary,
+pub(crate) struct Compiler<'a> {
+    pub(crate) vocab: &'a Vocabulary,
     files: &'a HashMap<String, ParsedFile>,
-    p: Program,
+    pub(crate) p: Program,
     stack: Vec<(String, String)>,
-    native: HashMap<(String, String), u32>,
-    redirects: Vec<(u32, String, String, String)>,
+    native: HashMap<(String, String), Vec<u32>>,
+    pub(crate) redirects: Vec<(u32, String, String, String)>,
     detached: bool,
     predicate_index: HashMap<String, u32>,
 }
@@ -417,7 +477,36 @@ pub fn compile(
     }
     for (impulse, file, behavior, from) in std::mem::take(&mut c.redirects) {
         match c.native.get(&(file.clone(), behavior.clone())) {
-            Some(&target) => c.p.impulses[impulse as usize].redirect_to = target,
+            Some(places) if places.len() > 1 => {
+                let paths: Vec<&str> = places
+                    .iter()
+                    .map(|&n| c.p.paths[n as usize].as_str())
+                    .collect();
+                return Err(c.err_ref(
+                    &from,
+                    &behavior,
+                    BtProblem::PlacedTwice {
+                        behavior: behavior.clone(),
+                        count: places.len(),
+                        paths: paths.join(", "),
+                    },
+                ));
+            }
+            Some(places) => {
+                let target = places[0];
+                let node = c.p.impulses[impulse as usize].node;
+                if target <= node && node < c.p.nodes[target as usize].end {
+                    return Err(c.err_ref(
+                        &from,
+                        &behavior,
+                        BtProblem::RedirectIntoItself {
+                            behavior: behavior.clone(),
+                            path: c.p.paths[target as usize].clone(),
+                        },
+                    ));
+                }
+                c.p.impulses[impulse as usize].redirect_to = target;
+            }
             None => {
                 return Err(c.err_ref(
                     &from,
@@ -427,26 +516,19 @@ pub fn compile(
             }
         }
     }
-    c.p.skippable = !c.p.nodes.iter().any(|n| {
-        matches!(
-            n.kind,
-            Kind::Wait { .. }
-                | Kind::Cooldown { .. }
-                | Kind::MinDuration { .. }
-                | Kind::Timeout { .. }
-                | Kind::Threshold { .. }
-                | Kind::Repeat { .. }
-                | Kind::SequentialLooping
-                | Kind::Custom { .. }
-        )
-    });
+    c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.info().timed);
     c.p.max_concurrent_actions = max_concurrent(&c.p, 0);
     for i in 0..c.p.nodes.len() as u32 {
         let n = &c.p.nodes[i as usize];
         let guard = match n.kind {
             Kind::Condition { cond } | Kind::Guard { cond } => cond,
             Kind::Impulse { impulse } => c.p.impulses[impulse as usize].when,
-            Kind::Sequence if n.guard_len > 0 => {
+            Kind::Sequence
+            | Kind::GuardSequence
+            | Kind::SequenceWithMemory
+            | Kind::ReactiveSequence
+                if n.guard_len > 0 =>
+            {
                 let kids: Vec<u32> = c.p.children_of(i)[..n.guard_len as usize].to_vec();
                 let conds: Vec<u32> = kids.iter().map(|&k| instant_cond(&mut c.p, k)).collect();
                 all_of(&mut c.p, conds)
@@ -568,7 +650,7 @@ fn instant_cond(p: &mut Program, i: u32) -> u32 {
             let inner = instant_cond(p, kids[0]);
             push(p, Cond::Not(inner))
         }
-        Kind::Sequence => {
+        Kind::Sequence | Kind::GuardSequence | Kind::SequenceWithMemory | Kind::ReactiveSequence => {
             let conds = kids.iter().map(|&k| instant_cond(p, k)).collect();
             all_of(p, conds)
         }
@@ -619,7 +701,7 @@ impl<'a> Compiler<'a> {
         self.files.get(file).map_or("", |f| f.text.as_str())
     }
 
-    fn err_nth(&self, file: &str, needle: &str, nth: usize, problem: BtProblem) -> BtError {
+    pub(crate) fn err_nth(&self, file: &str, needle: &str, nth: usize, problem: BtProblem) -> BtError {
         let text = self.text(file);
         let quoted = format!("\"{needle}\"");
         let at = text
@@ -638,12 +720,12 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn err_at(&self, file: &str, needle: &str, problem: BtProblem) -> BtError {
+    pub(crate) fn err_at(&self, file: &str, needle: &str, problem: BtProblem) -> BtError {
         self.err_nth(file, needle, 0, problem)
     }
 
     /// Error at a `behavior: "name"` reference (falls back to the name).
-    fn err_ref(&self, file: &str, behavior: &str, problem: BtProblem) -> BtError {
+    pub(crate) fn err_ref(&self, file: &str, behavior: &str, problem: BtProblem) -> BtError {
         let text = self.text(file);
         match text.find(&format!("behavior: \"{behavior}\"")) {
             Some(at) => {
@@ -659,7 +741,7 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn err_kind(&self, file: &str, kind: &str, problem: BtProblem) -> BtError {
+    pub(crate) fn err_kind(&self, file: &str, kind: &str, problem: BtProblem) -> BtError {
         let text = self.text(file);
         let at = text.find(&format!("{kind}(")).unwrap_or(0);
         let (line, column) = line_col(text, at);
@@ -672,14 +754,14 @@ impl<'a> Compiler<'a> {
     }
 
     /// Error located at a node: its name, else its kind.
-    fn err_node(&self, file: &str, def: &NodeDef, problem: BtProblem) -> BtError {
+    pub(crate) fn err_node(&self, file: &str, def: &NodeDef, problem: BtProblem) -> BtError {
         match def.common().name {
             Some(n) => self.err_at(file, n, problem),
             None => self.err_kind(file, def.kind_name(), problem),
         }
     }
 
-    fn tag_mask(&self, file: &str, tags: &[String]) -> Result<u64, BtError> {
+    pub(crate) fn tag_mask(&self, file: &str, tags: &[String]) -> Result<u64, BtError> {
         let mut mask = 0;
         for t in tags {
             match self.p.tag_names.iter().position(|n| n == t) {
@@ -690,12 +772,22 @@ impl<'a> Compiler<'a> {
         Ok(mask)
     }
 
-    fn push_cond(&mut self, c: Cond) -> u32 {
+    /// The index of a declared blackboard key.
+    pub(crate) fn key_index(&self, file: &str, k: &str) -> Result<u16, BtError> {
+        self.p
+            .bb_keys
+            .iter()
+            .position(|x| x == k)
+            .map(|i| i as u16)
+            .ok_or_else(|| self.err_at(file, k, BtProblem::UnknownKey(k.to_owned())))
+    }
+
+    pub(crate) fn push_cond(&mut self, c: Cond) -> u32 {
         self.p.conds.push(c);
         self.p.conds.len() as u32 - 1
     }
 
-    fn check(&mut self, file: &str, check: &Check) -> Result<u32, BtError> {
+    pub(crate) fn check(&mut self, file: &str, check: &Check) -> Result<u32, BtError> {
         let key = |this: &Self, k: &str| {
             this.p
                 .bb_keys
@@ -810,7 +902,7 @@ impl<'a> Compiler<'a> {
         Ok(self.push_cond(cond))
     }
 
-    fn checks(&mut self, file: &str, list: &[Check]) -> Result<u32, BtError> {
+    pub(crate) fn checks(&mut self, file: &str, list: &[Check]) -> Result<u32, BtError> {
         match list {
             [] => Ok(NONE),
             [one] => self.check(file, one),
@@ -818,14 +910,14 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn ms(&self, file: &str, def: &NodeDef, seconds: f32) -> Result<u32, BtError> {
+    pub(crate) fn ms(&self, file: &str, def: &NodeDef, seconds: f32) -> Result<u32, BtError> {
         if !seconds.is_finite() || seconds < 0.0 {
             return Err(self.err_node(file, def, BtProblem::BadDuration(seconds)));
         }
         Ok((seconds * 1000.0).round().min(u32::MAX as f32) as u32)
     }
 
-    fn find_behavior(&self, file: &str, name: &str) -> Option<&'a NodeDef> {
+    pub(crate) fn find_behavior(&self, file: &str, name: &str) -> Option<&'a NodeDef> {
         let files: &'a HashMap<String, ParsedFile> = self.files;
         files
             .get(file)?
@@ -956,7 +1048,7 @@ impl<'a> Compiler<'a> {
             let idx = self.emit(bdef, &target_file, parent, seg, depth, tags)?;
             self.stack.pop();
             if !self.detached {
-                self.native.entry(key).or_insert(idx);
+                self.native.entry(key).or_default().push(idx);
             }
             return Ok(idx);
         }
@@ -991,7 +1083,8 @@ impl<'a> Compiler<'a> {
             guard: NONE,
         });
 
-        let mut needs_aux = false;
+        let mut in_place_impulse: Option<(String, String)> = None;
+        let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
         let arity = |this: &Self, min: usize, max: usize| -> Result<(), BtError> {
             let n = def.children().len();
             if n < min || n > max {
@@ -1008,263 +1101,16 @@ impl<'a> Compiler<'a> {
             }
             Ok(())
         };
-        let policy = |this: &Self, p: Policy| -> Result<u16, BtError> {
-            let n = def.children().len();
-            match p {
-                Policy::All => Ok(0),
-                Policy::One => Ok(1),
-                Policy::Count(c) if (c as usize) <= n && c > 0 => Ok(c),
-                Policy::Count(c) => Err(this.err_node(
-                    file,
-                    def,
-                    BtProblem::BadPolicy {
-                        policy: c,
-                        children: n,
-                    },
-                )),
-            }
-        };
-        let mut in_place_impulse: Option<(String, String)> = None;
-        let kind = match def {
-            NodeDef::Sequence(_) => {
-                arity(self, 1, usize::MAX)?;
-                Kind::Sequence
-            }
-            NodeDef::Selector(_) => {
-                arity(self, 1, usize::MAX)?;
-                needs_aux = true;
-                Kind::Selector
-            }
-            NodeDef::PrioritizedList(_) => {
-                arity(self, 1, usize::MAX)?;
-                needs_aux = true;
-                Kind::PrioritizedList
-            }
-            NodeDef::Sequential(_) => {
-                arity(self, 1, usize::MAX)?;
-                Kind::Sequential
-            }
-            NodeDef::SequentialLooping(_) => {
-                arity(self, 1, usize::MAX)?;
-                Kind::SequentialLooping
-            }
-            NodeDef::Ordered(_) => {
-                arity(self, 1, usize::MAX)?;
-                Kind::Ordered
-            }
-            NodeDef::Simultaneous(_) => {
-                arity(self, 1, usize::MAX)?;
-                Kind::Simultaneous
-            }
-            NodeDef::Parallel(d) => {
-                arity(self, 1, usize::MAX)?;
-                Kind::Parallel {
-                    success: policy(self, d.success)?,
-                    failure: policy(self, d.failure)?,
-                }
-            }
-            NodeDef::Probabilistic(d) => {
-                arity(self, 1, usize::MAX)?;
-                let weights = if d.weights.is_empty() {
-                    NONE
-                } else {
-                    if d.weights.len() != d.children.len()
-                        || d.weights.iter().any(|w| !w.is_finite() || *w < 0.0)
-                    {
-                        return Err(self.err_node(
-                            file,
-                            def,
-                            BtProblem::BadWeights {
-                                weights: d.weights.len(),
-                                children: d.children.len(),
-                            },
-                        ));
-                    }
-                    let start = self.p.weights.len() as u32;
-                    self.p.weights.extend(&d.weights);
-                    start
-                };
-                Kind::Probabilistic { weights }
-            }
-            NodeDef::OneOff(d) => {
-                arity(self, 1, 32)?;
-                needs_aux = true;
-                Kind::OneOff { random: d.random }
-            }
-            NodeDef::SelectOne(d) => {
-                arity(self, 1, usize::MAX)?;
-                Kind::SelectOne { random: d.random }
-            }
-            NodeDef::Invert(_) => Kind::Invert,
-            NodeDef::ForceSuccess(_) => Kind::ForceSuccess,
-            NodeDef::ForceFailure(_) => Kind::ForceFailure,
-            NodeDef::Repeat(d) => {
-                needs_aux = true;
-                Kind::Repeat {
-                    count: d.count.unwrap_or(0),
-                }
-            }
-            NodeDef::Cooldown(d) => {
-                needs_aux = true;
-                Kind::Cooldown {
-                    ms: self.ms(file, def, d.seconds)?,
-                }
-            }
-            NodeDef::MinDuration(d) => {
-                needs_aux = true;
-                Kind::MinDuration {
-                    ms: self.ms(file, def, d.seconds)?,
-                }
-            }
-            NodeDef::Timeout(d) => {
-                needs_aux = true;
-                Kind::Timeout {
-                    ms: self.ms(file, def, d.seconds)?,
-                }
-            }
-            NodeDef::Guard(d) => Kind::Guard {
-                cond: self.checks(file, &d.when)?,
-            },
-            NodeDef::Action(d) => {
-                let id = match self.vocab.actions.get(&d.action) {
-                    Some(id) => *id,
-                    None if self.vocab.permissive => ActionId::of(&d.action),
-                    None => {
-                        return Err(self.err_at(
-                            file,
-                            &d.action,
-                            BtProblem::UnknownAction(d.action.clone()),
-                        ));
-                    }
-                };
-                let name: Arc<str> = Arc::from(d.action.as_str());
-                self.p.actions.push(ActionInfo {
-                    id,
-                    name,
-                    params: d
-                        .params
-                        .iter()
-                        .map(|(k, v)| (k.as_str().into(), *v))
-                        .collect(),
-                    node: idx,
-                });
-                Kind::Action {
-                    action: self.p.actions.len() as u32 - 1,
-                }
-            }
-            NodeDef::Condition(d) => Kind::Condition {
-                cond: self.check(file, &d.check)?,
-            },
-            NodeDef::CheckWorldStateFlags(d) => {
-                let checks: Vec<Check> = d
-                    .flags
-                    .iter()
-                    .map(|(f, v)| Check::World(f.clone(), crate::value::Op::Eq, Value::Bool(*v)))
-                    .collect();
-                Kind::Condition {
-                    cond: self.check(file, &Check::All(checks))?,
-                }
-            }
-            NodeDef::CheckWorldStateCounters(d) => {
-                let checks: Vec<Check> = d
-                    .counters
-                    .iter()
-                    .map(|(c, op, v)| Check::World(c.clone(), *op, Value::Int(*v)))
-                    .collect();
-                Kind::Condition {
-                    cond: self.check(file, &Check::All(checks))?,
-                }
-            }
-            NodeDef::Rule(d) => Kind::Rule {
-                cond: self.check(file, &d.check)?,
-            },
-            NodeDef::Threshold(d) => {
-                needs_aux = true;
-                Kind::Threshold {
-                    cond: self.check(file, &d.check)?,
-                    count: d.count,
-                }
-            }
-            NodeDef::Wait(d) => {
-                needs_aux = true;
-                Kind::Wait {
-                    ms: self.ms(file, def, d.seconds)?,
-                }
-            }
-            NodeDef::Succeed(_) => Kind::Succeed,
-            NodeDef::Fail(_) => Kind::Fail,
-            NodeDef::Forever(_) => Kind::Forever,
-            NodeDef::Impulse(d) => {
-                if self.find_behavior(file, &d.behavior).is_none() {
-                    return Err(self.err_ref(
-                        file,
-                        &d.behavior,
-                        BtProblem::UnknownBehavior(d.behavior.clone()),
-                    ));
-                }
-                let when = self.checks(file, &d.when)?;
-                self.p.impulses.push(ImpulseInfo {
-                    node: idx,
-                    behavior: d.behavior.clone(),
-                    when,
-                    redirect_to: NONE,
-                });
-                let impulse = self.p.impulses.len() as u32 - 1;
-                match d.mode {
-                    ImpulseMode::InPlace => {
-                        in_place_impulse = Some((file.to_owned(), d.behavior.clone()));
-                    }
-                    ImpulseMode::Redirect => {
-                        self.redirects.push((
-                            impulse,
-                            file.to_owned(),
-                            d.behavior.clone(),
-                            file.to_owned(),
-                        ));
-                    }
-                }
-                Kind::Impulse { impulse }
-            }
-            NodeDef::Custom(d) => {
-                let Some(node) = self.vocab.customs.get(&d.kind).cloned() else {
-                    return Err(self.err_at(
-                        file,
-                        &d.kind,
-                        BtProblem::UnknownCustom(d.kind.clone()),
-                    ));
-                };
-                let (min, max) = node.arity();
-                arity(self, min, max)?;
-                needs_aux = true;
-                self.p.customs.push(CustomInfo {
-                    kind: d.kind.clone(),
-                    node,
-                    params: d
-                        .params
-                        .iter()
-                        .map(|(k, v)| (k.as_str().into(), *v))
-                        .collect(),
-                });
-                Kind::Custom {
-                    custom: self.p.customs.len() as u32 - 1,
-                }
-            }
-            NodeDef::Use(_) => unreachable!("handled above"),
-        };
-        if needs_aux {
+        // Arity and per-agent state come from the kind's table.
+        let info = kind.info();
+        if !matches!(kind, Kind::Impulse { .. } | Kind::Custom { .. }) {
+            arity(self, info.min_children, info.max_children)?;
+        }
+        if info.aux != AuxInit::None {
             self.p.nodes[idx as usize].aux = self.p.aux_count;
             self.p.aux_count += 1;
         }
-        if matches!(
-            kind,
-            Kind::Sequence
-                | Kind::Sequential
-                | Kind::SequentialLooping
-                | Kind::Probabilistic { .. }
-                | Kind::OneOff { .. }
-                | Kind::SelectOne { .. }
-                | Kind::Custom { .. }
-        ) {
+        if info.cursor != CursorInit::None {
             self.p.nodes[idx as usize].cursor = self.p.cursor_count;
             self.p.cursor_count += 1;
         }
@@ -1296,60 +1142,26 @@ impl<'a> Compiler<'a> {
         let all_done = child_nodes.iter().all(|n| n.does_complete);
         let any_done = child_nodes.iter().any(|n| n.does_complete);
         let guard_len = child_nodes.iter().take_while(|n| n.instant).count() as u16;
-        let (instant, does_complete) = match kind {
-            Kind::Condition { .. } | Kind::Succeed | Kind::Fail => {
-                (true, !matches!(kind, Kind::Fail))
-            }
-            Kind::Invert => (all_instant, true),
-            Kind::Sequence | Kind::Selector | Kind::PrioritizedList => (
-                all_instant,
-                if matches!(kind, Kind::Sequence) {
-                    all_done
-                } else {
-                    any_done
-                },
-            ),
-            Kind::Ordered | Kind::Simultaneous => (false, all_done),
-            // Completes once `success` children do (all by default).
-            Kind::Parallel { success, .. } => {
-                let need = if success == 0 {
-                    child_nodes.len()
-                } else {
-                    success as usize
-                };
-                let can = child_nodes.iter().filter(|n| n.does_complete).count();
-                (false, can >= need)
-            }
-            Kind::Probabilistic { .. } | Kind::OneOff { .. } | Kind::SelectOne { .. } => {
-                (false, any_done)
-            }
-            Kind::Sequential => (false, true),
-            Kind::SequentialLooping | Kind::Forever => (false, false),
-            Kind::Repeat { count } => (false, count > 0 && all_done),
-            Kind::ForceSuccess | Kind::ForceFailure => (false, !matches!(kind, Kind::ForceFailure)),
-            Kind::Guard { .. }
-            | Kind::Cooldown { .. }
-            | Kind::MinDuration { .. }
-            | Kind::Timeout { .. } => (false, all_done),
-            Kind::Impulse { impulse } => (
-                false,
-                self.p.impulses[impulse as usize].redirect_to == NONE
-                    && all_done
-                    && !kids.is_empty(),
-            ),
-            Kind::Action { .. }
-            | Kind::Rule { .. }
-            | Kind::Threshold { .. }
-            | Kind::Wait { .. }
-            | Kind::Custom { .. } => (false, true),
+        let facts = crate::kind::ChildFacts {
+            count: child_nodes.len(),
+            all_instant,
+            all_done,
+            any_done,
+            done: child_nodes.iter().filter(|n| n.does_complete).count(),
+            later_done: child_nodes.iter().skip(1).any(|n| n.does_complete),
+            redirect: matches!(kind, Kind::Impulse { .. }) && kids.is_empty(),
         };
+        let (instant, does_complete) = kind.completes(&facts);
         let n = &mut self.p.nodes[idx as usize];
         n.first_child = first_child;
         n.child_count = kids.len() as u16;
         n.end = end;
         n.instant = instant;
         n.does_complete = does_complete;
-        n.guard_len = if matches!(kind, Kind::Sequence) {
+        n.guard_len = if matches!(
+            kind,
+            Kind::Sequence | Kind::GuardSequence | Kind::SequenceWithMemory | Kind::ReactiveSequence
+        ) {
             guard_len
         } else {
             0

@@ -193,6 +193,46 @@ node_struct!(
 );
 
 node_struct!(
+    /// Retries a failing child.
+    RetryDef {
+        /// The child.
+        child: Box<NodeDef>,
+        /// Most runs of the child (default: forever).
+        #[serde(default)]
+        attempts: Option<u32>,
+    }
+);
+
+node_struct!(
+    /// Runs its child once per agent.
+    RunOnceDef {
+        /// The child.
+        child: Box<NodeDef>,
+        /// After the first run: `Skipped` (true, default: parents carry on
+        /// as if the node were not there) or the first run's result (false).
+        #[serde(default = "yes")]
+        then_skip: bool,
+    }
+);
+
+fn yes() -> bool {
+    true
+}
+
+node_struct!(
+    /// Chooses a child by a blackboard value.
+    SwitchDef {
+        /// The blackboard key.
+        key: String,
+        /// Case values, one per child but the last (the default).
+        cases: Vec<Value>,
+        /// Children: one per case, then the default.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+    }
+);
+
+node_struct!(
     /// A game action leaf.
     ActionDef {
         /// The registered action name.
@@ -310,10 +350,17 @@ node_struct!(
 #[derive(Debug, Clone, Deserialize)]
 #[allow(missing_docs)]
 pub enum NodeDef {
-    // Plain BT composites.
+    // Standard composites.
     Sequence(CompositeDef),
+    SequenceWithMemory(CompositeDef),
+    ReactiveSequence(CompositeDef),
+    GuardSequence(CompositeDef),
+    #[serde(alias = "Fallback")]
     Selector(CompositeDef),
     Parallel(ParallelDef),
+    IfThenElse(CompositeDef),
+    WhileDoElse(CompositeDef),
+    Switch(SwitchDef),
     // Halo 2 decision schemes.
     PrioritizedList(CompositeDef),
     Sequential(CompositeDef),
@@ -329,6 +376,10 @@ pub enum NodeDef {
     ForceSuccess(DecoratorDef),
     ForceFailure(DecoratorDef),
     Repeat(RepeatDef),
+    RetryUntilSuccessful(RetryDef),
+    KeepRunningUntilFailure(DecoratorDef),
+    RunOnce(RunOnceDef),
+    Delay(TimedDef),
     Cooldown(TimedDef),
     MinDuration(TimedDef),
     Timeout(TimedDef),
@@ -367,8 +418,14 @@ impl NodeDef {
     pub fn kind_name(&self) -> &'static str {
         match self {
             NodeDef::Sequence(_) => "Sequence",
+            NodeDef::SequenceWithMemory(_) => "SequenceWithMemory",
+            NodeDef::ReactiveSequence(_) => "ReactiveSequence",
+            NodeDef::GuardSequence(_) => "GuardSequence",
             NodeDef::Selector(_) => "Selector",
             NodeDef::Parallel(_) => "Parallel",
+            NodeDef::IfThenElse(_) => "IfThenElse",
+            NodeDef::WhileDoElse(_) => "WhileDoElse",
+            NodeDef::Switch(_) => "Switch",
             NodeDef::PrioritizedList(_) => "PrioritizedList",
             NodeDef::Sequential(_) => "Sequential",
             NodeDef::SequentialLooping(_) => "SequentialLooping",
@@ -381,6 +438,10 @@ impl NodeDef {
             NodeDef::ForceSuccess(_) => "ForceSuccess",
             NodeDef::ForceFailure(_) => "ForceFailure",
             NodeDef::Repeat(_) => "Repeat",
+            NodeDef::RetryUntilSuccessful(_) => "RetryUntilSuccessful",
+            NodeDef::KeepRunningUntilFailure(_) => "KeepRunningUntilFailure",
+            NodeDef::RunOnce(_) => "RunOnce",
+            NodeDef::Delay(_) => "Delay",
             NodeDef::Cooldown(_) => "Cooldown",
             NodeDef::MinDuration(_) => "MinDuration",
             NodeDef::Timeout(_) => "Timeout",
@@ -415,6 +476,11 @@ impl NodeDef {
         }
         match self {
             NodeDef::Sequence(d)
+            | NodeDef::SequenceWithMemory(d)
+            | NodeDef::ReactiveSequence(d)
+            | NodeDef::GuardSequence(d)
+            | NodeDef::IfThenElse(d)
+            | NodeDef::WhileDoElse(d)
             | NodeDef::Selector(d)
             | NodeDef::PrioritizedList(d)
             | NodeDef::Sequential(d)
@@ -427,6 +493,11 @@ impl NodeDef {
             NodeDef::SelectOne(d) => c!(d),
             NodeDef::Invert(d) | NodeDef::ForceSuccess(d) | NodeDef::ForceFailure(d) => c!(d),
             NodeDef::Repeat(d) => c!(d),
+            NodeDef::Switch(d) => c!(d),
+            NodeDef::RetryUntilSuccessful(d) => c!(d),
+            NodeDef::KeepRunningUntilFailure(d) => c!(d),
+            NodeDef::RunOnce(d) => c!(d),
+            NodeDef::Delay(d) => c!(d),
             NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => c!(d),
             NodeDef::Guard(d) => c!(d),
             NodeDef::Action(d) => c!(d),
@@ -446,6 +517,11 @@ impl NodeDef {
     pub fn children(&self) -> &[NodeDef] {
         match self {
             NodeDef::Sequence(d)
+            | NodeDef::SequenceWithMemory(d)
+            | NodeDef::ReactiveSequence(d)
+            | NodeDef::GuardSequence(d)
+            | NodeDef::IfThenElse(d)
+            | NodeDef::WhileDoElse(d)
             | NodeDef::Selector(d)
             | NodeDef::PrioritizedList(d)
             | NodeDef::Sequential(d)
@@ -460,6 +536,11 @@ impl NodeDef {
                 std::slice::from_ref(&*d.child)
             }
             NodeDef::Repeat(d) => std::slice::from_ref(&*d.child),
+            NodeDef::Switch(d) => &d.children,
+            NodeDef::RetryUntilSuccessful(d) => std::slice::from_ref(&*d.child),
+            NodeDef::KeepRunningUntilFailure(d) => std::slice::from_ref(&*d.child),
+            NodeDef::Delay(d) => std::slice::from_ref(&*d.child),
+            NodeDef::RunOnce(d) => std::slice::from_ref(&*d.child),
             NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => {
                 std::slice::from_ref(&*d.child)
             }

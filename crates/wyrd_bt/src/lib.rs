@@ -37,21 +37,14 @@
 //! Node paths join names with `/` (`root/fight/Shoot`); unnamed nodes are
 //! named after their action, condition or kind. Paths are unique.
 //!
-//! | kind | semantics |
-//! |---|---|
-//! | `PrioritizedList` | first relevant child runs; a higher-priority child that becomes relevant interrupts it on the next tick |
-//! | `Selector` | first child that does not fail; kept until it finishes |
-//! | `Sequence` | children in order; its leading conditions are guards re-checked every tick |
-//! | `Sequential` / `SequentialLooping` | Halo: children in order, skipping those not relevant, never revisiting (looping starts again) |
-//! | `Probabilistic` | a random relevant child (optional `weights`), seeded per agent |
-//! | `OneOff` | picks (first or `random`) among relevant children never chosen before |
-//! | `Parallel` | all children; `success` / `failure` policies `All`, `One`, `Count(n)` |
-//! | `Ordered`, `Simultaneous`, `SelectOne` | Trainz parent styles |
-//! | `Invert`, `ForceSuccess`, `ForceFailure`, `Repeat`, `Cooldown`, `MinDuration`, `Timeout`, `Guard` | decorators |
-//! | `Action`, `Condition`, `Rule`, `Threshold`, `Wait`, `Succeed`, `Fail`, `Forever` | leaves |
-//! | `CheckWorldStateFlags`, `CheckWorldStateCounters` | the seed's world-state checks (conditions on world values) |
-//! | `Use`, `Impulse` | references to named behaviors (`Impulse(mode: InPlace / Redirect)`) |
-//! | `Custom(kind: ..)` | game-registered composites and decorators |
+//! ## Nodes
+//!
+//! The table below is the contract: what each kind does, in one line, and
+//! its nearest BehaviorTree.CPP 4.x and Unreal equivalents. It is generated
+//! from [`Kind::info`] (`crates/wyrd_bt/NODES.md`; a test keeps the two
+//! equal). Besides these, files may write `Fallback` (= `Selector`),
+//! `CheckWorldStateFlags` / `CheckWorldStateCounters` (conditions on world
+//! values) and `Use(behavior: ..)` (a named behavior placed here).
 //!
 //! ## In an app
 //!
@@ -81,9 +74,33 @@
 //! }
 //! ```
 
+//! ## How the crate fits together (and adding a node kind)
+//!
+//! `def` (the file format, serde) → `compile` (checks names, types and
+//! arities, lowers each node to a [`Kind`], lays the tree out flat in
+//! depth-first order: a [`Program`]) → `runtime` (one agent's tick over the
+//! shared program: `runtime/mod.rs` walks and keeps the bookkeeping, one
+//! file per node family ticks its kinds). [`Kind::info`] is the one table of
+//! per-kind facts the compiler and the runtime read: family, child counts,
+//! what state the node needs and how it starts, whether it reads time, its
+//! rule and equivalents (the docs table).
+//!
+//! Adding a node kind touches three places:
+//! 1. `def.rs`: its variant of [`NodeDef`] (and its fields' struct, if a
+//!    new shape) with its entries in `kind_name` / `common` / `children`;
+//! 2. `kind.rs`: its [`Kind`] variant and its row in [`Kind::info`] (and
+//!    [`Kind::ALL`]); `compile.rs` lowers it in one arm of `emit` (payload
+//!    fields only: arity, state slots and skippability come from the row);
+//! 3. `runtime/<family>.rs`: its tick, one arm of the family's dispatch.
+//!
+//! Then regenerate `NODES.md` (`cargo test -p wyrd_bt --test node_table`
+//! prints the table when it differs) and add a conformance case under
+//! `tests/conformance/`.
+
 mod blackboard;
 mod compile;
 mod def;
+mod kind;
 mod plugin;
 mod program;
 mod registry;
@@ -101,13 +118,13 @@ pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtAssetGeneration, BtGlobals, BtLoader, BtPlugin,
     BtSettings, BtStats, BtSystems, RunMode,
 };
-pub use program::{
-    ActionInfo, Cond, GlobalRef, ImpulseInfo, Kind, NONE, Node, PredicateSlot, Program,
-};
+pub use kind::{AuxInit, CursorInit, Family, Kind, KindInfo, node_table};
+pub use program::{ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, PredicateSlot, Program};
 pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
 pub use runtime::{
-    ActionState, ActiveAction, AgentState, BtActions, CustomCtx, MAX_STIMULI, NodeState,
-    PredicateStub, Status, Stimulus, StimulusError, TickEnv, rule, tick_agent,
+    ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
+    MAX_STIMULI, NodeState, PredicateStub, Status, Stimulus, StimulusError, TickEnv, TickTrace,
+    rule, tick_agent, tick_agent_traced,
 };
 pub use value::{Op, Value};
 

@@ -9,92 +9,7 @@ use crate::value::{Op, Value};
 /// Index of "none" in `u32` fields.
 pub const NONE: u32 = u32::MAX;
 
-/// What a node does. Payload indexes point into the [`Program`]'s tables.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[allow(missing_docs)]
-pub enum Kind {
-    Sequence,
-    Selector,
-    Parallel { success: u16, failure: u16 },
-    PrioritizedList,
-    Sequential,
-    SequentialLooping,
-    Probabilistic { weights: u32 },
-    OneOff { random: bool },
-    Ordered,
-    Simultaneous,
-    SelectOne { random: bool },
-    Invert,
-    ForceSuccess,
-    ForceFailure,
-    Repeat { count: u32 },
-    Cooldown { ms: u32 },
-    MinDuration { ms: u32 },
-    Timeout { ms: u32 },
-    Guard { cond: u32 },
-    Action { action: u32 },
-    Condition { cond: u32 },
-    Rule { cond: u32 },
-    Threshold { cond: u32, count: u32 },
-    Wait { ms: u32 },
-    Succeed,
-    Fail,
-    Forever,
-    Impulse { impulse: u32 },
-    Custom { custom: u32 },
-}
-
-impl Kind {
-    /// The kind as written in tree files.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Kind::Sequence => "Sequence",
-            Kind::Selector => "Selector",
-            Kind::Parallel { .. } => "Parallel",
-            Kind::PrioritizedList => "PrioritizedList",
-            Kind::Sequential => "Sequential",
-            Kind::SequentialLooping => "SequentialLooping",
-            Kind::Probabilistic { .. } => "Probabilistic",
-            Kind::OneOff { .. } => "OneOff",
-            Kind::Ordered => "Ordered",
-            Kind::Simultaneous => "Simultaneous",
-            Kind::SelectOne { .. } => "SelectOne",
-            Kind::Invert => "Invert",
-            Kind::ForceSuccess => "ForceSuccess",
-            Kind::ForceFailure => "ForceFailure",
-            Kind::Repeat { .. } => "Repeat",
-            Kind::Cooldown { .. } => "Cooldown",
-            Kind::MinDuration { .. } => "MinDuration",
-            Kind::Timeout { .. } => "Timeout",
-            Kind::Guard { .. } => "Guard",
-            Kind::Action { .. } => "Action",
-            Kind::Condition { .. } => "Condition",
-            Kind::Rule { .. } => "Rule",
-            Kind::Threshold { .. } => "Threshold",
-            Kind::Wait { .. } => "Wait",
-            Kind::Succeed => "Succeed",
-            Kind::Fail => "Fail",
-            Kind::Forever => "Forever",
-            Kind::Impulse { .. } => "Impulse",
-            Kind::Custom { .. } => "Custom",
-        }
-    }
-
-    /// Whether the node is a leaf.
-    pub fn is_leaf(&self) -> bool {
-        matches!(
-            self,
-            Kind::Action { .. }
-                | Kind::Condition { .. }
-                | Kind::Rule { .. }
-                | Kind::Threshold { .. }
-                | Kind::Wait { .. }
-                | Kind::Succeed
-                | Kind::Fail
-                | Kind::Forever
-        )
-    }
-}
+pub use crate::kind::Kind;
 
 /// A compiled condition.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -352,6 +267,9 @@ pub struct Program {
     pub impulses: Vec<ImpulseInfo>,
     /// Custom nodes.
     pub customs: Vec<CustomInfo>,
+    /// Case values of `Switch` nodes (per node, `child_count - 1` entries
+    /// from the index in [`Kind::Switch`]).
+    pub switch_cases: Vec<Value>,
     /// Probabilistic weights (per node, `child_count` entries from the index
     /// in [`Kind::Probabilistic`]).
     pub weights: Vec<f32>,

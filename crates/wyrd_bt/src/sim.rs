@@ -29,7 +29,10 @@ use serde::Deserialize;
 
 use crate::blackboard::Blackboard;
 use crate::program::Program;
-use crate::runtime::{ActionState, AgentState, BtActions, Status, TickEnv, rule, tick_agent};
+use crate::runtime::{
+    ActionEvent, ActionState, AgentState, BtActions, Status, TickEnv, TickTrace, rule,
+    tick_agent_traced,
+};
 use crate::value::Value;
 
 /// How a scripted `finish` ends an action.
@@ -119,16 +122,149 @@ pub struct Script {
     /// Events in any order.
     #[serde(default)]
     pub events: Vec<Event>,
+    /// Where each event is in the text (for messages).
+    #[serde(skip)]
+    positions: Vec<(usize, usize)>,
 }
 
 impl Script {
     /// Parses a script (RON). The error carries line and column.
     pub fn parse(text: &str) -> Result<Script, String> {
-        ron::Options::default()
+        let mut script: Script = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
             .from_str(text)
-            .map_err(|e| format!("{}:{}: {}", e.span.start.line, e.span.start.col, e.code))
+            .map_err(|e| format!("{}:{}: {}", e.span.start.line, e.span.start.col, e.code))?;
+        script.positions = event_positions(text);
+        Ok(script)
     }
+
+    /// Where event `n` (0-based) starts in the script text, as
+    /// `line:column` (`?` when unknown, e.g. a script built in code).
+    pub fn position(&self, n: usize) -> String {
+        match self.positions.get(n) {
+            Some((l, c)) => format!("{l}:{c}"),
+            None => "?".into(),
+        }
+    }
+
+    /// Checks the script against a program without running it: every key,
+    /// tag, action path, stimulus target and behavior, predicate and world
+    /// value it names must exist in the tree, with the right type. Each
+    /// problem names the event's line:column.
+    pub fn check(&self, program: &Program) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (n, e) in self.events.iter().enumerate() {
+            let at = self.position(n);
+            let mut say = |m: String| problems.push(format!("{at}: event {} (tick {}): {m}", n + 1, e.tick));
+            if e.tick == 0 {
+                say("ticks count from 1".into());
+            }
+            if let Some((k, v)) = &e.set {
+                match program.bb_key(k) {
+                    None => say(format!("unknown blackboard key {k:?}")),
+                    Some(i) if !program.bb_defaults[i as usize].same_kind(v) => say(format!(
+                        "blackboard key {k:?} holds {}, not {}",
+                        crate::value::with_article(program.bb_defaults[i as usize].type_name()),
+                        crate::value::with_article(v.type_name())
+                    )),
+                    Some(_) => {}
+                }
+            }
+            if let Some((t, _)) = &e.tag
+                && program.tag_bit(t).is_none()
+            {
+                say(format!("unknown tag {t:?} (the tree declares {:?})", program.tag_names));
+            }
+            if let Some((path, _)) = &e.finish
+                && !program.actions.iter().any(|a| {
+                    // Stimulus behaviors show under the node they were
+                    // inserted at: `root/flee/Run` for `~flee/Run`.
+                    let own = program.paths[a.node as usize].trim_start_matches('~');
+                    path == own || path.ends_with(&format!("/{own}"))
+                })
+            {
+                say(format!("no action leaf has the path {path:?}"));
+            }
+            if let Some(st) = &e.stimulus {
+                match program.node(&st.at) {
+                    None => say(format!("no node has the path {:?}", st.at)),
+                    Some(i)
+                        if !matches!(
+                            program.nodes[i as usize].kind,
+                            crate::program::Kind::PrioritizedList | crate::program::Kind::Selector
+                        ) =>
+                    {
+                        say(format!("{:?} is not a PrioritizedList or Selector", st.at))
+                    }
+                    Some(_) => {}
+                }
+                if !program.detached.contains_key(&st.behavior) {
+                    say(format!("the tree declares no behavior {:?}", st.behavior));
+                }
+            }
+            if let Some((name, _)) = &e.predicate
+                && !program.predicates.iter().any(|p| p.name == *name)
+            {
+                say(format!("the tree uses no predicate {name:?}"));
+            }
+            if let Some((name, _)) = &e.world
+                && !program.globals.iter().any(|g| g.name == *name)
+            {
+                say(format!("the tree reads no world value {name:?}"));
+            }
+        }
+        problems
+    }
+}
+
+/// Line and column of each event of a script's `events` list: the opening
+/// parenthesis of each entry.
+fn event_positions(text: &str) -> Vec<(usize, usize)> {
+    let Some(start) = text.find("events") else {
+        return Vec::new();
+    };
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let (mut in_str, mut comment) = (false, false);
+    let mut i = start;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if comment {
+            if b == b'\n' {
+                comment = false;
+            }
+        } else if in_str {
+            if b == b'\\' {
+                i += 1;
+            } else if b == b'"' {
+                in_str = false;
+            }
+        } else {
+            match b {
+                b'"' => in_str = true,
+                b'/' if bytes.get(i + 1) == Some(&b'/') => comment = true,
+                b'[' | b'(' | b'{' => {
+                    depth += 1;
+                    if b == b'(' && depth == 2 {
+                        let before = &text[..i];
+                        let line = before.matches('\n').count() + 1;
+                        let col = i - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+                        out.push((line, col));
+                    }
+                }
+                b']' | b')' | b'}' => {
+                    depth -= 1;
+                    if depth <= 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 /// What one tick did.
@@ -142,6 +278,14 @@ pub struct TickRecord {
     pub active: Vec<String>,
     /// Every node's rule flags as letters.
     pub flags: Vec<(String, String)>,
+    /// Actions started in this tick (paths, in order).
+    pub started: Vec<String>,
+    /// Actions whose report the tree took in this tick, with the outcome.
+    pub finished: Vec<(String, Status)>,
+    /// Actions the tree stopped in this tick.
+    pub aborted: Vec<String>,
+    /// Nodes ticked in this tick, in order (once each).
+    pub ticked: Vec<String>,
 }
 
 impl TickRecord {
@@ -160,7 +304,22 @@ impl TickRecord {
             }
             json_str(&mut s, a);
         }
-        s.push_str("],\"flags\":{");
+        s.push_str("],\"started\":");
+        json_list(&mut s, &self.started);
+        s.push_str(",\"finished\":{");
+        for (i, (p, st)) in self.finished.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            json_str(&mut s, p);
+            s.push(':');
+            json_str(&mut s, st.as_str());
+        }
+        s.push_str("},\"aborted\":");
+        json_list(&mut s, &self.aborted);
+        s.push_str(",\"ticked\":");
+        json_list(&mut s, &self.ticked);
+        s.push_str(",\"flags\":{");
         for (i, (p, f)) in self.flags.iter().enumerate() {
             if i > 0 {
                 s.push(',');
@@ -172,6 +331,17 @@ impl TickRecord {
         s.push_str("}}");
         s
     }
+}
+
+fn json_list(out: &mut String, items: &[String]) {
+    out.push('[');
+    for (i, a) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_str(out, a);
+    }
+    out.push(']');
 }
 
 fn json_str(out: &mut String, s: &str) {
@@ -205,6 +375,8 @@ pub struct Sim<'p> {
     /// World values by name (world-state flags and counters).
     pub world: HashMap<String, Value>,
     globals: Vec<Option<Value>>,
+    /// What the last tick did.
+    pub trace: TickTrace,
     hz: f32,
     auto_finish: bool,
     repeat: bool,
@@ -226,6 +398,7 @@ impl<'p> Sim<'p> {
             predicates: HashMap::new(),
             world: HashMap::new(),
             globals: vec![None; program.globals.len()],
+            trace: TickTrace::default(),
             hz: 30.0,
             auto_finish: false,
             repeat: false,
@@ -281,7 +454,21 @@ impl<'p> Sim<'p> {
         self.state
             .active_leaves(self.program)
             .find(|&i| self.state.display_path(self.program, i) == path)
-            .ok_or_else(|| format!("no running leaf at {path:?}"))
+            .ok_or_else(|| {
+                let running: Vec<String> = self
+                    .state
+                    .active_leaves(self.program)
+                    .map(|i| self.state.display_path(self.program, i))
+                    .collect();
+                if running.is_empty() {
+                    format!("no running leaf at {path:?} (no leaf is running)")
+                } else {
+                    format!(
+                        "no running leaf at {path:?} (running: {})",
+                        running.join(", ")
+                    )
+                }
+            })
     }
 
     /// Inserts a stimulus.
@@ -323,7 +510,7 @@ impl<'p> Sim<'p> {
         }
         let predicates = &self.predicates;
         let stub = |name: &str| predicates.get(name).copied().unwrap_or(false);
-        let status = tick_agent(
+        let status = tick_agent_traced(
             self.program,
             &mut self.state,
             &self.blackboard,
@@ -336,6 +523,7 @@ impl<'p> Sim<'p> {
                 repeat: self.repeat,
                 always_walk: true,
             },
+            Some(&mut self.trace),
         );
         self.record(status)
     }
@@ -363,11 +551,33 @@ impl<'p> Sim<'p> {
                 ));
             }
         }
+        let path = |i: u32| self.state.display_path(p, i);
+        let mut ticked: Vec<String> = Vec::new();
+        let mut seen = vec![false; p.nodes.len()];
+        for &i in &self.trace.ticked {
+            if !std::mem::replace(&mut seen[i as usize], true) {
+                ticked.push(path(i));
+            }
+        }
+        let mut started = Vec::new();
+        let mut finished = Vec::new();
+        let mut aborted = Vec::new();
+        for &(i, e) in &self.trace.actions {
+            match e {
+                ActionEvent::Started => started.push(path(i)),
+                ActionEvent::Finished(s) => finished.push((path(i), s)),
+                ActionEvent::Aborted => aborted.push(path(i)),
+            }
+        }
         TickRecord {
             tick: self.tick,
             status,
             active,
             flags,
+            started,
+            finished,
+            aborted,
+            ticked,
         }
     }
 
@@ -386,13 +596,15 @@ impl<'p> Sim<'p> {
             .unwrap_or_else(|| script.events.iter().map(|e| e.tick).max().unwrap_or(0) + 1);
         let mut records = Vec::new();
         for tick in 1..=ticks {
+            let mut restarted = false;
             for (n, e) in script
                 .events
                 .iter()
                 .enumerate()
                 .filter(|(_, e)| e.tick == tick)
             {
-                let fail = |m: String| format!("event {} (tick {tick}): {m}", n + 1);
+                let fail =
+                    |m: String| format!("{}: event {} (tick {tick}): {m}", script.position(n), n + 1);
                 if let Some((k, v)) = &e.set {
                     sim.set(k, *v).map_err(fail)?;
                 }
@@ -414,20 +626,29 @@ impl<'p> Sim<'p> {
                 }
                 if e.restart {
                     sim.state.reset(program, &mut sim.actions);
+                    restarted = true;
                 }
             }
+            // A finished run-once tree is not ticked again until a scripted
+            // restart starts it afresh.
             let finished = script.mode == SimMode::Once
+                && !restarted
                 && records
                     .last()
                     .is_some_and(|r: &TickRecord| r.status != Status::Running);
             let r = if finished {
                 // A finished run-once tree is not ticked again.
+                let last = records
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| sim.record(Status::Idle));
                 TickRecord {
                     tick,
-                    ..records
-                        .last()
-                        .cloned()
-                        .unwrap_or_else(|| sim.record(Status::Idle))
+                    started: Vec::new(),
+                    finished: Vec::new(),
+                    aborted: Vec::new(),
+                    ticked: Vec::new(),
+                    ..last
                 }
             } else {
                 sim.step()

@@ -61,7 +61,7 @@ fn each_malformed_tree_has_its_own_error() {
         "key_type.bt.ron",
         2,
         |p| matches!(p, BtProblem::KeyType { .. }),
-        "is a int",
+        "is an int",
     );
     expect(
         "unknown_tag.bt.ron",
@@ -109,7 +109,7 @@ fn each_malformed_tree_has_its_own_error() {
         "empty_composite.bt.ron",
         2,
         |p| matches!(p, BtProblem::Arity { found: 0, .. }),
-        "needs 1..=",
+        "needs at least 1 child, it has 0",
     );
     expect(
         "bad_weights.bt.ron",
@@ -155,7 +155,43 @@ fn each_malformed_tree_has_its_own_error() {
                 }
             )
         },
-        "policy 3",
+        "Count(3) needs 3 of its 1 children",
+    );
+    // Issue 12, 8.: `Count(0)` is not "more than the children".
+    expect(
+        "policy_zero.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::BadPolicy { policy: 0, .. }),
+        "Count(0) needs 0 of its 1 children: use Count(1..=1), One or All",
+    );
+    // Issue 12, 8.: `Repeat(count: 0)` was silently "forever".
+    expect(
+        "repeat_zero.bt.ron",
+        2,
+        |p| matches!(p, BtProblem::ZeroCount { kind: "Repeat", .. }),
+        "Repeat(count: 0) would never run its child",
+    );
+    // Issue 12, 3.(c): a behavior placed twice made a redirect silently jump
+    // to the first placement.
+    expect(
+        "redirect_placed_twice.bt.ron",
+        4,
+        |p| matches!(p, BtProblem::PlacedTwice { count: 2, .. }),
+        "placed 2 times (root/first, root/second)",
+    );
+    // Issue 12, 3.(b): a redirect below the impulse's own branch ran
+    // nothing at all; one into the impulse's own behavior would run itself.
+    expect(
+        "redirect_into_itself.bt.ron",
+        5,
+        |p| matches!(p, BtProblem::RedirectIntoItself { .. }),
+        "contains the impulse",
+    );
+    expect(
+        "switch_arity.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::SwitchArity { cases: 2, children: 1 }),
+        "one child per case, then the default",
     );
     expect(
         "unknown_custom.bt.ron",
@@ -174,7 +210,7 @@ fn every_file_in_the_corpus_is_checked() {
         assert!(load(&name).is_err(), "{name} loaded");
         n += 1;
     }
-    assert_eq!(n, 20);
+    assert_eq!(n, 25);
 }
 
 #[test]

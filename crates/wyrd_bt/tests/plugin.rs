@@ -15,7 +15,7 @@ const TREE: &str = r#"(
     tags: ["infantry", "passenger"],
     blackboard: {"target": false},
     root: PrioritizedList(name: "root", children: [
-        Sequence(name: "fight", not_tags: ["passenger"], children: [Condition(check: Is("target")), Action(action: "Shoot")]),
+        GuardSequence(name: "fight", not_tags: ["passenger"], children: [Condition(check: Is("target")), Action(action: "Shoot")]),
         Action(name: "idle", action: "Idle"),
     ]),
 )"#;
@@ -265,10 +265,10 @@ fn game_code_registers_custom_nodes_and_inserts_stimuli() {
 #[test]
 fn trees_read_published_world_values_and_other_files() {
     let tree = r#"(root: PrioritizedList(name: "root", children: [
-        Sequence(name: "quest", children: [Condition(check: World("TOWERS", Ge, 5)), Use(behavior: "flee", file: "lib/common.bt.ron")]),
+        GuardSequence(name: "quest", children: [Condition(check: World("TOWERS", Ge, 5)), Use(behavior: "flee", file: "lib/common.bt.ron")]),
         Action(name: "idle", action: "Idle"),
     ]))"#;
-    let common = r#"(behaviors: [Sequence(name: "flee", children: [Action(action: "Shoot")])], root: Use(behavior: "flee"))"#;
+    let common = r#"(behaviors: [GuardSequence(name: "flee", children: [Action(action: "Shoot")])], root: Use(behavior: "flee"))"#;
     let dir = dir_with(&[("q.bt.ron", tree)]);
     std::fs::create_dir(dir.path().join("lib")).unwrap();
     std::fs::write(dir.path().join("lib/common.bt.ron"), common).unwrap();

@@ -126,7 +126,7 @@ fn select_one_runs_a_single_child_if_else() {
         r#"(
         blackboard: {"took_freight": false, "freight_done": false, "passengers_done": false},
         root: SelectOne(name: "choice", children: [
-            Sequence(name: "freight", children: [Condition(check: Is("took_freight")), Rule(check: Is("freight_done"))]),
+            GuardSequence(name: "freight", children: [Condition(check: Is("took_freight")), Rule(check: Is("freight_done"))]),
             Rule(name: "passengers", check: Is("passengers_done")),
         ]),
     )"#,

@@ -26,8 +26,8 @@ fn step(sim: &mut Sim) -> Vec<String> {
 const PRIORITIZED: &str = r#"(
     blackboard: {"danger": false, "target": false},
     root: PrioritizedList(name: "root", children: [
-        Sequence(name: "flee", children: [Condition(check: Is("danger")), Action(action: "Run")]),
-        Sequence(name: "fight", children: [Condition(check: Is("target")), Action(action: "Shoot"), Action(action: "Reload")]),
+        GuardSequence(name: "flee", children: [Condition(check: Is("danger")), Action(action: "Run")]),
+        GuardSequence(name: "fight", children: [Condition(check: Is("target")), Action(action: "Shoot"), Action(action: "Reload")]),
         Action(name: "idle", action: "Idle"),
     ]),
 )"#;
@@ -75,7 +75,7 @@ fn sequential_skips_irrelevant_children_and_never_revisits() {
         r#"(
         blackboard: {"armed": false},
         root: Sequential(name: "root", children: [
-            Sequence(name: "shoot", children: [Condition(check: Is("armed")), Action(action: "Shoot")]),
+            GuardSequence(name: "shoot", children: [Condition(check: Is("armed")), Action(action: "Shoot")]),
             Action(action: "Walk"),
             Action(action: "Talk"),
         ]),
@@ -121,7 +121,7 @@ fn probabilistic_is_seeded_weighted_and_only_picks_relevant_children() {
         blackboard: {"c_ok": false},
         root: Probabilistic(name: "root", weights: [1.0, 0.0, 3.0], children: [
             Action(action: "A"), Action(action: "B"),
-            Sequence(name: "c", children: [Condition(check: Is("c_ok")), Action(action: "C")]),
+            GuardSequence(name: "c", children: [Condition(check: Is("c_ok")), Action(action: "C")]),
         ]),
     )"#;
     let p = program(text);
@@ -272,7 +272,7 @@ fn min_duration_prevents_dithering() {
     let text = r#"(
         blackboard: {"a": false},
         root: PrioritizedList(name: "root", children: [
-            Sequence(name: "hi", children: [Condition(check: Is("a")), Action(action: "High")]),
+            GuardSequence(name: "hi", children: [Condition(check: Is("a")), Action(action: "High")]),
             MinDuration(name: "low", seconds: 0.2, child: Action(action: "Low")),
         ]),
     )"#;
@@ -294,16 +294,16 @@ const HALO_IMPULSES: &str = r#"(
     tags: ["infantry", "driver", "passenger"],
     blackboard: {"player_in_vehicle": false, "target": true, "hurt": false, "scared": false},
     behaviors: [
-        Sequence(name: "enter_vehicle", children: [Action(action: "GoToVehicle"), Action(action: "GetIn")]),
-        Sequence(name: "self_preservation", children: [Action(action: "DiveToCover")]),
+        GuardSequence(name: "enter_vehicle", children: [Action(action: "GoToVehicle"), Action(action: "GetIn")]),
+        GuardSequence(name: "self_preservation", children: [Action(action: "DiveToCover")]),
     ],
     root: PrioritizedList(name: "root", children: [
-        Sequence(name: "hurt", children: [Condition(check: Is("hurt")), Use(behavior: "self_preservation")]),
+        GuardSequence(name: "hurt", children: [Condition(check: Is("hurt")), Use(behavior: "self_preservation")]),
         PrioritizedList(name: "engage", children: [
             Impulse(name: "player_in_vehicle", behavior: "enter_vehicle", when: [Is("player_in_vehicle")]),
             Impulse(name: "scared", behavior: "self_preservation", mode: Redirect, when: [Is("scared")]),
             Impulse(name: "log_hook", behavior: "enter_vehicle", when: [Predicate("never")]),
-            Sequence(name: "fight", children: [Condition(check: Is("target")), Action(action: "Shoot")]),
+            GuardSequence(name: "fight", children: [Condition(check: Is("target")), Action(action: "Shoot")]),
             Use(behavior: "enter_vehicle"),
         ]),
     ]),
@@ -369,10 +369,10 @@ fn tag_masked_nodes_are_skipped_without_evaluating_their_conditions() {
         r#"(
             tags: ["infantry", "driver", "passenger"],
             root: PrioritizedList(name: "root", children: [
-                Sequence(name: "flee", not_tags: ["passenger"], children: [
+                GuardSequence(name: "flee", not_tags: ["passenger"], children: [
                     Condition(check: Predicate("leader_dead")), Action(action: "Flee"),
                 ]),
-                Sequence(name: "vehicle_fight", tags: ["driver"], children: [Action(action: "Drive")]),
+                GuardSequence(name: "vehicle_fight", tags: ["driver"], children: [Action(action: "Drive")]),
                 Action(name: "ride", action: "Ride"),
             ]),
         )"#,
@@ -403,10 +403,10 @@ fn tag_masked_nodes_are_skipped_without_evaluating_their_conditions() {
 fn a_stimulus_competes_in_place_then_expires() {
     let text = r#"(
         blackboard: {"grenade": false},
-        behaviors: [Sequence(name: "flee_leader_died", children: [Action(action: "Flee")])],
+        behaviors: [GuardSequence(name: "flee_leader_died", children: [Action(action: "Flee")])],
         root: PrioritizedList(name: "root", children: [
-            Sequence(name: "self_preservation", children: [Condition(check: Is("grenade")), Action(action: "Dive")]),
-            Sequence(name: "engage", children: [Action(action: "Shoot")]),
+            GuardSequence(name: "self_preservation", children: [Condition(check: Is("grenade")), Action(action: "Dive")]),
+            GuardSequence(name: "engage", children: [Action(action: "Shoot")]),
         ]),
     )"#;
     let p = program(text);
@@ -477,7 +477,7 @@ fn the_same_inputs_and_seed_give_the_same_trace() {
 fn world_values_are_conditions() {
     let p = program(
         r#"(root: PrioritizedList(name: "root", children: [
-            Sequence(name: "quest", children: [
+            GuardSequence(name: "quest", children: [
                 Condition(check: World("QST_DST_TOWER_5", Ge, 5)),
                 Condition(check: World("NPC_DRONE_SPK_01", Eq, true)),
                 Action(action: "Reward"),
@@ -520,7 +520,7 @@ fn trees_use_behaviors_from_other_files() {
 #[test]
 fn force_success_and_failure() {
     let p = program(
-        r#"(root: Sequence(name: "s", children: [ForceSuccess(child: Fail()), ForceFailure(name: "ff", child: Action(action: "A"))]))"#,
+        r#"(root: GuardSequence(name: "s", children: [ForceSuccess(child: Fail()), ForceFailure(name: "ff", child: Action(action: "A"))]))"#,
     );
     let mut sim = Sim::new(&p, 0);
     assert_eq!(

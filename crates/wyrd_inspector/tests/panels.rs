@@ -14,10 +14,10 @@ use wyrd_inspector::{
 const TREE: &str = r#"(
     tags: ["infantry", "passenger"],
     blackboard: {"target": true},
-    behaviors: [Sequence(name: "flee", children: [Action(action: "Run")])],
+    behaviors: [GuardSequence(name: "flee", children: [Action(action: "Run")])],
     root: PrioritizedList(name: "root", children: [
-        Sequence(name: "panic", not_tags: ["passenger"], children: [Condition(check: Is("target")), Action(action: "Hide")]),
-        Sequence(name: "fight", children: [Condition(check: Is("target")), Cooldown(name: "burst", seconds: 2.0, child: Action(action: "Shoot"))]),
+        GuardSequence(name: "panic", not_tags: ["passenger"], children: [Condition(check: Is("target")), Action(action: "Hide")]),
+        GuardSequence(name: "fight", children: [Condition(check: Is("target")), Cooldown(name: "burst", seconds: 2.0, child: Action(action: "Shoot"))]),
         Action(name: "idle", action: "Idle"),
     ]),
 )"#;

@@ -68,16 +68,16 @@ fn evaluate(app: &mut App) -> WorldStateEvaluated {
     panic!("no evaluation");
 }
 
-const PARENT_TREE: &str = r#"(root: Sequence(name: "eval", children: [
+const PARENT_TREE: &str = r#"(root: GuardSequence(name: "eval", children: [
     Action(action: "ResetWorldStateManagers"),
     ForceSuccess(child: Parallel(name: "lines", success: All, failure: All, children: [
         // Checks the parent flag before the branch that sets it (the seed's
         // third problem): the restart makes it see the new value.
-        Sequence(name: "uses_parent", children: [
+        GuardSequence(name: "uses_parent", children: [
             CheckWorldStateFlags(flags: [("PARENT", true)]),
             Action(action: "Note", params: {"parent_seen": true}),
         ]),
-        Sequence(name: "sets_parent", children: [
+        GuardSequence(name: "sets_parent", children: [
             CheckWorldStateFlags(flags: [("A", true), ("B", true)]),
             Action(action: "SetFlagValue", params: {"PARENT": true}),
         ]),
@@ -117,8 +117,8 @@ fn a_new_flag_value_restarts_the_evaluation_and_an_unchanged_one_does_not() {
 fn an_endless_restart_is_an_error_not_a_hang() {
     let dir = tempfile::tempdir().unwrap();
     let tree = r#"(root: Parallel(name: "flip", success: All, failure: All, children: [
-        Sequence(children: [CheckWorldStateFlags(flags: [("A", false)]), Action(action: "SetFlagValue", params: {"A": true})]),
-        Sequence(name: "back", children: [CheckWorldStateFlags(flags: [("A", true)]), Action(action: "SetFlagValue", params: {"A": false})]),
+        GuardSequence(children: [CheckWorldStateFlags(flags: [("A", false)]), Action(action: "SetFlagValue", params: {"A": true})]),
+        GuardSequence(name: "back", children: [CheckWorldStateFlags(flags: [("A", true)]), Action(action: "SetFlagValue", params: {"A": false})]),
     ]))"#;
     let mut app = app(dir.path(), tree);
     let r = evaluate(&mut app);

@@ -1,0 +1,94 @@
+//! Action slots: what game systems query and report on.
+
+use bevy::ecs::component::Component;
+
+use crate::registry::ActionId;
+
+/// What an action is doing. Game systems read and set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionState {
+    /// Started in the last tick: set things up.
+    Started,
+    /// Still running.
+    Running,
+    /// The game reported success; the tree sees it on its next tick.
+    Succeeded,
+    /// The game reported failure.
+    Failed,
+    /// The tree stopped it (interrupted by a higher priority, a broken guard,
+    /// a timeout...): clean up. Removed on the next tick.
+    Aborted,
+}
+
+/// An action the agent runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActiveAction {
+    /// Which action.
+    pub id: ActionId,
+    /// The leaf node (for parameters: [`Program::action_of`]).
+    pub node: u32,
+    /// Its state.
+    pub state: ActionState,
+    /// Agent time (ms) when it started.
+    pub started_ms: u32,
+}
+
+impl ActiveAction {
+    /// Whether the game still has to act on it (started or running).
+    pub fn is_running(&self) -> bool {
+        matches!(self.state, ActionState::Started | ActionState::Running)
+    }
+
+    /// Reports success (ignored unless running).
+    pub fn succeed(&mut self) {
+        if self.is_running() {
+            self.state = ActionState::Succeeded;
+        }
+    }
+
+    /// Reports failure (ignored unless running).
+    pub fn fail(&mut self) {
+        if self.is_running() {
+            self.state = ActionState::Failed;
+        }
+    }
+}
+
+/// The actions an agent runs: what ordinary game systems query.
+///
+/// The slots are allocated once; starting and stopping actions changes
+/// fields, never the entity's archetype.
+#[derive(Component, Debug, Clone, Default)]
+pub struct BtActions {
+    pub(super) slots: Vec<ActiveAction>,
+}
+
+impl BtActions {
+    /// All slots (running, just finished, just aborted).
+    pub fn iter(&self) -> impl Iterator<Item = &ActiveAction> {
+        self.slots.iter()
+    }
+
+    /// All slots, to report results.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut ActiveAction> {
+        self.slots.iter_mut()
+    }
+
+    /// The running slot of an action, if any.
+    pub fn running(&mut self, id: ActionId) -> Option<&mut ActiveAction> {
+        self.slots.iter_mut().find(|a| a.id == id && a.is_running())
+    }
+
+    /// Whether an action is running.
+    pub fn is_running(&self, id: ActionId) -> bool {
+        self.slots.iter().any(|a| a.id == id && a.is_running())
+    }
+
+    /// Clears the slots and reserves room for `n` actions (done when a tree
+    /// binds: the tick never grows it).
+    pub fn reserve(&mut self, n: usize) {
+        self.slots.clear();
+        self.slots.reserve(n);
+    }
+}
+

@@ -1,0 +1,294 @@
+//! The standard composites, with BehaviorTree.CPP 4.x's rules: sequences
+//! (memory, with memory of failures, reactive), Wyrd's guard sequence, the
+//! selector (BT.CPP's Fallback), parallel, IfThenElse, WhileDoElse, Switch.
+
+use super::{Interp, Status};
+use crate::program::{Kind, NONE};
+
+impl Interp<'_> {
+    #[inline(always)]
+    pub(super) fn tick_standard(&mut self, i: u32, kind: Kind) -> Status {
+        match kind {
+            Kind::Sequence => self.sequence(i, false),
+            Kind::SequenceWithMemory => self.sequence(i, true),
+            Kind::ReactiveSequence => self.reactive_sequence(i),
+            Kind::GuardSequence => self.guard_sequence(i),
+            Kind::Selector => self.selector(i),
+            Kind::Parallel { success, failure } => self.parallel(i, success, failure),
+            Kind::IfThenElse => self.if_then_else(i),
+            Kind::WhileDoElse => self.while_do_else(i),
+            Kind::Switch { key, cases } => self.switch(i, key, cases),
+            _ => unreachable!("{} is not a standard composite", kind.name()),
+        }
+    }
+
+    /// Where a sequence starts: an impulse's behavior skips its leading
+    /// conditions (the impulse's relevancy stands in for them).
+    #[inline]
+    pub(super) fn sequence_start(&self, i: u32, cursor: usize) -> usize {
+        if i == self.unguarded {
+            cursor.max(self.p.nodes[i as usize].guard_len as usize)
+        } else {
+            cursor
+        }
+    }
+
+    /// BT.CPP `Sequence` (and `SequenceWithMemory` with `retry`): from the
+    /// remembered child on; finished children are not ticked again in this
+    /// activation. A failure resets it to the first child (with `retry`: the
+    /// next activation retries the failed child; BT.CPP
+    /// `SequenceWithMemoryTest.Issue_636`).
+    pub(super) fn sequence(&mut self, i: u32, retry: bool) -> Status {
+        let count = self.child_count(i);
+        let mut k = self.sequence_start(i, self.cursor_of(i) as usize);
+        let mut skipped = 0;
+        while k < count {
+            let c = self.child(i, k);
+            match self.tick_child(c) {
+                Status::Running => {
+                    self.set_cursor_at(i as usize, k as u16);
+                    return Status::Running;
+                }
+                Status::Failure => {
+                    self.set_cursor_at(i as usize, if retry { k as u16 } else { 0 });
+                    return Status::Failure;
+                }
+                Status::Skipped => skipped += 1,
+                _ => {}
+            }
+            k += 1;
+        }
+        self.set_cursor_at(i as usize, 0);
+        if skipped == count {
+            Status::Skipped
+        } else {
+            Status::Success
+        }
+    }
+
+    /// BT.CPP `ReactiveSequence`: every tick from the first child, actions
+    /// too; a running child halts the others, a failure halts all.
+    pub(super) fn reactive_sequence(&mut self, i: u32) -> Status {
+        let count = self.child_count(i);
+        let start = self.sequence_start(i, 0);
+        let mut skipped = 0;
+        for k in start..count {
+            let c = self.child(i, k);
+            match self.tick_child(c) {
+                Status::Running => {
+                    self.halt_running_children(i, k + 1, count);
+                    return Status::Running;
+                }
+                Status::Failure => {
+                    self.halt_running_children(i, k + 1, count);
+                    return Status::Failure;
+                }
+                Status::Skipped => skipped += 1,
+                _ => {}
+            }
+        }
+        if skipped == count {
+            Status::Skipped
+        } else {
+            Status::Success
+        }
+    }
+
+    /// Wyrd's guard sequence: children in order; the leading conditions
+    /// (guards) are re-checked every tick while a later child runs, and a
+    /// broken guard stops the sequence. The guards are its relevancy in
+    /// Halo schemes.
+    pub(super) fn guard_sequence(&mut self, i: u32) -> Status {
+        let n = &self.p.nodes[i as usize];
+        let (guard_len, count) = (n.guard_len as usize, n.child_count as usize);
+        let unguarded = i == self.unguarded;
+        let cursor = self.sequence_start(i, self.cursor_of(i) as usize);
+        if !unguarded {
+            for k in 0..cursor.min(guard_len) {
+                let c = self.child(i, k);
+                if self.tick_child(c) == Status::Failure {
+                    let running = self.child(i, cursor);
+                    self.halt(running);
+                    self.set_cursor_at(i as usize, 0);
+                    return Status::Failure;
+                }
+            }
+        }
+        for k in cursor..count {
+            let c = self.child(i, k);
+            match self.tick_child(c) {
+                Status::Running => {
+                    self.set_cursor_at(i as usize, k as u16);
+                    return Status::Running;
+                }
+                Status::Failure => {
+                    self.set_cursor_at(i as usize, 0);
+                    return Status::Failure;
+                }
+                _ => {}
+            }
+        }
+        self.set_cursor_at(i as usize, 0);
+        Status::Success
+    }
+
+    pub(super) fn running_child(&self, i: u32) -> u32 {
+        self.st.aux[self.p.nodes[i as usize].aux as usize]
+    }
+
+    pub(super) fn set_running_child(&mut self, i: u32, c: u32) {
+        let a = self.p.nodes[i as usize].aux as usize;
+        self.st.aux[a] = c;
+    }
+
+    /// Selector (BT.CPP `Fallback`): the first child that does not fail,
+    /// kept until it finishes (no re-checking of higher priorities).
+    pub(super) fn selector(&mut self, i: u32) -> Status {
+        let count = self.dyn_count(i);
+        let running = self.running_child(i);
+        let start = if running != NONE && self.status_of(running) == Status::Running {
+            (0..count)
+                .position(|k| self.dyn_child(i, k) == running)
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        let mut skipped = 0;
+        for k in start..count {
+            let c = self.dyn_child(i, k);
+            match self.tick_node(c) {
+                Status::Running => {
+                    self.set_running_child(i, c);
+                    return Status::Running;
+                }
+                Status::Success => {
+                    self.set_running_child(i, NONE);
+                    return Status::Success;
+                }
+                Status::Skipped => skipped += 1,
+                _ => {}
+            }
+        }
+        self.set_running_child(i, NONE);
+        if skipped == count {
+            Status::Skipped
+        } else {
+            Status::Failure
+        }
+    }
+
+    /// BT.CPP `Parallel`: children in order, those finished in this
+    /// activation not ticked again; after each child it decides (successes
+    /// reached the success threshold: Success; failures reached the failure
+    /// threshold, or the success threshold can no longer be reached:
+    /// Failure), then stops and halts the running children. Skipped
+    /// children neither succeed nor fail (BT.CPP counts them as successes
+    /// only for a "all" threshold; here they never count, and they can
+    /// still succeed on a later tick).
+    pub(super) fn parallel(&mut self, i: u32, success: u16, failure: u16) -> Status {
+        let count = self.child_count(i);
+        let need_ok = if success == 0 { count } else { success as usize };
+        let need_fail = if failure == 0 { count } else { failure as usize };
+        let (mut ok, mut bad) = (0, 0);
+        for k in 0..count {
+            match self.status_of(self.child(i, k)) {
+                Status::Success => ok += 1,
+                Status::Failure => bad += 1,
+                _ => {}
+            }
+        }
+        let mut skipped = 0;
+        for k in 0..count {
+            let c = self.child(i, k);
+            if matches!(self.status_of(c), Status::Success | Status::Failure) {
+                continue;
+            }
+            match self.tick_node(c) {
+                Status::Success => ok += 1,
+                Status::Failure => bad += 1,
+                Status::Skipped => skipped += 1,
+                Status::Running | Status::Idle => {}
+            }
+            let result = if ok >= need_ok {
+                Status::Success
+            } else if bad >= need_fail || count - bad < need_ok {
+                Status::Failure
+            } else {
+                continue;
+            };
+            self.halt_running_children(i, 0, count);
+            return result;
+        }
+        if skipped == count {
+            Status::Skipped
+        } else {
+            Status::Running
+        }
+    }
+
+    /// BT.CPP `IfThenElse`: the first child is ticked until it finishes;
+    /// success runs the second, failure the third (or fails). The choice is
+    /// not re-checked while the branch runs (BT.CPP
+    /// `IfThenElseTest.ConditionRunning`).
+    pub(super) fn if_then_else(&mut self, i: u32) -> Status {
+        let count = self.child_count(i);
+        let mut branch = self.cursor_of(i) as usize;
+        if branch == 0 {
+            match self.tick_node(self.child(i, 0)) {
+                Status::Running => return Status::Running,
+                Status::Success => branch = 1,
+                _ if count == 3 => branch = 2,
+                _ => return Status::Failure,
+            }
+        }
+        let s = self.tick_node(self.child(i, branch));
+        self.set_cursor_at(i as usize, if s == Status::Running { branch as u16 } else { 0 });
+        s
+    }
+
+    /// BT.CPP `WhileDoElse`: the first child every tick; success runs the
+    /// second, failure the third (or fails, halting the second); a change
+    /// halts the branch that was running.
+    pub(super) fn while_do_else(&mut self, i: u32) -> Status {
+        let count = self.child_count(i);
+        match self.tick_node(self.child(i, 0)) {
+            Status::Running => {
+                self.halt_running_children(i, 1, count);
+                Status::Running
+            }
+            Status::Success => {
+                self.halt_running_children(i, 2, count);
+                self.tick_node(self.child(i, 1))
+            }
+            _ => {
+                self.halt_running_children(i, 1, 2);
+                if count == 3 {
+                    self.tick_node(self.child(i, 2))
+                } else {
+                    Status::Failure
+                }
+            }
+        }
+    }
+
+    /// BT.CPP `Switch`: the child of the first case equal to the key's
+    /// value, else the last child (default); the key is read every tick and
+    /// a change halts the running case (BT.CPP
+    /// `SwitchTest.CaseSwitchToAction2`).
+    pub(super) fn switch(&mut self, i: u32, key: u16, cases: u32) -> Status {
+        let count = self.child_count(i);
+        let value = self.bb.get_index(key);
+        let n = count - 1;
+        let chosen = (0..n)
+            .find(|&k| {
+                crate::value::Op::Eq.eval(value, self.p.switch_cases[cases as usize + k])
+            })
+            .unwrap_or(n);
+        let was = self.cursor_of(i) as usize;
+        if was != u16::MAX as usize && was != chosen {
+            self.halt_running_children(i, was, was + 1);
+        }
+        self.set_cursor_at(i as usize, chosen as u16);
+        self.tick_node(self.child(i, chosen))
+    }
+}

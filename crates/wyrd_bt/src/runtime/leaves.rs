@@ -1,0 +1,170 @@
+//! Leaves: actions, conditions, rules, thresholds, timers, constants.
+
+use super::{ActionEvent, ActionState, ActiveAction, Interp, Status, rule};
+use crate::program::Kind;
+
+impl Interp<'_> {
+    #[inline(always)]
+    pub(super) fn tick_leaf(&mut self, i: u32, kind: Kind) -> Status {
+        match kind {
+            Kind::Action { .. } => self.action(i),
+            Kind::Condition { cond } => {
+                if self.test(cond) {
+                    Status::Success
+                } else {
+                    Status::Failure
+                }
+            }
+            // Trainz: waits for its condition; COMPLETE while it holds.
+            Kind::Rule { cond } => {
+                if self.test(cond) {
+                    Status::Success
+                } else {
+                    self.st.nodes[i as usize].clear_flags(rule::COMPLETE);
+                    Status::Running
+                }
+            }
+            Kind::Threshold { cond, count } => {
+                if self.test(cond) {
+                    *self.aux_of(i) += 1;
+                }
+                if *self.aux_of(i) >= count {
+                    Status::Success
+                } else {
+                    Status::Running
+                }
+            }
+            Kind::Wait { ms } => {
+                let start = *self.aux_of(i);
+                if self.elapsed(start, ms) {
+                    Status::Success
+                } else {
+                    Status::Running
+                }
+            }
+            Kind::Succeed => Status::Success,
+            Kind::Fail => Status::Failure,
+            Kind::Forever => Status::Running,
+            _ => unreachable!("{} is not a leaf", kind.name()),
+        }
+    }
+
+    /// An action leaf: running until the game reports; the report is taken
+    /// (and the slot freed) in the tree's next tick.
+    pub(super) fn action(&mut self, i: u32) -> Status {
+        match self
+            .actions
+            .slots
+            .iter()
+            .position(|a| a.node == i && a.state != ActionState::Aborted)
+        {
+            Some(k) => {
+                let status = match self.actions.slots[k].state {
+                    ActionState::Succeeded => Status::Success,
+                    ActionState::Failed => Status::Failure,
+                    _ => return Status::Running,
+                };
+                self.actions.slots.swap_remove(k);
+                if let Some(t) = self.trace.as_deref_mut() {
+                    t.actions.push((i, ActionEvent::Finished(status)));
+                }
+                status
+            }
+            // The slot vanished (e.g. the game cleared actions): start over.
+            None => Status::Failure,
+        }
+    }
+
+    /// Gives a starting action leaf its slot (reserved when the tree
+    /// bound: no allocation).
+    pub(super) fn start_action(&mut self, i: u32) {
+        let Kind::Action { action } = self.p.nodes[i as usize].kind else {
+            return;
+        };
+        let info = &self.p.actions[action as usize];
+        self.actions.slots.push(ActiveAction {
+            id: info.id,
+            node: i,
+            state: ActionState::Started,
+            started_ms: self.st.now_ms,
+        });
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.actions.push((i, ActionEvent::Started));
+        }
+    }
+
+    /// Tells the game a running action leaf stopped.
+    pub(super) fn abort_action(&mut self, j: u32) {
+        if let Some(k) = self
+            .actions
+            .slots
+            .iter()
+            .position(|a| a.node == j && a.state != ActionState::Aborted)
+        {
+            if self.actions.slots[k].is_running() {
+                self.actions.slots[k].state = ActionState::Aborted;
+            } else {
+                // Finished by the game but stopped before the tree saw it:
+                // nothing to abort, drop the slot.
+                self.actions.slots.swap_remove(k);
+            }
+            if let Some(t) = self.trace.as_deref_mut() {
+                t.actions.push((j, ActionEvent::Aborted));
+            }
+        }
+    }
+
+    /// Ticks a node made of conditions only: no timers, no actions, no
+    /// cursor, so none of the bookkeeping of [`tick_node`](Self::tick_node).
+    pub(super) fn tick_instant(&mut self, i: u32) -> Status {
+        let iu = i as usize;
+        let p = self.p;
+        let node = &p.nodes[iu];
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.ticked.push(i);
+        }
+        self.st.nodes[iu].clear_flags(rule::PAUSED);
+        let ok = (!node.is_tagged() || self.tags_ok(i))
+            && match node.kind {
+                Kind::Condition { cond } => self.test(cond),
+                Kind::Succeed => true,
+                Kind::Fail => false,
+                Kind::Invert => {
+                    let c = self.child(i, 0);
+                    self.tick_instant(c) == Status::Failure
+                }
+                Kind::Sequence
+                | Kind::GuardSequence
+                | Kind::SequenceWithMemory
+                | Kind::ReactiveSequence => {
+                    let (first, count) = (node.first_child as usize, node.child_count as usize);
+                    (first..first + count)
+                        .all(|k| self.tick_instant(self.p.children[k]) == Status::Success)
+                }
+                // Selector, PrioritizedList: the first that holds.
+                _ => {
+                    let (first, count) = (node.first_child as usize, node.child_count as usize);
+                    (first..first + count)
+                        .any(|k| self.tick_instant(self.p.children[k]) == Status::Success)
+                }
+            };
+        self.st.nodes[iu].finish_instant(ok)
+    }
+
+    /// [`tick_node`](Self::tick_node) with the commonest child, an untagged
+    /// condition, done in place (no calls): the bookkeeping is the same as
+    /// [`tick_instant`](Self::tick_instant)'s.
+    #[inline(always)]
+    pub(super) fn tick_child(&mut self, c: u32) -> Status {
+        let p = self.p;
+        let node = &p.nodes[c as usize];
+        if let Kind::Condition { cond } = node.kind
+            && !node.is_tagged()
+            && self.trace.is_none()
+        {
+            let ok = self.test(cond);
+            return self.st.nodes[c as usize].finish_instant(ok);
+        }
+        self.tick_node(c)
+    }
+}

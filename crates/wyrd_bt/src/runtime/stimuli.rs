@@ -1,0 +1,182 @@
+//! Stimuli: behaviors inserted into one agent's tree for a while.
+
+use super::{AgentState, Interp};
+use crate::program::{Kind, Program};
+
+/// A behavior inserted into one agent's tree for a while.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stimulus {
+    /// The composite it competes in.
+    pub target: u32,
+    /// The detached behavior's root node.
+    pub root: u32,
+    /// Position among the target's children (0 = highest priority).
+    pub priority: u16,
+    /// Agent time (ms) when it expires.
+    pub expires_ms: u32,
+}
+
+/// Why a stimulus could not be inserted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StimulusError {
+    /// No node has that path.
+    #[error("no node has the path {0:?}")]
+    UnknownTarget(String),
+    /// Stimuli compete in prioritized lists and selectors.
+    #[error("{0:?} is not a PrioritizedList or Selector")]
+    NotACompetition(String),
+    /// The tree declares no such behavior.
+    #[error("the tree declares no behavior {0:?}")]
+    UnknownBehavior(String),
+    /// Too many at once.
+    #[error("at most {0} stimuli at once")]
+    Full(usize),
+    /// No program bound yet.
+    #[error("the agent's tree is not loaded yet")]
+    NotBound,
+}
+
+/// Most stimuli one agent holds at once.
+pub const MAX_STIMULI: usize = 8;
+
+
+impl AgentState {
+    /// Inserts a named behavior as a child of the composite at `at`, at
+    /// `priority` (0 = before the first child), for `seconds`. Inserting a
+    /// behavior that is already active renews it.
+    pub fn insert_stimulus(
+        &mut self,
+        program: &Program,
+        at: &str,
+        behavior: &str,
+        priority: u16,
+        seconds: f32,
+    ) -> Result<(), StimulusError> {
+        if self.nodes.len() != program.nodes.len() {
+            return Err(StimulusError::NotBound);
+        }
+        let target = program
+            .node(at)
+            .ok_or_else(|| StimulusError::UnknownTarget(at.to_owned()))?;
+        if !matches!(
+            program.nodes[target as usize].kind,
+            Kind::PrioritizedList | Kind::Selector
+        ) {
+            return Err(StimulusError::NotACompetition(at.to_owned()));
+        }
+        let root = *program
+            .detached
+            .get(behavior)
+            .ok_or_else(|| StimulusError::UnknownBehavior(behavior.to_owned()))?;
+        let expires_ms = self
+            .now_ms
+            .saturating_add((seconds.max(0.0) * 1000.0).round() as u32);
+        if let Some(s) = self.stimuli.iter_mut().find(|s| s.root == root) {
+            s.target = target;
+            s.priority = priority;
+            s.expires_ms = expires_ms;
+            return Ok(());
+        }
+        if self.stimuli.len() >= MAX_STIMULI {
+            return Err(StimulusError::Full(MAX_STIMULI));
+        }
+        if self.stimuli.capacity() == 0 {
+            self.stimuli.reserve_exact(MAX_STIMULI);
+        }
+        self.stimuli.push(Stimulus {
+            target,
+            root,
+            priority,
+            expires_ms,
+        });
+        Ok(())
+    }
+
+    /// Time left of the stimulus whose behavior root is `root`, in seconds.
+    pub fn stimulus_time_left(&self, root: u32) -> Option<f32> {
+        self.stimuli
+            .iter()
+            .find(|s| s.root == root)
+            .map(|s| s.expires_ms.saturating_sub(self.now_ms) as f32 / 1000.0)
+    }
+
+    /// The path of a node as shown to users: stimulus behaviors appear under
+    /// the node they were inserted at.
+    pub fn display_path(&self, program: &Program, node: u32) -> String {
+        let path = &program.paths[node as usize];
+        if node >= program.detached_start
+            && let Some(s) = self
+                .stimuli
+                .iter()
+                .find(|s| s.root <= node && node < program.nodes[s.root as usize].end)
+        {
+            return format!(
+                "{}/{}",
+                program.paths[s.target as usize],
+                path.trim_start_matches('~')
+            );
+        }
+        path.clone()
+    }
+
+}
+
+impl Interp<'_> {
+    /// Expired stimuli leave the tree (their behavior is stopped). A
+    /// stimulus of S seconds is considered in round(S·hz) ticks: it expires
+    /// at the first tick whose midpoint is past its end.
+    pub(super) fn expire_stimuli(&mut self) {
+        let mut k = 0;
+        while k < self.st.stimuli.len() {
+            let s = self.st.stimuli[k];
+            if self.st.now_ms.wrapping_sub(self.half_dt) >= s.expires_ms {
+                self.halt(s.root);
+                self.st.stimuli.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// Children of a competition node, with stimuli merged in by priority.
+    #[inline]
+    pub(super) fn dyn_count(&self, i: u32) -> usize {
+        let base = self.p.nodes[i as usize].child_count as usize;
+        if self.st.stimuli.is_empty() {
+            return base;
+        }
+        base + self.st.stimuli.iter().filter(|s| s.target == i).count()
+    }
+
+    #[inline]
+    pub(super) fn dyn_child(&self, i: u32, k: usize) -> u32 {
+        if self.st.stimuli.is_empty() {
+            return self.p.children[self.p.nodes[i as usize].first_child as usize + k];
+        }
+        self.dyn_child_with_stimuli(i, k)
+    }
+
+    #[cold]
+    pub(super) fn dyn_child_with_stimuli(&self, i: u32, k: usize) -> u32 {
+        let kids = self.p.children_of(i);
+        let mut pos = 0;
+        for s in 0..=kids.len() {
+            for st in self.st.stimuli.iter().filter(|x| x.target == i) {
+                if (st.priority as usize).min(kids.len()) == s {
+                    if pos == k {
+                        return st.root;
+                    }
+                    pos += 1;
+                }
+            }
+            if s < kids.len() {
+                if pos == k {
+                    return kids[s];
+                }
+                pos += 1;
+            }
+        }
+        kids[kids.len() - 1]
+    }
+
+}
