@@ -77,6 +77,7 @@ impl RetryPolicy {
 /// - A failed commit keeps the changes dirty, sends [`SaveFailed`] and is
 ///   retried ([`RetryPolicy`]) and at [`AppExit`].
 /// - [`SaveStatus`] (a resource) says where things stand.
+#[derive(Debug, Clone)]
 pub struct SavePlugin {
     /// Folder of the save files (created if missing).
     pub dir: PathBuf,

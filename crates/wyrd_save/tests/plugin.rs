@@ -1,0 +1,256 @@
+//! SavePlugin on the in-memory file system: failed writes are reported,
+//! kept dirty, retried with backoff and at exit; newer saves pause saving.
+//! Time is stepped exactly; writes are waited for with `flush`, never sleep.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use serde::{Deserialize, Serialize};
+use wyrd_save::prelude::*;
+use wyrd_save::testing::{FaultKind, MemFs};
+use wyrd_save::{SaveError, SaveKey};
+
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+struct Score(i64);
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ScoreDoc {
+    schema_version: u32,
+    value: i64,
+}
+
+impl SaveDocument for ScoreDoc {
+    const SCHEMA_VERSION: u32 = 1;
+    fn fresh() -> Self {
+        ScoreDoc {
+            schema_version: 1,
+            value: 0,
+        }
+    }
+    fn capture(world: &mut World) -> Self {
+        ScoreDoc {
+            schema_version: 1,
+            value: world.resource::<Score>().0,
+        }
+    }
+    fn apply(self, world: &mut World, _load: &DocumentLoad) {
+        world.insert_resource(Score(self.value));
+    }
+}
+
+const PRIMARY: &str = "/saves/score.json";
+
+fn key() -> SaveKey {
+    SaveKey::new("plugin-key")
+}
+
+fn app(fs: &MemFs, autosave: Option<Duration>) -> App {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+            100,
+        )))
+        .init_resource::<Score>()
+        .add_plugins(
+            SavePlugin::new("/saves", key())
+                .with_fs(Arc::new(fs.clone()))
+                .with_autosave(autosave),
+        )
+        .add_save_document::<ScoreDoc>("score.json");
+    app.update();
+    app
+}
+
+/// Sets the score and marks the slot dirty, as a game system would.
+fn set(app: &mut App, value: i64) {
+    app.world_mut().resource_mut::<Score>().0 = value;
+    app.world_mut().resource_mut::<SaveSlot>().mark_dirty();
+}
+
+/// One frame, then waits for the writer and lets the next frame see the
+/// result. Returns the failures and completions reported.
+fn step(app: &mut App) -> (Vec<SaveFailed>, Vec<SaveCompleted>) {
+    for _ in 0..2 {
+        app.update();
+        app.world().resource::<SaveSlot>().flush();
+    }
+    let failed = app
+        .world_mut()
+        .resource_mut::<Messages<SaveFailed>>()
+        .drain()
+        .collect();
+    let done = app
+        .world_mut()
+        .resource_mut::<Messages<SaveCompleted>>()
+        .drain()
+        .collect();
+    (failed, done)
+}
+
+fn on_disk(fs: &MemFs) -> Option<i64> {
+    let bytes = fs.file(Path::new(PRIMARY))?;
+    let doc: ScoreDoc = key().open_json(&bytes, 1).ok()?;
+    Some(doc.value)
+}
+
+#[test]
+fn a_failed_save_is_reported_stays_dirty_and_is_retried_with_backoff_until_it_lands() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, None);
+    fs.fail_from(fs.call_count(), FaultKind::NoSpace);
+    set(&mut app, 3);
+    app.world_mut().write_message(SaveRequest);
+    let (failed, done) = step(&mut app);
+    assert!(done.is_empty());
+    assert_eq!(failed.len(), 1);
+    assert!(
+        failed[0]
+            .error
+            .to_string()
+            .contains("No space left on device"),
+        "{}",
+        failed[0].describe()
+    );
+    assert_eq!(failed[0].retry_in, Some(Duration::from_secs(1)));
+    assert!(failed[0].describe().contains("progress is kept in memory"));
+    let status = app.world().resource::<SaveStatus>().clone();
+    assert!(status.dirty, "the dirty mark survives the failure");
+    assert!(
+        status.summary().starts_with("SAVE FAILED (1x): cannot "),
+        "{}",
+        status.summary()
+    );
+    // Retries back off: after 1 s, 2 s, 4 s (a step is 0.2 s).
+    let mut attempts = vec![];
+    for frame in 0..40 {
+        let (failed, _) = step(&mut app);
+        for f in failed {
+            attempts.push((frame, f.attempt, f.retry_in));
+        }
+    }
+    let secs = |d: u64| Some(Duration::from_secs(d));
+    assert_eq!(
+        attempts,
+        vec![(5, 2, secs(2)), (15, 3, secs(4)), (36, 4, secs(8))],
+        "retried 1 s, 2 s and 4 s after each failure"
+    );
+    // Space comes back: the next retry lands with the newest progress.
+    fs.clear_faults();
+    set(&mut app, 5);
+    let mut landed = vec![];
+    for _ in 0..60 {
+        landed.extend(step(&mut app).1);
+        if !landed.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(landed.len(), 1);
+    assert_eq!(on_disk(&fs), Some(5));
+    let status = app.world().resource::<SaveStatus>().clone();
+    assert!(!status.dirty && status.last_error.is_none(), "{status:?}");
+    assert!(
+        status.summary().starts_with("saved (save point"),
+        "{}",
+        status.summary()
+    );
+}
+
+/// Bug 3: space came back mid-session; quitting left the disk behind the
+/// session because the dirty mark had been cleared when the write was queued.
+#[test]
+fn exit_writes_what_a_failed_save_left_dirty() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, Some(Duration::from_secs(1)));
+    set(&mut app, 1);
+    app.world_mut().write_message(SaveRequest);
+    step(&mut app);
+    assert_eq!(on_disk(&fs), Some(1));
+    fs.fail_from(fs.call_count(), FaultKind::ReadOnly);
+    set(&mut app, 3);
+    app.world_mut().write_message(SaveRequest);
+    let (failed, _) = step(&mut app);
+    assert!(
+        failed[0]
+            .error
+            .to_string()
+            .contains("Read-only file system")
+    );
+    fs.clear_faults();
+    // More play, no new save yet (the retry is not due).
+    set(&mut app, 5);
+    app.world_mut().write_message(AppExit::Success);
+    app.update();
+    assert_eq!(
+        on_disk(&fs),
+        Some(5),
+        "the exit flush wrote the session's progress"
+    );
+}
+
+#[test]
+fn a_save_that_fails_at_exit_says_the_progress_is_not_on_disk() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, None);
+    fs.fail_from(fs.call_count(), FaultKind::PermissionDenied);
+    set(&mut app, 9);
+    app.world_mut().write_message(AppExit::Success);
+    app.update();
+    let failed: Vec<SaveFailed> = app
+        .world_mut()
+        .resource_mut::<Messages<SaveFailed>>()
+        .drain()
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert!(failed[0].at_exit);
+    assert!(
+        failed[0].describe().contains("not on disk"),
+        "{}",
+        failed[0].describe()
+    );
+    assert!(failed[0].error.to_string().contains("Permission denied"));
+}
+
+#[test]
+fn a_newer_versions_save_pauses_saving_and_stays_untouched() {
+    let fs = MemFs::new();
+    let newer = key().seal(br#"{"SchemaVersion": 7, "Value": 100, "SaveCounter": 40}"#);
+    fs.put(PRIMARY, newer.clone());
+    let mut app = app(&fs, None);
+    let status = app.world().resource::<SaveStatus>().clone();
+    let paused = status.paused.clone().unwrap();
+    assert!(paused.contains("newer version"), "{paused}");
+    assert!(status.summary().starts_with("saving paused"));
+    assert_eq!(app.world().resource::<Score>().0, 0, "runs fresh");
+    set(&mut app, 2);
+    app.world_mut().write_message(SaveRequest);
+    let (failed, _) = step(&mut app);
+    assert!(matches!(
+        failed[0].error,
+        SaveError::NewerSaveInPlace { found: 7, .. }
+    ));
+    assert_eq!(failed[0].retry_in, None, "no point retrying");
+    assert_eq!(fs.file(Path::new(PRIMARY)), Some(newer));
+    assert_eq!(fs.paths().len(), 1, "nothing written beside it");
+}
+
+#[test]
+fn autosave_waits_for_quiet_then_commits_once() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, Some(Duration::from_secs(1)));
+    for v in 1..=5 {
+        set(&mut app, v);
+        app.update();
+    }
+    app.world().resource::<SaveSlot>().flush();
+    assert_eq!(on_disk(&fs), None, "saved too early");
+    let mut done = vec![];
+    for _ in 0..15 {
+        done.extend(step(&mut app).1);
+    }
+    assert_eq!(done.len(), 1);
+    assert_eq!(on_disk(&fs), Some(5));
+}
