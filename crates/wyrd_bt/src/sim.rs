@@ -377,6 +377,9 @@ pub struct Sim<'p> {
     globals: Vec<Option<Value>>,
     /// What the last tick did.
     pub trace: TickTrace,
+    /// The stimuli before the last tick (to name the nodes of one that
+    /// expired in it).
+    stimuli_before: Vec<crate::runtime::Stimulus>,
     hz: f32,
     auto_finish: bool,
     repeat: bool,
@@ -399,6 +402,7 @@ impl<'p> Sim<'p> {
             world: HashMap::new(),
             globals: vec![None; program.globals.len()],
             trace: TickTrace::default(),
+            stimuli_before: Vec::new(),
             hz: 30.0,
             auto_finish: false,
             repeat: false,
@@ -508,6 +512,7 @@ impl<'p> Sim<'p> {
         for (slot, g) in self.globals.iter_mut().zip(&self.program.globals) {
             *slot = self.world.get(&g.name).copied();
         }
+        self.stimuli_before.clone_from(&self.state.stimuli);
         let predicates = &self.predicates;
         let stub = |name: &str| predicates.get(name).copied().unwrap_or(false);
         let status = tick_agent_traced(
@@ -551,14 +556,23 @@ impl<'p> Sim<'p> {
                 ));
             }
         }
-        let path = |i: u32| self.state.display_path(p, i);
-        let mut ticked: Vec<String> = Vec::new();
-        let mut seen = vec![false; p.nodes.len()];
-        for &i in &self.trace.ticked {
-            if !std::mem::replace(&mut seen[i as usize], true) {
-                ticked.push(path(i));
+        // Nodes of a stimulus that expired in this tick are named where it
+        // was inserted.
+        let path = |i: u32| {
+            let shown = self.state.display_path(p, i);
+            if !shown.starts_with('~') {
+                return shown;
             }
-        }
+            match self
+                .stimuli_before
+                .iter()
+                .find(|s| s.root <= i && i < p.nodes[s.root as usize].end)
+            {
+                Some(s) => format!("{}/{}", p.paths[s.target as usize], shown.trim_start_matches('~')),
+                None => shown,
+            }
+        };
+        let ticked: Vec<String> = self.trace.ticked.iter().map(|&i| path(i)).collect();
         let mut started = Vec::new();
         let mut finished = Vec::new();
         let mut aborted = Vec::new();

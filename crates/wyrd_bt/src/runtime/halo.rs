@@ -180,7 +180,7 @@ impl Interp<'_> {
                 return false;
             };
             if self.st.nodes[j as usize].status() != Status::Running
-                || self.st.now_ms.wrapping_sub(self.st.aux[n.aux as usize]) >= ms
+                || self.elapsed(self.st.aux[n.aux as usize], ms)
             {
                 return false;
             }

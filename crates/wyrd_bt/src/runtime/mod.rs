@@ -607,8 +607,11 @@ impl<'a> Interp<'a> {
     /// nodes paused. A behavior a redirect impulse ran in this tick is
     /// spared (it stops by itself when no one runs it).
     pub(crate) fn halt(&mut self, i: u32) {
+        if i == self.spare {
+            return;
+        }
         let end = self.p.nodes[i as usize].end;
-        let (keep_lo, keep_hi) = if self.spare != NONE && self.spare != i {
+        let (keep_lo, keep_hi) = if self.spare != NONE {
             (self.spare, self.p.nodes[self.spare as usize].end)
         } else {
             (NONE, NONE)

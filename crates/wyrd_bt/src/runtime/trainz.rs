@@ -57,6 +57,9 @@ impl Interp<'_> {
             let flags = self.st.nodes[c as usize].flags();
             if flags & rule::COMPLETE != 0 {
                 if let Kind::Rule { cond } = self.p.nodes[c as usize].kind {
+                    if let Some(t) = self.trace.as_deref_mut() {
+                        t.ticked.push(c);
+                    }
                     let holds = self.test(cond);
                     let s = &mut self.st.nodes[c as usize];
                     s.clear_flags(rule::PAUSED);
