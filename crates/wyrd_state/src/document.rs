@@ -94,6 +94,26 @@ pub struct LoadReport {
     pub undeclared: Vec<String>,
     /// Saved entries that are Run-scoped now (ignored).
     pub ignored_run_scoped: Vec<String>,
+    /// Ids saved more than once: the first value is used, the others are
+    /// dropped (by debug name).
+    pub duplicates: Vec<String>,
+    /// Saved values that do not fit their declaration: a version of 0
+    /// (versions start at 1) or newer than the declared one (the value is
+    /// kept), an id declared as the other kind (kept untouched).
+    pub out_of_range: Vec<String>,
+}
+
+impl LoadReport {
+    /// Problems worth a warning, one line each.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .duplicates
+            .iter()
+            .map(|d| format!("{d} is saved more than once; the first value is used"))
+            .collect();
+        out.extend(self.out_of_range.iter().cloned());
+        out
+    }
 }
 
 /// Outcome of offering a saved value to a declared entry.
@@ -107,7 +127,7 @@ pub(crate) fn adopt<T: Copy>(entry: &mut Entry<T>, value: T, version: Option<u32
     if entry.scope == Scope::Run {
         return Adopt::RunScoped;
     }
-    let saved = version.unwrap_or(1);
+    let saved = version.unwrap_or(1).max(1);
     if saved < entry.version {
         entry.value = entry.default;
         Adopt::Reset(saved)
@@ -182,46 +202,70 @@ impl WorldState {
             self.mark_completed_silently(id);
         }
         let mut order = 0u64;
+        let mut seen = std::collections::HashSet::new();
         for s in &doc.bool_flags {
             order += 1;
-            let handle = StableId::parse(&s.id)
-                .ok()
-                .and_then(|id| self.flag_handle(id).ok());
+            if !seen.insert(s.id.as_str()) {
+                report.duplicates.push(s.debug_name.clone());
+                continue;
+            }
+            let id = StableId::parse(&s.id).ok();
+            let handle = id.and_then(|id| self.flag_handle(id).ok());
             match handle {
                 Some(h) => {
                     let entry = &mut self.flags[h.index()];
+                    check_version(&mut report, entry.name.as_ref(), s.version, entry.version);
                     let outcome = adopt(entry, s.value, s.version);
                     record(&mut report, outcome, entry.name.as_ref(), entry.version);
                 }
                 None => {
+                    if id.is_some_and(|id| self.counter_handle(id).is_ok()) {
+                        report.out_of_range.push(kind_problem(&s.debug_name, true));
+                    }
                     report.undeclared.push(s.debug_name.clone());
                     self.parked
-                        .insert(s.id.clone(), Parked::Flag(s.clone(), order));
+                        .insert(parked_key(true, &s.id), Parked::Flag(s.clone(), order));
                 }
             }
         }
+        let mut seen = std::collections::HashSet::new();
         for s in &doc.int_counters {
             order += 1;
-            let handle = StableId::parse(&s.id)
-                .ok()
-                .and_then(|id| self.counter_handle(id).ok());
+            if !seen.insert(s.id.as_str()) {
+                report.duplicates.push(s.debug_name.clone());
+                continue;
+            }
+            let id = StableId::parse(&s.id).ok();
+            let handle = id.and_then(|id| self.counter_handle(id).ok());
             match handle {
                 Some(h) => {
                     let entry = &mut self.counters[h.index()];
+                    check_version(&mut report, entry.name.as_ref(), s.version, entry.version);
                     let outcome = adopt(entry, s.value, s.version);
                     record(&mut report, outcome, entry.name.as_ref(), entry.version);
                 }
                 None => {
+                    if id.is_some_and(|id| self.flag_handle(id).is_ok()) {
+                        report.out_of_range.push(kind_problem(&s.debug_name, false));
+                    }
                     report.undeclared.push(s.debug_name.clone());
                     self.parked
-                        .insert(s.id.clone(), Parked::Counter(s.clone(), order));
+                        .insert(parked_key(false, &s.id), Parked::Counter(s.clone(), order));
                 }
             }
         }
+        self.save_problems = report.problems();
         self.pending.loaded.push(crate::WorldStateLoaded {
             report: report.clone(),
         });
         report
+    }
+
+    /// What was wrong with the loaded save's values (duplicates, versions
+    /// out of range, ids saved as the other kind), including entries
+    /// declared after the save loaded. One line each.
+    pub fn save_problems(&self) -> &[String] {
+        &self.save_problems
     }
 
     /// Saved entries that no loaded flags file declares, by debug name.
@@ -231,6 +275,41 @@ impl WorldState {
             Parked::Counter(e, _) => e.debug_name.as_str(),
         })
     }
+}
+
+fn check_version(report: &mut LoadReport, name: &str, saved: Option<u32>, declared: u32) {
+    report
+        .out_of_range
+        .extend(version_problem(name, saved, declared));
+}
+
+/// Parked entries are keyed by kind and id: a flag and a counter saved
+/// with the same id are both kept.
+pub(crate) fn parked_key(flag: bool, id: &str) -> String {
+    format!("{}:{id}", if flag { 'f' } else { 'c' })
+}
+
+/// A saved version that does not fit the declared one, in words.
+pub(crate) fn version_problem(name: &str, saved: Option<u32>, declared: u32) -> Option<String> {
+    match saved {
+        Some(0) => Some(format!(
+            "{name} is saved with version 0 (versions start at 1); read as 1"
+        )),
+        Some(v) if v > declared => Some(format!(
+            "{name} is saved with version {v}, newer than the declared {declared}; the value is kept"
+        )),
+        _ => None,
+    }
+}
+
+/// A saved entry whose id is declared as the other kind, in words.
+pub(crate) fn kind_problem(name: &str, saved_as_flag: bool) -> String {
+    let (saved, declared) = if saved_as_flag {
+        ("flag", "counter")
+    } else {
+        ("counter", "flag")
+    };
+    format!("{name} is saved as a {saved} but declared as a {declared}; kept untouched")
 }
 
 fn record(report: &mut LoadReport, outcome: Adopt, name: &str, declared_version: u32) {

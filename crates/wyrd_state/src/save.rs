@@ -13,14 +13,15 @@
 //! ```
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bevy::app::{App, Last, Plugin};
 use bevy::ecs::prelude::*;
 use bevy::log::{info, warn};
 use wyrd_save::{
-    LoadOutcome, ReloadRequest, SaveDocument, SaveKey, SavePlugin, SaveRequest, SaveSlot,
-    SaveSystems,
+    DocumentLoad, ReloadRequest, SaveAppExt, SaveDocument, SaveFs, SaveKey, SavePlugin,
+    SaveRequest, SaveSlot, SaveSystems,
 };
 
 use crate::WorldStateSystems;
@@ -29,10 +30,10 @@ use crate::document::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
 use crate::messages::{CounterChanged, EventCompleted, FlagChanged};
 use crate::state::WorldState;
 
-/// Save the world state now.
-pub type SaveWorldState = SaveRequest<WorldStateDocument>;
-/// Reload the world state from disk.
-pub type ReloadWorldState = ReloadRequest<WorldStateDocument>;
+/// Save the world state now (with every other document of the slot).
+pub type SaveWorldState = SaveRequest;
+/// Reload the world state (and the slot's other documents) from disk.
+pub type ReloadWorldState = ReloadRequest;
 
 impl SaveDocument for WorldStateDocument {
     const SCHEMA_VERSION: u32 = WORLD_STATE_SCHEMA_VERSION;
@@ -49,7 +50,7 @@ impl SaveDocument for WorldStateDocument {
             .unwrap_or_default()
     }
 
-    fn apply(self, world: &mut World, outcome: &LoadOutcome) {
+    fn apply(self, world: &mut World, load: &DocumentLoad) {
         let Some(mut state) = world.get_resource_mut::<WorldState>() else {
             warn!(
                 "a world-state save was loaded but there is no WorldState; add WorldStatePlugin first"
@@ -57,9 +58,9 @@ impl SaveDocument for WorldStateDocument {
             return;
         };
         let report = state.apply_document(&self);
+        let source = load.source.map_or("fresh", |k| k.describe());
         info!(
-            "world state {}: {} values applied, {} reset by version, {} not declared (kept)",
-            outcome.describe(),
+            "world state from {source}: {} values applied, {} reset by version, {} not declared (kept)",
             report.applied,
             report.reset.len(),
             report.undeclared.len()
@@ -67,58 +68,66 @@ impl SaveDocument for WorldStateDocument {
         for (name, saved, now) in &report.reset {
             info!("{name}: saved version {saved} is older than {now}; reset to its default");
         }
+        for problem in report.problems() {
+            warn!("{}: {problem}", load.file);
+        }
     }
 }
 
 /// Loads the world state from a signed save at startup and saves it after
-/// Meta-scoped changes (debounced), on [`SaveWorldState`] and at exit.
+/// Meta-scoped changes (debounced), on [`SaveWorldState`], on retry after a
+/// failure and at exit.
+///
+/// It adds a [`SavePlugin`] slot in `dir` with the world state as its
+/// first document; add the game's other documents to the same slot with
+/// [`SaveAppExt::add_save_document`] so they commit together.
 ///
 /// Add it after [`WorldStatePlugin`](crate::WorldStatePlugin). The save can
 /// load before the flags files: saved values wait until their entry is
 /// declared.
 #[derive(Debug, Clone)]
 pub struct WorldStateSavePlugin {
-    /// Folder of the save files.
-    pub dir: PathBuf,
-    /// Primary file name (default `world_state.json`).
+    /// The slot: folder, key, autosave delay, retries, quarantine cap, file
+    /// system.
+    pub slot: SavePlugin,
+    /// The world state's file name in the slot (default `world_state.json`).
     pub file_name: String,
-    /// Signing key.
-    pub key: SaveKey,
-    /// Autosave delay after the last Meta change (`None`: off).
-    pub autosave: Option<Duration>,
 }
 
 impl WorldStateSavePlugin {
     /// Saves to `dir/world_state.json`, autosaving 1 s after changes.
     pub fn new(dir: impl Into<PathBuf>, key: SaveKey) -> Self {
         WorldStateSavePlugin {
-            dir: dir.into(),
+            slot: SavePlugin::new(dir, key),
             file_name: "world_state.json".into(),
-            key,
-            autosave: Some(Duration::from_secs(1)),
         }
     }
 
-    /// Sets the autosave delay (`None`: only on request and at exit).
+    /// Sets the autosave delay (`None`: only on request, on retry and at
+    /// exit).
     pub fn with_autosave(mut self, delay: Option<Duration>) -> Self {
-        self.autosave = delay;
+        self.slot.autosave = delay;
+        self
+    }
+
+    /// Uses another file system (tests: `wyrd_save::testing::MemFs`).
+    pub fn with_fs(mut self, fs: Arc<dyn SaveFs>) -> Self {
+        self.slot.fs = Some(fs);
         self
     }
 }
 
 impl Plugin for WorldStateSavePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins(
-            SavePlugin::<WorldStateDocument>::new(&self.dir, &self.file_name, self.key.clone())
-                .with_autosave(self.autosave),
-        )
-        .configure_sets(Last, WorldStateSystems::Flush.before(SaveSystems::Write))
-        .add_systems(
-            Last,
-            mark_dirty
-                .after(WorldStateSystems::Flush)
-                .before(SaveSystems::Write),
-        );
+        app.add_plugins(self.slot.clone())
+            .add_save_document::<WorldStateDocument>(self.file_name.clone())
+            .configure_sets(Last, WorldStateSystems::Flush.before(SaveSystems::Write))
+            .add_systems(
+                Last,
+                mark_dirty
+                    .after(WorldStateSystems::Flush)
+                    .before(SaveSystems::Write),
+            );
     }
 }
 
@@ -128,7 +137,7 @@ fn mark_dirty(
     mut flags: MessageReader<FlagChanged>,
     mut counters: MessageReader<CounterChanged>,
     mut events: MessageReader<EventCompleted>,
-    mut slot: ResMut<SaveSlot<WorldStateDocument>>,
+    mut slot: ResMut<SaveSlot>,
 ) {
     let meta_flag = flags
         .read()

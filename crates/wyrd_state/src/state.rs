@@ -292,6 +292,8 @@ pub struct WorldState {
     /// Saved values no declared entry took yet, by id text.
     pub(crate) parked: HashMap<String, Parked>,
     pub(crate) profile_id: String,
+    /// Problems of the loaded save's values (see `save_problems`).
+    pub(crate) save_problems: Vec<String>,
 }
 
 impl WorldState {
@@ -631,15 +633,36 @@ impl WorldState {
                 };
                 let slot = T::push(self, entry);
                 debug_assert_eq!(is_flag, matches!(slot, Slot::Flag(_)));
-                if let Some(parked) = self.parked.remove(&decl.id.to_string()) {
+                let id = decl.id.to_string();
+                let other_kind = self
+                    .parked
+                    .get(&crate::document::parked_key(!is_flag, &id))
+                    .map(|p| match p {
+                        Parked::Flag(e, _) => e.debug_name.clone(),
+                        Parked::Counter(e, _) => e.debug_name.clone(),
+                    });
+                if let Some(name) = other_kind {
+                    // Saved as the other kind: kept untouched, reported.
+                    self.save_problems
+                        .push(crate::document::kind_problem(&name, !is_flag));
+                }
+                if let Some(parked) = self
+                    .parked
+                    .remove(&crate::document::parked_key(is_flag, &id))
+                {
+                    let (saved_name, saved_version) = match &parked {
+                        Parked::Flag(e, _) => (e.debug_name.clone(), e.version),
+                        Parked::Counter(e, _) => (e.debug_name.clone(), e.version),
+                    };
+                    self.save_problems.extend(crate::document::version_problem(
+                        &saved_name,
+                        saved_version,
+                        decl.version,
+                    ));
                     match T::adopt_parked(self, slot, &parked) {
                         Some(Adopt::Applied) => report.restored.push(decl.name.clone()),
                         Some(Adopt::Reset(_)) => report.reset_by_version.push(decl.name.clone()),
-                        Some(Adopt::RunScoped) => {}
-                        // Saved as the other kind: keep it untouched.
-                        None => {
-                            self.parked.insert(decl.id.to_string(), parked);
-                        }
+                        Some(Adopt::RunScoped) | None => {}
                     }
                 }
                 self.by_id.insert(decl.id, slot);

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bevy::asset::AssetPlugin;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use wyrd_save::{LoadOutcome, SaveKey, SaveLoaded, SaveWritten};
+use wyrd_save::{CopyKind, SaveCompleted, SaveKey, SaveLoaded, SaveSlot, SaveStatus, Verdict};
 use wyrd_state::prelude::*;
 use wyrd_state::{SavedEntry, WORLD_STATE_SCHEMA_VERSION};
 
@@ -76,9 +76,8 @@ fn read_doc(dir: &Path) -> WorldStateDocument {
 
 fn wait_written(app: &mut App) {
     run_until(app, "a write", |w| {
-        w.resource_mut::<Messages<SaveWritten<WorldStateDocument>>>()
-            .drain()
-            .any(|m| m.result.is_ok())
+        w.resource::<SaveSlot>().flush();
+        w.resource_mut::<Messages<SaveCompleted>>().drain().count() > 0
     });
 }
 
@@ -94,7 +93,7 @@ fn the_seed_save_loads_with_one_loaded_message_and_no_change_messages() {
     // Collect every frame's messages: they only live for two frames.
     let (mut loaded, mut world_loaded, mut changes) = (Vec::new(), 0, 0);
     let mut collect = |app: &mut App| {
-        loaded.extend(drain::<SaveLoaded<WorldStateDocument>>(app));
+        loaded.extend(drain::<SaveLoaded>(app));
         world_loaded += drain::<WorldStateLoaded>(app).len();
         changes += drain::<FlagChanged>(app).len() + drain::<CounterChanged>(app).len();
     };
@@ -121,7 +120,15 @@ fn the_seed_save_loads_with_one_loaded_message_and_no_change_messages() {
     assert_eq!(state.counter("QST_DST_TOWER_5"), Ok(5));
     assert_eq!(state.counter("QST_DST_SAMERUN_5"), Ok(0));
     assert_eq!(loaded.len(), 1);
-    assert_eq!(loaded[0].outcome, LoadOutcome::Primary);
+    assert_eq!(
+        loaded[0].outcome.documents[0].source,
+        Some(CopyKind::Primary)
+    );
+    assert_eq!(
+        loaded[0].outcome.save_point,
+        Some(0),
+        "no SaveCounter: save point 0"
+    );
     assert_eq!(world_loaded, 1);
     assert_eq!(changes, 0);
 }
@@ -255,7 +262,7 @@ fn autosave_waits_for_quiet_then_writes_once() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app(&assets_dir(), dir.path(), Some(Duration::from_secs(1)));
     ready(&mut app);
-    drain::<SaveWritten<WorldStateDocument>>(&mut app);
+    drain::<SaveCompleted>(&mut app);
     // A change every frame for 0.5 s (100 ms frames) keeps postponing it.
     for _ in 0..5 {
         app.world_mut()
@@ -272,9 +279,7 @@ fn autosave_waits_for_quiet_then_writes_once() {
     for _ in 0..5 {
         app.update();
     }
-    app.world()
-        .resource::<wyrd_save::SaveSlot<WorldStateDocument>>()
-        .flush();
+    app.world().resource::<SaveSlot>().flush();
     assert!(
         !dir.path().join("world_state.json").exists(),
         "saved too early"
@@ -285,11 +290,9 @@ fn autosave_waits_for_quiet_then_writes_once() {
     for _ in 0..30 {
         app.update();
     }
-    app.world()
-        .resource::<wyrd_save::SaveSlot<WorldStateDocument>>()
-        .flush();
+    app.world().resource::<SaveSlot>().flush();
     app.update();
-    assert!(drain::<SaveWritten<WorldStateDocument>>(&mut app).is_empty());
+    assert!(drain::<SaveCompleted>(&mut app).is_empty());
 }
 
 #[test]
@@ -314,13 +317,11 @@ fn exit_flushes_the_last_change_and_a_relaunch_continues_from_it() {
             .flag("NPC_DRONE_SPK_02"),
         Ok(true)
     );
-    let status = app
-        .world()
-        .resource::<wyrd_save::SaveSlot<WorldStateDocument>>()
-        .status()
-        .clone();
-    assert_eq!(status.last_load, Some(LoadOutcome::Primary));
-    assert_eq!(status.path, dir.path().join("world_state.json"));
+    let status = app.world().resource::<SaveStatus>().clone();
+    let load = status.last_load.unwrap();
+    assert!(load.is_clean(), "{}", load.describe());
+    assert_eq!(status.dir, dir.path());
+    assert_eq!(status.documents, vec!["world_state.json".to_string()]);
 }
 
 #[test]
@@ -349,28 +350,92 @@ fn a_tampered_save_falls_back_to_the_backup_and_says_so() {
     // busy machine it can come frames before the flags file is merged).
     let mut loaded = Vec::new();
     run_until(&mut app, "the flags file and the load", |w| {
-        loaded.extend(
-            w.resource_mut::<Messages<SaveLoaded<WorldStateDocument>>>()
-                .drain(),
-        );
+        loaded.extend(w.resource_mut::<Messages<SaveLoaded>>().drain());
         w.resource::<WorldStateFiles>().all_merged() && !loaded.is_empty()
     });
     assert_eq!(
         app.world()
             .resource::<WorldState>()
             .counter("QST_DST_TOWER_5"),
-        Ok(3)
+        Ok(4),
+        "the backup holds the same save point as the primary: nothing lost"
+    );
+    let doc = &loaded[0].outcome.documents[0];
+    assert_eq!(doc.source, Some(CopyKind::Backup));
+    let primary = doc.copy(CopyKind::Primary);
+    assert_eq!(
+        primary.verdict,
+        Verdict::Invalid(wyrd_save::LoadError::SignatureMismatch)
+    );
+    assert!(primary.quarantined_to.is_some());
+    assert!(loaded[0].outcome.describe().contains("from its backup"));
+}
+
+/// Bug 5: duplicate ids were accepted silently (last wins), as were
+/// versions of 0 and ids saved as the wrong kind.
+#[test]
+fn saved_values_are_checked_against_the_declarations() {
+    fn entry<T>(id: &str, name: &str, value: T, version: Option<u32>) -> SavedEntry<T> {
+        SavedEntry {
+            id: id.into(),
+            debug_name: name.into(),
+            value,
+            version,
+        }
+    }
+    let tower = "5904375b06586af41bd4c25aedc0b193";
+    let spk = "a3f19c7e52d04b8e9c1f6d2a7b4e0c58";
+    let saves = tempfile::tempdir().unwrap();
+    write_signed(
+        saves.path(),
+        &WorldStateDocument {
+            bool_flags: vec![
+                entry(spk, "NPC_DRONE_SPK_01", true, Some(0)),
+                entry(spk, "NPC_DRONE_SPK_01", false, None),
+                // A counter's id saved as a flag.
+                entry(tower, "QST_DST_TOWER_5", true, None),
+            ],
+            int_counters: vec![
+                entry(tower, "QST_DST_TOWER_5", 4, Some(1)),
+                entry(tower, "QST_DST_TOWER_5", i64::MIN, Some(1)),
+            ],
+            ..Default::default()
+        },
+    );
+    let mut app = app(&assets_dir(), saves.path(), None);
+    let mut reports = Vec::new();
+    run_until(&mut app, "the flags file and the load report", |w| {
+        reports.extend(
+            w.resource_mut::<Messages<WorldStateLoaded>>()
+                .drain()
+                .map(|m| m.report),
+        );
+        w.resource::<WorldStateFiles>().all_merged() && !reports.is_empty()
+    });
+    let report = reports.last().unwrap();
+    let state = app.world().resource::<WorldState>();
+    assert_eq!(
+        state.flag("NPC_DRONE_SPK_01"),
+        Ok(true),
+        "the first value is used"
+    );
+    assert_eq!(
+        state.counter("QST_DST_TOWER_5"),
+        Ok(4),
+        "not i64::MIN: {report:?}"
+    );
+    assert_eq!(
+        report.duplicates,
+        vec!["NPC_DRONE_SPK_01", "QST_DST_TOWER_5"]
+    );
+    let problems = state.save_problems().join("\n");
+    assert!(
+        problems.contains("NPC_DRONE_SPK_01 is saved with version 0"),
+        "{problems}"
     );
     assert!(
-        matches!(
-            &loaded[0].outcome,
-            LoadOutcome::FromBackup {
-                primary: wyrd_save::LoadError::SignatureMismatch,
-                moved_to: Some(_)
-            }
-        ),
-        "{:?}",
-        loaded[0].outcome
+        problems.contains("QST_DST_TOWER_5 is saved as a flag but declared as a counter"),
+        "{problems}"
     );
-    assert!(loaded[0].outcome.describe().contains("backup"));
+    assert!(problems.contains("saved more than once"), "{problems}");
 }
