@@ -1,0 +1,95 @@
+//! No action is aborted and started again within one tick (DESIGN
+//! "Interruption without dithering"; the Halo seed: "we must avoid at all
+//! costs the problem of dithering"), over 10,000 ticks of random inputs on
+//! the reference combat tree and on squad_ai's Halo combat tree: random
+//! blackboard writes, tags, action reports, stimuli.
+
+use std::path::Path;
+
+use wyrd_bt::sim::{Outcome, Sim};
+use wyrd_bt::{Value, Vocabulary, compile_str};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets").join(asset);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let program = compile_str(asset, &text, &Vocabulary::permissive()).unwrap();
+    let mut rng = Rng(0x5EED);
+    let mut sim = Sim::new(&program, 7).with_repeat(true);
+    let keys = program.bb_keys.clone();
+    let tags = program.tag_names.clone();
+    let (mut started, mut aborted, mut interruptions) = (0usize, 0usize, 0usize);
+    for tick in 1..=10_000u32 {
+        for _ in 0..rng.below(3) {
+            let k = rng.below(keys.len());
+            let v = match program.bb_defaults[k] {
+                Value::Bool(_) => Value::Bool(rng.below(2) == 0),
+                Value::Int(_) => Value::Int(rng.below(40) as i64),
+                Value::Float(_) => Value::Float(rng.below(100) as f64 / 10.0),
+            };
+            sim.set(&keys[k], v).unwrap();
+        }
+        if !tags.is_empty() && rng.below(10) == 0 {
+            let t = rng.below(tags.len());
+            sim.tag(&tags[t], rng.below(2) == 0).unwrap();
+        }
+        if !stimuli.is_empty() && rng.below(50) == 0 {
+            let (at, behavior, priority) = stimuli[rng.below(stimuli.len())];
+            sim.stimulus(at, behavior, priority, 1.5).unwrap();
+        }
+        let running: Vec<String> = sim
+            .state
+            .active_leaves(&program)
+            .map(|i| sim.state.display_path(&program, i))
+            .collect();
+        for leaf in running {
+            if rng.below(4) == 0 {
+                let outcome = if rng.below(3) == 0 { Outcome::Failure } else { Outcome::Success };
+                // A running leaf may be a rule or a wait (not an action).
+                let _ = sim.finish(&leaf, outcome);
+            }
+        }
+        let r = sim.step();
+        let restarted = sim.trace.restarted();
+        assert!(
+            restarted.is_empty(),
+            "{asset} tick {tick}: aborted and restarted in one tick: {:?}",
+            restarted
+                .iter()
+                .map(|&n| sim.state.display_path(&program, n))
+                .collect::<Vec<_>>()
+        );
+        started += r.started.len();
+        aborted += r.aborted.len();
+        interruptions += usize::from(!r.aborted.is_empty());
+    }
+    // The inputs really exercise the tree: actions start and get
+    // interrupted all the time.
+    assert!(started > 2_000, "{asset}: only {started} starts");
+    assert!(aborted > 300, "{asset}: only {aborted} aborts");
+    assert!(interruptions > 300, "{asset}: only {interruptions} interrupting ticks");
+}
+
+#[test]
+fn reference_combat_tree_never_dithers() {
+    fuzz("bench/reference.bt.ron", &[]);
+}
+
+#[test]
+fn squad_ai_combat_tree_never_dithers() {
+    fuzz("squad_ai/combat.bt.ron", &[("root", "flee_leader_died", 2)]);
+}
