@@ -6,9 +6,7 @@ use ron::extensions::Extensions;
 
 use crate::def::{Check, NodeDef, TreeDef};
 use crate::kind::{AuxInit, CursorInit};
-use crate::program::{
-    Cond, Kind, NONE, Node, PredicateSlot, Program,
-};
+use crate::program::{Cond, Kind, NONE, Node, PredicateSlot, Program};
 use crate::registry::Vocabulary;
 use crate::value::Value;
 
@@ -142,7 +140,9 @@ pub enum BtProblem {
         children: usize,
     },
     /// A count of 0 where at least one run is meant.
-    #[error("{kind}({field}: 0) would never run its child: give {field} >= 1, or leave it out for forever")]
+    #[error(
+        "{kind}({field}: 0) would never run its child: give {field} >= 1, or leave it out for forever"
+    )]
     ZeroCount {
         /// The node kind.
         kind: &'static str,
@@ -172,7 +172,9 @@ pub enum BtProblem {
         path: String,
     },
     /// Switch cases that do not match the children.
-    #[error("Switch has {cases} cases and {children} children: give one child per case, then the default")]
+    #[error(
+        "Switch has {cases} cases and {children} children: give one child per case, then the default"
+    )]
     SwitchArity {
         /// Cases.
         cases: usize,
@@ -196,7 +198,12 @@ fn arity_text(min: usize, max: usize) -> String {
 /// plus the file-only forms.
 fn known_kinds() -> String {
     let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
-    names.extend(["Fallback", "CheckWorldStateFlags", "CheckWorldStateCounters", "Use"]);
+    names.extend([
+        "Fallback",
+        "CheckWorldStateFlags",
+        "CheckWorldStateCounters",
+        "Use",
+    ]);
     names.join(", ")
 }
 
@@ -650,7 +657,10 @@ fn instant_cond(p: &mut Program, i: u32) -> u32 {
             let inner = instant_cond(p, kids[0]);
             push(p, Cond::Not(inner))
         }
-        Kind::Sequence | Kind::GuardSequence | Kind::SequenceWithMemory | Kind::ReactiveSequence => {
+        Kind::Sequence
+        | Kind::GuardSequence
+        | Kind::SequenceWithMemory
+        | Kind::ReactiveSequence => {
             let conds = kids.iter().map(|&k| instant_cond(p, k)).collect();
             all_of(p, conds)
         }
@@ -701,7 +711,13 @@ impl<'a> Compiler<'a> {
         self.files.get(file).map_or("", |f| f.text.as_str())
     }
 
-    pub(crate) fn err_nth(&self, file: &str, needle: &str, nth: usize, problem: BtProblem) -> BtError {
+    pub(crate) fn err_nth(
+        &self,
+        file: &str,
+        needle: &str,
+        nth: usize,
+        problem: BtProblem,
+    ) -> BtError {
         let text = self.text(file);
         let quoted = format!("\"{needle}\"");
         let at = text
@@ -1160,7 +1176,10 @@ impl<'a> Compiler<'a> {
         n.does_complete = does_complete;
         n.guard_len = if matches!(
             kind,
-            Kind::Sequence | Kind::GuardSequence | Kind::SequenceWithMemory | Kind::ReactiveSequence
+            Kind::Sequence
+                | Kind::GuardSequence
+                | Kind::SequenceWithMemory
+                | Kind::ReactiveSequence
         ) {
             guard_len
         } else {

@@ -668,9 +668,8 @@ impl Kind {
 /// Unreal), generated from [`Kind::info`]. A test keeps the docs equal to
 /// it.
 pub fn node_table() -> String {
-    let mut s = String::from(
-        "| kind | rule | BehaviorTree.CPP 4.x | Unreal |\n|---|---|---|---|\n",
-    );
+    let mut s =
+        String::from("| kind | rule | BehaviorTree.CPP 4.x | Unreal |\n|---|---|---|---|\n");
     for k in Kind::ALL {
         let i = k.info();
         s.push_str(&format!(
@@ -720,7 +719,11 @@ impl Kind {
             Kind::Ordered | Kind::Simultaneous => (false, f.all_done),
             // Completes once `success` children do (all by default).
             Kind::Parallel { success, .. } => {
-                let need = if success == 0 { f.count } else { success as usize };
+                let need = if success == 0 {
+                    f.count
+                } else {
+                    success as usize
+                };
                 (false, f.done >= need)
             }
             Kind::Probabilistic { .. } | Kind::OneOff { .. } | Kind::SelectOne { .. } => {
@@ -761,273 +764,267 @@ pub(crate) fn lower(
     idx: u32,
     in_place: &mut Option<(String, String)>,
 ) -> Result<Kind, BtError> {
-        let arity = |this: &Compiler<'_>, min: usize, max: usize| -> Result<(), BtError> {
-            let n = def.children().len();
-            if n < min || n > max {
-                return Err(this.err_node(
+    let arity = |this: &Compiler<'_>, min: usize, max: usize| -> Result<(), BtError> {
+        let n = def.children().len();
+        if n < min || n > max {
+            return Err(this.err_node(
+                file,
+                def,
+                BtProblem::Arity {
+                    kind: def.kind_name().into(),
+                    min,
+                    max,
+                    found: n,
+                },
+            ));
+        }
+        Ok(())
+    };
+    let policy = |this: &Compiler<'_>, p: Policy| -> Result<u16, BtError> {
+        let n = def.children().len();
+        match p {
+            Policy::All => Ok(0),
+            Policy::One => Ok(1),
+            Policy::Count(c) if (c as usize) <= n && c > 0 => Ok(c),
+            Policy::Count(c) => Err(this.err_node(
+                file,
+                def,
+                BtProblem::BadPolicy {
+                    policy: c,
+                    children: n,
+                },
+            )),
+        }
+    };
+    let zero = |this: &Compiler<'_>, kind: &'static str, field: &'static str| {
+        this.err_node(file, def, BtProblem::ZeroCount { kind, field })
+    };
+    let in_place_impulse = in_place;
+    Ok(match def {
+        NodeDef::Sequence(_) => Kind::Sequence,
+        NodeDef::SequenceWithMemory(_) => Kind::SequenceWithMemory,
+        NodeDef::ReactiveSequence(_) => Kind::ReactiveSequence,
+        NodeDef::GuardSequence(_) => Kind::GuardSequence,
+        NodeDef::Selector(_) => Kind::Selector,
+        NodeDef::IfThenElse(_) => Kind::IfThenElse,
+        NodeDef::WhileDoElse(_) => Kind::WhileDoElse,
+        NodeDef::Switch(d) => {
+            let key = c.key_index(file, &d.key)?;
+            let declared = c.p.bb_defaults[key as usize];
+            for v in &d.cases {
+                if !declared.same_kind(v) {
+                    return Err(c.err_at(
+                        file,
+                        &d.key,
+                        BtProblem::KeyType {
+                            key: d.key.clone(),
+                            expected: declared.type_name(),
+                            found: v.type_name(),
+                        },
+                    ));
+                }
+            }
+            if d.children.len() != d.cases.len() + 1 {
+                return Err(c.err_node(
                     file,
                     def,
-                    BtProblem::Arity {
-                        kind: def.kind_name().into(),
-                        min,
-                        max,
-                        found: n,
+                    BtProblem::SwitchArity {
+                        cases: d.cases.len(),
+                        children: d.children.len(),
                     },
                 ));
             }
-            Ok(())
-        };
-        let policy = |this: &Compiler<'_>, p: Policy| -> Result<u16, BtError> {
-            let n = def.children().len();
-            match p {
-                Policy::All => Ok(0),
-                Policy::One => Ok(1),
-                Policy::Count(c) if (c as usize) <= n && c > 0 => Ok(c),
-                Policy::Count(c) => Err(this.err_node(
-                    file,
-                    def,
-                    BtProblem::BadPolicy {
-                        policy: c,
-                        children: n,
-                    },
-                )),
+            let cases = c.p.switch_cases.len() as u32;
+            c.p.switch_cases.extend(&d.cases);
+            Kind::Switch { key, cases }
+        }
+        NodeDef::PrioritizedList(_) => Kind::PrioritizedList,
+        NodeDef::Sequential(_) => Kind::Sequential,
+        NodeDef::SequentialLooping(_) => Kind::SequentialLooping,
+        NodeDef::Ordered(_) => Kind::Ordered,
+        NodeDef::Simultaneous(_) => Kind::Simultaneous,
+        NodeDef::Parallel(d) => {
+            arity(c, 1, usize::MAX)?;
+            Kind::Parallel {
+                success: policy(c, d.success)?,
+                failure: policy(c, d.failure)?,
             }
-        };
-        let zero = |this: &Compiler<'_>, kind: &'static str, field: &'static str| {
-            this.err_node(file, def, BtProblem::ZeroCount { kind, field })
-        };
-    let in_place_impulse = in_place;
-    Ok(match def {
-            NodeDef::Sequence(_) => Kind::Sequence,
-            NodeDef::SequenceWithMemory(_) => Kind::SequenceWithMemory,
-            NodeDef::ReactiveSequence(_) => Kind::ReactiveSequence,
-            NodeDef::GuardSequence(_) => Kind::GuardSequence,
-            NodeDef::Selector(_) => Kind::Selector,
-            NodeDef::IfThenElse(_) => Kind::IfThenElse,
-            NodeDef::WhileDoElse(_) => Kind::WhileDoElse,
-            NodeDef::Switch(d) => {
-                let key = c.key_index(file, &d.key)?;
-                let declared = c.p.bb_defaults[key as usize];
-                for v in &d.cases {
-                    if !declared.same_kind(v) {
-                        return Err(c.err_at(
-                            file,
-                            &d.key,
-                            BtProblem::KeyType {
-                                key: d.key.clone(),
-                                expected: declared.type_name(),
-                                found: v.type_name(),
-                            },
-                        ));
-                    }
-                }
-                if d.children.len() != d.cases.len() + 1 {
+        }
+        NodeDef::Probabilistic(d) => {
+            arity(c, 1, usize::MAX)?;
+            let weights = if d.weights.is_empty() {
+                NONE
+            } else {
+                if d.weights.len() != d.children.len()
+                    || d.weights.iter().any(|w| !w.is_finite() || *w < 0.0)
+                {
                     return Err(c.err_node(
                         file,
                         def,
-                        BtProblem::SwitchArity {
-                            cases: d.cases.len(),
+                        BtProblem::BadWeights {
+                            weights: d.weights.len(),
                             children: d.children.len(),
                         },
                     ));
                 }
-                let cases = c.p.switch_cases.len() as u32;
-                c.p.switch_cases.extend(&d.cases);
-                Kind::Switch { key, cases }
-            }
-            NodeDef::PrioritizedList(_) => Kind::PrioritizedList,
-            NodeDef::Sequential(_) => Kind::Sequential,
-            NodeDef::SequentialLooping(_) => Kind::SequentialLooping,
-            NodeDef::Ordered(_) => Kind::Ordered,
-            NodeDef::Simultaneous(_) => Kind::Simultaneous,
-            NodeDef::Parallel(d) => {
-                arity(c, 1, usize::MAX)?;
-                Kind::Parallel {
-                    success: policy(c, d.success)?,
-                    failure: policy(c, d.failure)?,
-                }
-            }
-            NodeDef::Probabilistic(d) => {
-                arity(c, 1, usize::MAX)?;
-                let weights = if d.weights.is_empty() {
-                    NONE
-                } else {
-                    if d.weights.len() != d.children.len()
-                        || d.weights.iter().any(|w| !w.is_finite() || *w < 0.0)
-                    {
-                        return Err(c.err_node(
-                            file,
-                            def,
-                            BtProblem::BadWeights {
-                                weights: d.weights.len(),
-                                children: d.children.len(),
-                            },
-                        ));
-                    }
-                    let start = c.p.weights.len() as u32;
-                    c.p.weights.extend(&d.weights);
-                    start
-                };
-                Kind::Probabilistic { weights }
-            }
-            NodeDef::OneOff(d) => Kind::OneOff { random: d.random },
-            NodeDef::SelectOne(d) => Kind::SelectOne { random: d.random },
-            NodeDef::Invert(_) => Kind::Invert,
-            NodeDef::ForceSuccess(_) => Kind::ForceSuccess,
-            NodeDef::ForceFailure(_) => Kind::ForceFailure,
-            NodeDef::Repeat(d) => Kind::Repeat {
-                count: match d.count {
-                    Some(0) => return Err(zero(c, "Repeat", "count")),
-                    Some(n) => n,
-                    None => 0,
-                },
+                let start = c.p.weights.len() as u32;
+                c.p.weights.extend(&d.weights);
+                start
+            };
+            Kind::Probabilistic { weights }
+        }
+        NodeDef::OneOff(d) => Kind::OneOff { random: d.random },
+        NodeDef::SelectOne(d) => Kind::SelectOne { random: d.random },
+        NodeDef::Invert(_) => Kind::Invert,
+        NodeDef::ForceSuccess(_) => Kind::ForceSuccess,
+        NodeDef::ForceFailure(_) => Kind::ForceFailure,
+        NodeDef::Repeat(d) => Kind::Repeat {
+            count: match d.count {
+                Some(0) => return Err(zero(c, "Repeat", "count")),
+                Some(n) => n,
+                None => 0,
             },
-            NodeDef::RetryUntilSuccessful(d) => Kind::RetryUntilSuccessful {
-                attempts: match d.attempts {
-                    Some(0) => return Err(zero(c, "RetryUntilSuccessful", "attempts")),
-                    Some(n) => n,
-                    None => 0,
-                },
+        },
+        NodeDef::RetryUntilSuccessful(d) => Kind::RetryUntilSuccessful {
+            attempts: match d.attempts {
+                Some(0) => return Err(zero(c, "RetryUntilSuccessful", "attempts")),
+                Some(n) => n,
+                None => 0,
             },
-            NodeDef::KeepRunningUntilFailure(_) => Kind::KeepRunningUntilFailure,
-            NodeDef::RunOnce(d) => Kind::RunOnce {
-                then_skip: d.then_skip,
-            },
-            NodeDef::Delay(d) => Kind::Delay {
-                ms: c.ms(file, def, d.seconds)?,
-            },
-            NodeDef::Cooldown(d) => Kind::Cooldown {
-                ms: c.ms(file, def, d.seconds)?,
-            },
-            NodeDef::MinDuration(d) => Kind::MinDuration {
-                ms: c.ms(file, def, d.seconds)?,
-            },
-            NodeDef::Timeout(d) => Kind::Timeout {
-                ms: c.ms(file, def, d.seconds)?,
-            },
-            NodeDef::Guard(d) => Kind::Guard {
-                cond: c.checks(file, &d.when)?,
-            },
+        },
+        NodeDef::KeepRunningUntilFailure(_) => Kind::KeepRunningUntilFailure,
+        NodeDef::RunOnce(d) => Kind::RunOnce {
+            then_skip: d.then_skip,
+        },
+        NodeDef::Delay(d) => Kind::Delay {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::Cooldown(d) => Kind::Cooldown {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::MinDuration(d) => Kind::MinDuration {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::Timeout(d) => Kind::Timeout {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::Guard(d) => Kind::Guard {
+            cond: c.checks(file, &d.when)?,
+        },
 
-            NodeDef::Action(d) => {
-                let id = match c.vocab.actions.get(&d.action) {
-                    Some(id) => *id,
-                    None if c.vocab.permissive => ActionId::of(&d.action),
-                    None => {
-                        return Err(c.err_at(
-                            file,
-                            &d.action,
-                            BtProblem::UnknownAction(d.action.clone()),
-                        ));
-                    }
-                };
-                let name: Arc<str> = Arc::from(d.action.as_str());
-                c.p.actions.push(ActionInfo {
-                    id,
-                    name,
-                    params: d
-                        .params
-                        .iter()
-                        .map(|(k, v)| (k.as_str().into(), *v))
-                        .collect(),
-                    node: idx,
-                });
-                Kind::Action {
-                    action: c.p.actions.len() as u32 - 1,
-                }
-            }
-            NodeDef::Condition(d) => Kind::Condition {
-                cond: c.check(file, &d.check)?,
-            },
-            NodeDef::CheckWorldStateFlags(d) => {
-                let checks: Vec<Check> = d
-                    .flags
-                    .iter()
-                    .map(|(f, v)| Check::World(f.clone(), crate::value::Op::Eq, Value::Bool(*v)))
-                    .collect();
-                Kind::Condition {
-                    cond: c.check(file, &Check::All(checks))?,
-                }
-            }
-            NodeDef::CheckWorldStateCounters(d) => {
-                let checks: Vec<Check> = d
-                    .counters
-                    .iter()
-                    .map(|(c, op, v)| Check::World(c.clone(), *op, Value::Int(*v)))
-                    .collect();
-                Kind::Condition {
-                    cond: c.check(file, &Check::All(checks))?,
-                }
-            }
-            NodeDef::Rule(d) => Kind::Rule {
-                cond: c.check(file, &d.check)?,
-            },
-            NodeDef::Threshold(d) => {
-                Kind::Threshold {
-                    cond: c.check(file, &d.check)?,
-                    count: d.count,
-                }
-            }
-            NodeDef::Wait(d) => Kind::Wait {
-                ms: c.ms(file, def, d.seconds)?,
-            },
-            NodeDef::Succeed(_) => Kind::Succeed,
-            NodeDef::Fail(_) => Kind::Fail,
-            NodeDef::Forever(_) => Kind::Forever,
-            NodeDef::Impulse(d) => {
-                if c.find_behavior(file, &d.behavior).is_none() {
-                    return Err(c.err_ref(
-                        file,
-                        &d.behavior,
-                        BtProblem::UnknownBehavior(d.behavior.clone()),
-                    ));
-                }
-                let when = c.checks(file, &d.when)?;
-                c.p.impulses.push(ImpulseInfo {
-                    node: idx,
-                    behavior: d.behavior.clone(),
-                    when,
-                    redirect_to: NONE,
-                });
-                let impulse = c.p.impulses.len() as u32 - 1;
-                match d.mode {
-                    ImpulseMode::InPlace => {
-                        *in_place_impulse = Some((file.to_owned(), d.behavior.clone()));
-                    }
-                    ImpulseMode::Redirect => {
-                        c.redirects.push((
-                            impulse,
-                            file.to_owned(),
-                            d.behavior.clone(),
-                            file.to_owned(),
-                        ));
-                    }
-                }
-                Kind::Impulse { impulse }
-            }
-            NodeDef::Custom(d) => {
-                let Some(node) = c.vocab.customs.get(&d.kind).cloned() else {
+        NodeDef::Action(d) => {
+            let id = match c.vocab.actions.get(&d.action) {
+                Some(id) => *id,
+                None if c.vocab.permissive => ActionId::of(&d.action),
+                None => {
                     return Err(c.err_at(
                         file,
-                        &d.kind,
-                        BtProblem::UnknownCustom(d.kind.clone()),
+                        &d.action,
+                        BtProblem::UnknownAction(d.action.clone()),
                     ));
-                };
-                let (min, max) = node.arity();
-                arity(c, min, max)?;
-                c.p.customs.push(CustomInfo {
-                    kind: d.kind.clone(),
-                    node,
-                    params: d
-                        .params
-                        .iter()
-                        .map(|(k, v)| (k.as_str().into(), *v))
-                        .collect(),
-                });
-                Kind::Custom {
-                    custom: c.p.customs.len() as u32 - 1,
+                }
+            };
+            let name: Arc<str> = Arc::from(d.action.as_str());
+            c.p.actions.push(ActionInfo {
+                id,
+                name,
+                params: d
+                    .params
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), *v))
+                    .collect(),
+                node: idx,
+            });
+            Kind::Action {
+                action: c.p.actions.len() as u32 - 1,
+            }
+        }
+        NodeDef::Condition(d) => Kind::Condition {
+            cond: c.check(file, &d.check)?,
+        },
+        NodeDef::CheckWorldStateFlags(d) => {
+            let checks: Vec<Check> = d
+                .flags
+                .iter()
+                .map(|(f, v)| Check::World(f.clone(), crate::value::Op::Eq, Value::Bool(*v)))
+                .collect();
+            Kind::Condition {
+                cond: c.check(file, &Check::All(checks))?,
+            }
+        }
+        NodeDef::CheckWorldStateCounters(d) => {
+            let checks: Vec<Check> = d
+                .counters
+                .iter()
+                .map(|(c, op, v)| Check::World(c.clone(), *op, Value::Int(*v)))
+                .collect();
+            Kind::Condition {
+                cond: c.check(file, &Check::All(checks))?,
+            }
+        }
+        NodeDef::Rule(d) => Kind::Rule {
+            cond: c.check(file, &d.check)?,
+        },
+        NodeDef::Threshold(d) => Kind::Threshold {
+            cond: c.check(file, &d.check)?,
+            count: d.count,
+        },
+        NodeDef::Wait(d) => Kind::Wait {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::Succeed(_) => Kind::Succeed,
+        NodeDef::Fail(_) => Kind::Fail,
+        NodeDef::Forever(_) => Kind::Forever,
+        NodeDef::Impulse(d) => {
+            if c.find_behavior(file, &d.behavior).is_none() {
+                return Err(c.err_ref(
+                    file,
+                    &d.behavior,
+                    BtProblem::UnknownBehavior(d.behavior.clone()),
+                ));
+            }
+            let when = c.checks(file, &d.when)?;
+            c.p.impulses.push(ImpulseInfo {
+                node: idx,
+                behavior: d.behavior.clone(),
+                when,
+                redirect_to: NONE,
+            });
+            let impulse = c.p.impulses.len() as u32 - 1;
+            match d.mode {
+                ImpulseMode::InPlace => {
+                    *in_place_impulse = Some((file.to_owned(), d.behavior.clone()));
+                }
+                ImpulseMode::Redirect => {
+                    c.redirects.push((
+                        impulse,
+                        file.to_owned(),
+                        d.behavior.clone(),
+                        file.to_owned(),
+                    ));
                 }
             }
-            NodeDef::Use(_) => unreachable!("handled above"),
+            Kind::Impulse { impulse }
+        }
+        NodeDef::Custom(d) => {
+            let Some(node) = c.vocab.customs.get(&d.kind).cloned() else {
+                return Err(c.err_at(file, &d.kind, BtProblem::UnknownCustom(d.kind.clone())));
+            };
+            let (min, max) = node.arity();
+            arity(c, min, max)?;
+            c.p.customs.push(CustomInfo {
+                kind: d.kind.clone(),
+                node,
+                params: d
+                    .params
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), *v))
+                    .collect(),
+            });
+            Kind::Custom {
+                custom: c.p.customs.len() as u32 - 1,
+            }
+        }
+        NodeDef::Use(_) => unreachable!("handled above"),
     })
 }

@@ -114,11 +114,11 @@ pub use compile::{
     resolve,
 };
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
+pub use kind::{AuxInit, CursorInit, Family, Kind, KindInfo, node_table};
 pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtAssetGeneration, BtGlobals, BtLoader, BtPlugin,
     BtSettings, BtStats, BtSystems, RunMode,
 };
-pub use kind::{AuxInit, CursorInit, Family, Kind, KindInfo, node_table};
 pub use program::{ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, PredicateSlot, Program};
 pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
 pub use runtime::{

@@ -15,7 +15,9 @@ use crate::blackboard::Blackboard;
 use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
 use crate::program::Program;
 use crate::registry::{BtRegistry, CustomNode};
-use crate::runtime::{AgentState, BtActions, Status, StimulusError, TickEnv, tick_agent};
+use crate::runtime::{
+    AgentState, BtActions, Status, StimulusError, TickEnv, TickTrace, tick_agent_traced,
+};
 use crate::value::Value;
 
 /// A loaded, compiled behavior tree (`*.bt.ron`).
@@ -181,7 +183,9 @@ fn track_tree_assets(
 /// What happens when the root finishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RunMode {
-    /// Start again on the next tick (AI).
+    /// Start again as soon as the root finishes: a new activation of the
+    /// root begins in the same tick it finished (the tick reports the
+    /// finished cycle's status; no idle tick between cycles). For AI.
     #[default]
     Repeat,
     /// Stay finished until [`BtAgent::restart`] (evaluations, rule sessions).
@@ -248,9 +252,28 @@ pub struct BtAgent {
     /// Problems binding the blackboard or inserting stimuli, for the
     /// inspector.
     pub problems: Vec<String>,
+    /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
+    trace: Option<Box<TickTrace>>,
 }
 
 impl BtAgent {
+    /// Records what each tick does (nodes ticked, actions started /
+    /// finished / aborted) for [`BtAgent::trace`]. Off by default: an agent
+    /// that is not traced pays nothing. The inspector turns it on for the
+    /// agent it shows.
+    pub fn set_tracing(&mut self, on: bool) {
+        match (on, self.trace.is_some()) {
+            (true, false) => self.trace = Some(Box::default()),
+            (false, true) => self.trace = None,
+            _ => {}
+        }
+    }
+
+    /// What the last tick did, if tracing is on.
+    pub fn trace(&self) -> Option<&TickTrace> {
+        self.trace.as_deref()
+    }
+
     /// The program the agent runs, once loaded.
     pub fn program(&self) -> Option<&Arc<Program>> {
         self.program.as_ref()
@@ -550,10 +573,18 @@ fn tick_trees(
             repeat: tree.mode == RunMode::Repeat,
             always_walk: false,
         };
-        let status = tick_agent(program, &mut agent.state, &bb, &mut actions, step_ms, env);
+        let status = tick_agent_traced(
+            program,
+            &mut agent.state,
+            &bb,
+            &mut actions,
+            step_ms,
+            env,
+            agent.trace.as_deref_mut(),
+        );
         // Counted per thread: one shared atomic would bounce between cores.
         ticked.scope(|n| *n += 1);
-        if tree.mode == RunMode::Once && matches!(status, Status::Success | Status::Failure) {
+        if tree.mode == RunMode::Once && status != Status::Running {
             agent.finished = true;
         }
     });

@@ -155,7 +155,8 @@ impl Script {
         let mut problems = Vec::new();
         for (n, e) in self.events.iter().enumerate() {
             let at = self.position(n);
-            let mut say = |m: String| problems.push(format!("{at}: event {} (tick {}): {m}", n + 1, e.tick));
+            let mut say =
+                |m: String| problems.push(format!("{at}: event {} (tick {}): {m}", n + 1, e.tick));
             if e.tick == 0 {
                 say("ticks count from 1".into());
             }
@@ -173,7 +174,10 @@ impl Script {
             if let Some((t, _)) = &e.tag
                 && program.tag_bit(t).is_none()
             {
-                say(format!("unknown tag {t:?} (the tree declares {:?})", program.tag_names));
+                say(format!(
+                    "unknown tag {t:?} (the tree declares {:?})",
+                    program.tag_names
+                ));
             }
             if let Some((path, _)) = &e.finish
                 && !program.actions.iter().any(|a| {
@@ -568,7 +572,11 @@ impl<'p> Sim<'p> {
                 .iter()
                 .find(|s| s.root <= i && i < p.nodes[s.root as usize].end)
             {
-                Some(s) => format!("{}/{}", p.paths[s.target as usize], shown.trim_start_matches('~')),
+                Some(s) => format!(
+                    "{}/{}",
+                    p.paths[s.target as usize],
+                    shown.trim_start_matches('~')
+                ),
                 None => shown,
             }
         };
@@ -617,8 +625,9 @@ impl<'p> Sim<'p> {
                 .enumerate()
                 .filter(|(_, e)| e.tick == tick)
             {
-                let fail =
-                    |m: String| format!("{}: event {} (tick {tick}): {m}", script.position(n), n + 1);
+                let fail = |m: String| {
+                    format!("{}: event {} (tick {tick}): {m}", script.position(n), n + 1)
+                };
                 if let Some((k, v)) = &e.set {
                     sim.set(k, *v).map_err(fail)?;
                 }

@@ -146,7 +146,11 @@ fn sim_scripts_are_checked_against_the_tree() {
     let problems = script.check(&program);
     assert_eq!(problems.len(), 3, "{problems:?}");
     assert!(problems[0].starts_with("2:3: event 1 (tick 1): unknown blackboard key \"y\""));
-    assert!(problems[1].contains("holds a bool, not an int"), "{}", problems[1]);
+    assert!(
+        problems[1].contains("holds a bool, not an int"),
+        "{}",
+        problems[1]
+    );
     assert!(problems[2].starts_with("4:3:"), "{}", problems[2]);
     let _ = Sim::new(&program, 0);
 }

@@ -190,7 +190,15 @@ fn each_malformed_tree_has_its_own_error() {
     expect(
         "switch_arity.bt.ron",
         3,
-        |p| matches!(p, BtProblem::SwitchArity { cases: 2, children: 1 }),
+        |p| {
+            matches!(
+                p,
+                BtProblem::SwitchArity {
+                    cases: 2,
+                    children: 1
+                }
+            )
+        },
         "one child per case, then the default",
     );
     expect(

@@ -25,7 +25,9 @@ impl Rng {
 }
 
 fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets").join(asset);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../assets")
+        .join(asset);
     let text = std::fs::read_to_string(&path).unwrap();
     let program = compile_str(asset, &text, &Vocabulary::permissive()).unwrap();
     let mut rng = Rng(0x5EED);
@@ -58,7 +60,11 @@ fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
             .collect();
         for leaf in running {
             if rng.below(4) == 0 {
-                let outcome = if rng.below(3) == 0 { Outcome::Failure } else { Outcome::Success };
+                let outcome = if rng.below(3) == 0 {
+                    Outcome::Failure
+                } else {
+                    Outcome::Success
+                };
                 // A running leaf may be a rule or a wait (not an action).
                 let _ = sim.finish(&leaf, outcome);
             }
@@ -81,7 +87,10 @@ fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
     // interrupted all the time.
     assert!(started > 2_000, "{asset}: only {started} starts");
     assert!(aborted > 300, "{asset}: only {aborted} aborts");
-    assert!(interruptions > 300, "{asset}: only {interruptions} interrupting ticks");
+    assert!(
+        interruptions > 300,
+        "{asset}: only {interruptions} interrupting ticks"
+    );
 }
 
 #[test]

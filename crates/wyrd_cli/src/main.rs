@@ -2,7 +2,7 @@
 //! saves.
 //!
 //! ```text
-//! wyrd check FILE...
+//! wyrd check FILE... [--tree TREE]
 //! wyrd sim TREE --script SCRIPT [--ticks N] [--seed S]
 //! wyrd graph TREE [--format dot|mermaid]
 //! wyrd save verify FILE --key-file K
@@ -20,7 +20,9 @@ use wyrd_state::FlagsFile;
 
 const USAGE: &str = "\
 usage:
-  wyrd check FILE...                          validate *.bt.ron and *.flags.ron files (errors as file:line:column)
+  wyrd check FILE... [--tree T]               validate *.bt.ron, *.flags.ron and *.script.ron files (errors as
+                                              file:line:column); a script is checked against --tree, else the
+                                              last tree before it on the line, else NAME.bt.ron beside it
   wyrd sim TREE --script S [--ticks N] [--seed S]
                                               run a tree against a scripted timeline; one JSON line per tick
   wyrd graph TREE [--format dot|mermaid]      the tree as Graphviz dot (default) or Mermaid
@@ -87,8 +89,28 @@ fn check(files: &[String], out: &mut String) -> Result<(), Failure> {
         return Err(usage("wyrd check needs at least one file"));
     }
     let mut errors = Vec::new();
-    for file in files {
+    let mut tree_opt: Option<String> = None;
+    let mut list: Vec<&String> = Vec::new();
+    let mut it = files.iter();
+    while let Some(f) = it.next() {
+        if f == "--tree" {
+            tree_opt = Some(
+                it.next()
+                    .cloned()
+                    .ok_or_else(|| usage("--tree needs a tree file"))?,
+            );
+        } else if f.starts_with('-') {
+            return Err(usage(format!("unknown option {f}")));
+        } else {
+            list.push(f);
+        }
+    }
+    let mut last_tree: Option<&str> = None;
+    for file in list {
         let path = Path::new(file);
+        if file.ends_with(".bt.ron") {
+            last_tree = Some(file);
+        }
         let result = std::fs::read(path)
             .map_err(|e| format!("{file}: cannot read: {e}"))
             .and_then(|bytes| {
@@ -114,9 +136,16 @@ fn check(files: &[String], out: &mut String) -> Result<(), Failure> {
                             )
                         })
                         .map_err(|e| e.to_string())
+                } else if file.ends_with(".script.ron") {
+                    let sibling = format!("{}.bt.ron", file.trim_end_matches(".script.ron"));
+                    let tree = tree_opt
+                        .clone()
+                        .or_else(|| last_tree.map(str::to_owned))
+                        .or_else(|| Path::new(&sibling).exists().then_some(sibling));
+                    check_script(file, &bytes, tree.as_deref())
                 } else {
                     Err(format!(
-                        "{file}: unknown file kind (expected *.bt.ron or *.flags.ron)"
+                        "{file}: unknown file kind (expected *.bt.ron, *.flags.ron or *.script.ron)"
                     ))
                 }
             });
@@ -132,6 +161,32 @@ fn check(files: &[String], out: &mut String) -> Result<(), Failure> {
         Ok(())
     } else {
         Err(bad(errors.join("\n")))
+    }
+}
+
+/// Checks a `wyrd sim` script: its syntax, and every name it uses against
+/// the tree it drives.
+fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8"))?;
+    let script = wyrd_bt::sim::Script::parse(text).map_err(|e| format!("{file}:{e}"))?;
+    let Some(tree) = tree else {
+        return Err(format!(
+            "{file}: which tree does this script drive? give --tree TREE, list the tree before it, or put NAME.bt.ron beside NAME.script.ron"
+        ));
+    };
+    let program = load_tree(tree).map_err(|e| e.message)?;
+    let problems = script.check(&program);
+    if problems.is_empty() {
+        Ok(format!(
+            "{file}: ok ({} events, against {tree})",
+            script.events.len()
+        ))
+    } else {
+        Err(problems
+            .iter()
+            .map(|p| format!("{file}:{p}"))
+            .collect::<Vec<_>>()
+            .join("\n"))
     }
 }
 
@@ -335,6 +390,25 @@ fn sim(args: &[String], out: &mut String) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What an edge means, for parents whose children have roles: the cases of
+/// a `Switch`, the branches of `IfThenElse` / `WhileDoElse`.
+fn edge_label(p: &wyrd_bt::Program, parent: u32, child: u32) -> Option<String> {
+    let k = p.children_of(parent).iter().position(|&c| c == child)?;
+    match p.nodes[parent as usize].kind {
+        wyrd_bt::Kind::Switch { cases, .. } => {
+            let n = p.nodes[parent as usize].child_count as usize - 1;
+            Some(if k < n {
+                format!("= {}", p.switch_cases[cases as usize + k])
+            } else {
+                "default".into()
+            })
+        }
+        wyrd_bt::Kind::IfThenElse => Some(["if", "then", "else"][k].into()),
+        wyrd_bt::Kind::WhileDoElse => Some(["while", "do", "else"][k].into()),
+        _ => None,
+    }
+}
+
 fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
     let mut tree = None;
     let mut format = "dot".to_owned();
@@ -382,7 +456,10 @@ fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
                 ));
                 let parent = p.nodes[i].parent;
                 if parent != wyrd_bt::NONE {
-                    out.push_str(&format!("  n{parent} -> n{i};\n"));
+                    match edge_label(&p, parent, i as u32) {
+                        Some(l) => out.push_str(&format!("  n{parent} -> n{i} [label=\"{l}\"];\n")),
+                        None => out.push_str(&format!("  n{parent} -> n{i};\n")),
+                    }
                 }
             }
             for imp in &p.impulses {
@@ -402,7 +479,10 @@ fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
                 out.push_str(&format!("  n{i}[\"{text}\"]\n"));
                 let parent = p.nodes[i].parent;
                 if parent != wyrd_bt::NONE {
-                    out.push_str(&format!("  n{parent} --> n{i}\n"));
+                    match edge_label(&p, parent, i as u32) {
+                        Some(l) => out.push_str(&format!("  n{parent} -- \"{l}\" --> n{i}\n")),
+                        None => out.push_str(&format!("  n{parent} --> n{i}\n")),
+                    }
                 }
             }
             for imp in &p.impulses {

@@ -321,3 +321,89 @@ fn graph_writes_dot_and_mermaid() {
         Some(2)
     );
 }
+
+#[test]
+fn check_validates_sim_scripts_against_their_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = |name: &str| {
+        repo("crates/wyrd_bt/tests/conformance")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    // A conformance case: the script sits beside its tree.
+    let o = wyrd(&["check", &case("std_switch_changes_case.script.ron")]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(
+        text(&o).0.contains("ok (2 events, against"),
+        "{:?}",
+        text(&o)
+    );
+    // A script naming things the tree lacks: each event with line:column.
+    let bad = dir.path().join("bad.script.ron");
+    std::fs::write(
+        &bad,
+        "(\n  events: [\n    (tick: 1, set: (\"varr\", 1)),\n    (tick: 2, finish: (\"root/nine\", Success)),\n  ],\n)\n",
+    )
+    .unwrap();
+    let o = wyrd(&[
+        "check",
+        &case("std_switch_changes_case.bt.ron"),
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let err = text(&o).1;
+    assert!(
+        err.contains("bad.script.ron:3:5: event 1 (tick 1): unknown blackboard key \"varr\""),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "bad.script.ron:4:5: event 2 (tick 2): no action leaf has the path \"root/nine\""
+        ),
+        "{err}"
+    );
+    // No tree to check against: said so.
+    let o = wyrd(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).1.contains("which tree does this script drive?"),
+        "{:?}",
+        text(&o)
+    );
+}
+
+#[test]
+fn sim_lines_carry_started_finished_aborted_and_ticked() {
+    let case = |name: &str| {
+        repo("crates/wyrd_bt/tests/conformance")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let lines = sim_lines(
+        &case("halo_prioritized_list_interrupts_by_taking_over.bt.ron"),
+        &case("halo_prioritized_list_interrupts_by_taking_over.script.ron"),
+        &[],
+    );
+    assert_eq!(lines[1]["started"], serde_json::json!(["root/flee/Run"]));
+    assert_eq!(lines[1]["aborted"], serde_json::json!(["root/idle"]));
+    assert_eq!(
+        lines[1]["ticked"],
+        serde_json::json!(["root", "root/flee", "root/flee/?danger", "root/flee/Run"])
+    );
+    assert_eq!(lines[3]["finished"], serde_json::json!({}));
+}
+
+#[test]
+fn graph_labels_switch_cases_and_branches() {
+    let tree = repo("crates/wyrd_bt/tests/conformance/std_switch_changes_case.bt.ron");
+    let o = wyrd(&["graph", tree.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let dot = text(&o).0;
+    assert!(
+        dot.contains("[label=\"= 1\"]") && dot.contains("[label=\"default\"]"),
+        "{dot}"
+    );
+    assert!(dot.contains("Switch\\nroot"), "{dot}");
+}

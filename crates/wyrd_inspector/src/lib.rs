@@ -27,8 +27,8 @@ mod snapshot;
 mod ui;
 
 pub use snapshot::{
-    AgentRow, HistoryEntry, InspectorSnapshot, NodeRow, SaveRow, TimingRow, TreeSnapshot, WorldRow,
-    tree_rows,
+    AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, NodeRow, SaveRow, TimingRow,
+    TreeSnapshot, WorldRow, tree_rows,
 };
 pub use ui::{InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color};
 
@@ -40,10 +40,10 @@ use bevy::input::keyboard::KeyCode;
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass, egui};
 use wyrd_bt::{BehaviorTree, Blackboard, BtAgent, BtStats, BtSystems, Status};
-use wyrd_save::SaveSlot;
+use wyrd_save::SaveStatus;
+use wyrd_state::WorldState;
 use wyrd_state::bt::WorldStateEvaluation;
 use wyrd_state::save::{ReloadWorldState, SaveWorldState};
-use wyrd_state::{WorldState, WorldStateDocument};
 
 /// The inspector panel, toggled by a key (F1 by default), closed at start.
 #[derive(Debug, Clone)]
@@ -79,6 +79,9 @@ pub struct InspectorState {
     capacity: usize,
     last: Vec<Status>,
     toggle: Option<KeyCode>,
+    /// The agent whose ticks are traced for the history.
+    traced: Option<Entity>,
+    last_traced_tick: u64,
 }
 
 impl Plugin for WyrdInspectorPlugin {
@@ -105,12 +108,21 @@ fn toggle(keys: Option<Res<ButtonInput<KeyCode>>>, mut state: ResMut<InspectorSt
     }
 }
 
-/// Records the selected agent's status changes (only while open).
-fn record_history(mut state: ResMut<InspectorState>, agents: Query<&BtAgent>) {
-    if !state.open {
-        return;
+/// Records the selected agent's history (only while open): the actions its
+/// ticks started, finished and aborted (the tick trace, on for this agent
+/// only) and its nodes' status changes.
+fn record_history(mut state: ResMut<InspectorState>, mut agents: Query<&mut BtAgent>) {
+    let want = if state.open { state.selected } else { None };
+    if state.traced != want {
+        if let Some(mut old) = state.traced.and_then(|e| agents.get_mut(e).ok()) {
+            old.set_tracing(false);
+        }
+        if let Some(mut new) = want.and_then(|e| agents.get_mut(e).ok()) {
+            new.set_tracing(true);
+        }
+        state.traced = want;
     }
-    let Some(agent) = state.selected.and_then(|e| agents.get(e).ok()) else {
+    let Some(agent) = want.and_then(|e| agents.get(e).ok()) else {
         return;
     };
     let Some(program) = agent.program() else {
@@ -121,6 +133,24 @@ fn record_history(mut state: ResMut<InspectorState>, agents: Query<&BtAgent>) {
         state.last = agent.state.nodes.iter().map(|n| n.status()).collect();
         return;
     }
+    let tick = agent.state.ticks;
+    if let Some(trace) = agent.trace()
+        && state.last_traced_tick != tick
+    {
+        state.last_traced_tick = tick;
+        for &(node, e) in &trace.actions {
+            let event = match e {
+                wyrd_bt::ActionEvent::Started => HistoryEvent::Started,
+                wyrd_bt::ActionEvent::Finished(s) => HistoryEvent::Finished(s),
+                wyrd_bt::ActionEvent::Aborted => HistoryEvent::Aborted,
+            };
+            state.history.push_back(HistoryEntry {
+                tick,
+                path: agent.state.display_path(program, node),
+                event,
+            });
+        }
+    }
     for (i, n) in agent
         .state
         .nodes
@@ -130,10 +160,12 @@ fn record_history(mut state: ResMut<InspectorState>, agents: Query<&BtAgent>) {
     {
         if state.last[i] != n.status() {
             state.history.push_back(HistoryEntry {
-                tick: agent.state.ticks,
+                tick,
                 path: program.paths[i].clone(),
-                from: state.last[i],
-                to: n.status(),
+                event: HistoryEvent::Status {
+                    from: state.last[i],
+                    to: n.status(),
+                },
             });
             state.last[i] = n.status();
         }
@@ -150,7 +182,7 @@ pub fn take_snapshot(
     agents: &Query<(Entity, Option<&Name>, &BehaviorTree, &BtAgent, &Blackboard)>,
     server: Option<&AssetServer>,
     world_state: Option<&WorldState>,
-    slot: Option<&SaveSlot<WorldStateDocument>>,
+    save: Option<&SaveStatus>,
     stats: Option<&BtStats>,
     evaluation: Option<&WorldStateEvaluation>,
 ) -> (InspectorSnapshot, Vec<Entity>) {
@@ -240,10 +272,12 @@ pub fn take_snapshot(
             });
         }
     }
-    if let Some(slot) = slot {
-        let s = slot.status();
+    if let Some(s) = save {
         snap.save = Some(SaveRow {
-            path: s.path.display().to_string(),
+            path: s.dir.display().to_string(),
+            documents: s.documents.join(", "),
+            status: s.summary(),
+            failing: s.last_error.is_some() || s.paused.is_some(),
             last_load: s
                 .last_load
                 .as_ref()
@@ -305,7 +339,7 @@ fn draw(
     agents: Query<(Entity, Option<&Name>, &BehaviorTree, &BtAgent, &Blackboard)>,
     server: Option<Res<AssetServer>>,
     world_state: Option<Res<WorldState>>,
-    slot: Option<Res<SaveSlot<WorldStateDocument>>>,
+    save: Option<Res<SaveStatus>>,
     stats: Option<Res<BtStats>>,
     evaluation: Option<Res<WorldStateEvaluation>>,
 ) -> Result {
@@ -325,7 +359,7 @@ fn draw(
         &agents,
         server.as_deref(),
         world_state.as_deref(),
-        slot.as_deref(),
+        save.as_deref(),
         stats.as_deref(),
         evaluation.as_deref(),
     );

@@ -54,17 +54,48 @@ pub struct TreeSnapshot {
     pub impulses: Vec<(String, String, u32)>,
 }
 
-/// A status change of the selected agent, for the history.
+/// What happened to a node of the selected agent, for the history: the
+/// events of the tick trace (`wyrd sim` prints the same ones) and status
+/// changes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HistoryEvent {
+    /// The node's status changed.
+    Status {
+        /// From.
+        from: Status,
+        /// To.
+        to: Status,
+    },
+    /// The tree started this action.
+    Started,
+    /// The tree took the action's report.
+    Finished(Status),
+    /// The tree stopped this action.
+    Aborted,
+}
+
+/// One entry of the selected agent's history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryEntry {
     /// Agent tick.
     pub tick: u64,
     /// Node path.
     pub path: String,
-    /// From.
-    pub from: Status,
-    /// To.
-    pub to: Status,
+    /// What happened.
+    pub event: HistoryEvent,
+}
+
+impl HistoryEntry {
+    /// One line: `tick 12: root/fight/Shoot aborted`.
+    pub fn line(&self) -> String {
+        let what = match self.event {
+            HistoryEvent::Status { from, to } => format!("{} -> {}", from.as_str(), to.as_str()),
+            HistoryEvent::Started => "started".into(),
+            HistoryEvent::Finished(s) => format!("finished ({})", s.as_str()),
+            HistoryEvent::Aborted => "aborted".into(),
+        };
+        format!("tick {}: {} {what}", self.tick, self.path)
+    }
 }
 
 /// A flag or counter.
@@ -87,8 +118,14 @@ pub struct WorldRow {
 /// The save slot.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SaveRow {
-    /// Primary file.
+    /// The save folder.
     pub path: String,
+    /// The documents committed together.
+    pub documents: String,
+    /// One line: saved / unsaved changes / SAVE FAILED … / paused.
+    pub status: String,
+    /// Whether saving is failing or paused (shown in red).
+    pub failing: bool,
     /// Where the last load came from.
     pub last_load: String,
     /// Last successful save, seconds since the Unix epoch.
@@ -163,6 +200,20 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
                 }
             }
             Kind::Impulse { .. } => "impulse".into(),
+            Kind::RetryUntilSuccessful { attempts } if n.aux != wyrd_bt::NONE => {
+                let failed = state.aux.get(n.aux as usize).copied().unwrap_or(0);
+                if attempts == 0 {
+                    format!("failed {failed}")
+                } else {
+                    format!("failed {failed}/{attempts}")
+                }
+            }
+            Kind::RunOnce { .. } if n.aux != wyrd_bt::NONE => {
+                match state.aux.get(n.aux as usize).copied().unwrap_or(0) {
+                    0 => String::new(),
+                    _ => "ran once".into(),
+                }
+            }
             _ => String::new(),
         };
         let parent_running = n.parent == wyrd_bt::NONE

@@ -41,6 +41,7 @@ pub fn status_color(status: Status) -> Color32 {
         Status::Running => Color32::from_rgb(90, 200, 250),
         Status::Success => Color32::from_rgb(110, 210, 110),
         Status::Failure => Color32::from_rgb(235, 100, 90),
+        Status::Skipped => Color32::from_rgb(170, 150, 220),
         Status::Idle => Color32::GRAY,
     }
 }
@@ -96,13 +97,7 @@ pub fn draw_inspector(
             .default_open(true)
             .show(ui, |ui| {
                 for h in snap.history.iter().rev().take(40) {
-                    ui.label(format!(
-                        "tick {}: {} {} -> {}",
-                        h.tick,
-                        h.path,
-                        h.from.as_str(),
-                        h.to.as_str()
-                    ));
+                    ui.label(h.line());
                 }
             });
         egui::CollapsingHeader::new("Blackboard and tags")
@@ -171,7 +166,14 @@ pub fn draw_inspector(
         egui::CollapsingHeader::new("Save")
             .default_open(true)
             .show(ui, |ui| {
-                ui.label(format!("file: {}", save.path));
+                let status = format!("status: {}", save.status);
+                if save.failing {
+                    ui.colored_label(Color32::from_rgb(235, 100, 90), status);
+                } else {
+                    ui.label(status);
+                }
+                ui.label(format!("folder: {}", save.path));
+                ui.label(format!("documents: {}", save.documents));
                 ui.label(format!("loaded: {}", save.last_load));
                 match save.last_saved {
                     Some(t) => ui.label(format!("last saved: {t:.0} s after 1970")),

@@ -91,4 +91,3 @@ impl BtActions {
         self.slots.reserve(n);
     }
 }
-

@@ -187,8 +187,16 @@ impl Interp<'_> {
     /// still succeed on a later tick).
     pub(super) fn parallel(&mut self, i: u32, success: u16, failure: u16) -> Status {
         let count = self.child_count(i);
-        let need_ok = if success == 0 { count } else { success as usize };
-        let need_fail = if failure == 0 { count } else { failure as usize };
+        let need_ok = if success == 0 {
+            count
+        } else {
+            success as usize
+        };
+        let need_fail = if failure == 0 {
+            count
+        } else {
+            failure as usize
+        };
         let (mut ok, mut bad) = (0, 0);
         for k in 0..count {
             match self.status_of(self.child(i, k)) {
@@ -242,7 +250,14 @@ impl Interp<'_> {
             }
         }
         let s = self.tick_node(self.child(i, branch));
-        self.set_cursor_at(i as usize, if s == Status::Running { branch as u16 } else { 0 });
+        self.set_cursor_at(
+            i as usize,
+            if s == Status::Running {
+                branch as u16
+            } else {
+                0
+            },
+        );
         s
     }
 
@@ -280,9 +295,7 @@ impl Interp<'_> {
         let value = self.bb.get_index(key);
         let n = count - 1;
         let chosen = (0..n)
-            .find(|&k| {
-                crate::value::Op::Eq.eval(value, self.p.switch_cases[cases as usize + k])
-            })
+            .find(|&k| crate::value::Op::Eq.eval(value, self.p.switch_cases[cases as usize + k]))
             .unwrap_or(n);
         let was = self.cursor_of(i) as usize;
         if was != u16::MAX as usize && was != chosen {

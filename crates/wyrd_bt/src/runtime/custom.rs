@@ -74,7 +74,6 @@ impl CustomCtx<'_, '_> {
     }
 }
 
-
 impl Interp<'_> {
     pub(super) fn tick_custom(&mut self, i: u32, kind: Kind) -> Status {
         let Kind::Custom { custom } = kind else {

@@ -86,9 +86,7 @@ impl Interp<'_> {
             }
             let c = self.p.children_of(i)[k];
             let continuing = self.st.nodes[c as usize].status() == Status::Running;
-            if (continuing || self.relevant(c))
-                && self.tick_node(c) == Status::Running
-            {
+            if (continuing || self.relevant(c)) && self.tick_node(c) == Status::Running {
                 self.set_cursor_at(i as usize, k as u16);
                 return Status::Running;
             }

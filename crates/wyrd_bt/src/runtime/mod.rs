@@ -445,7 +445,11 @@ impl<'a> Interp<'a> {
     /// ticks: reached in the tick closest to the exact time.
     #[inline]
     fn elapsed(&self, start: u32, ms: u32) -> bool {
-        self.st.now_ms.wrapping_sub(start).saturating_add(self.half_dt) >= ms
+        self.st
+            .now_ms
+            .wrapping_sub(start)
+            .saturating_add(self.half_dt)
+            >= ms
     }
 
     #[inline]
@@ -474,9 +478,7 @@ impl<'a> Interp<'a> {
         match self.p.conds[c as usize] {
             Cond::Bits { mask, want } => (self.bb.bools() ^ want) & mask == 0,
             Cond::AnyBits { mask, want } => !(self.bb.bools() ^ want) & mask != 0,
-            Cond::BbIs { key, value } => {
-                self.bb.get_index(key) == crate::value::Value::Bool(value)
-            }
+            Cond::BbIs { key, value } => self.bb.get_index(key) == crate::value::Value::Bool(value),
             Cond::Bb { key, op, value } => op.eval(self.bb.get_index(key), value),
             Cond::Predicate(i) => {
                 let slot = &self.p.predicates[i as usize];

@@ -39,7 +39,6 @@ pub enum StimulusError {
 /// Most stimuli one agent holds at once.
 pub const MAX_STIMULI: usize = 8;
 
-
 impl AgentState {
     /// Inserts a named behavior as a child of the composite at `at`, at
     /// `priority` (0 = before the first child), for `seconds`. Inserting a
@@ -118,7 +117,6 @@ impl AgentState {
         }
         path.clone()
     }
-
 }
 
 impl Interp<'_> {
@@ -178,5 +176,4 @@ impl Interp<'_> {
         }
         kids[kids.len() - 1]
     }
-
 }

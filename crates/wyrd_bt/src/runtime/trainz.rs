@@ -127,5 +127,4 @@ impl Interp<'_> {
             Status::Running
         }
     }
-
 }
