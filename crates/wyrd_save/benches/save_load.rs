@@ -1,11 +1,12 @@
 //! Saving and loading a large world state: 10,000 flags + 10,000 counters.
 //!
-//! `cargo bench -p wyrd_save`. Targets (issue 3): sign + write (without fsync)
-//! and read + verify + parse each under 20 ms on a 2-core machine.
+//! `cargo bench -p wyrd_save`. Targets (issues 3 and 13): serialize + sign +
+//! commit (primary and backup, without fsync) and load (read every copy,
+//! verify, parse) each under 20 ms on a 2-core machine.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::{Deserialize, Serialize};
-use wyrd_save::{SaveKey, SaveStore};
+use wyrd_save::{DocSpec, OsFs, SaveKey, SaveStore};
 
 /// The world-state schema's shape (the real type lives in `wyrd_state`,
 /// which depends on this crate).
@@ -57,22 +58,24 @@ fn document(n: usize) -> Doc {
 fn bench(c: &mut Criterion) {
     let doc = document(10_000);
     let dir = tempfile::tempdir().expect("temp dir");
-    let store = SaveStore::new(dir.path(), "save.json", SaveKey::new("bench-key"));
+    let store = SaveStore::new(dir.path(), SaveKey::new("bench-key"))
+        .with_fs(OsFs::unsynced())
+        .with_documents([DocSpec::new::<Doc>("world_state.json", 1)]);
     let mut group = c.benchmark_group("save_10k_flags_10k_counters");
     group.sample_size(20);
-    group.bench_function("serialize_sign_write_unsynced", |b| {
+    let mut point = 0;
+    group.bench_function("serialize_sign_commit_unsynced", |b| {
         b.iter(|| {
-            let sealed = store.key().seal_json(&doc).expect("serializes");
-            store.write_unsynced(&sealed).expect("writes");
+            point += 1;
+            let body = serde_json::to_vec_pretty(&doc).expect("serializes");
+            store.commit_bodies(&[body], point).expect("commits");
         })
     });
-    store
-        .write(&store.key().seal_json(&doc).expect("serializes"))
-        .expect("writes");
-    group.bench_function("read_verify_parse", |b| {
+    group.bench_function("load_verify_parse", |b| {
         b.iter(|| {
-            let loaded = store.load::<Doc>(1).expect("loads");
-            assert_eq!(loaded.document.bool_flags.len(), 10_000);
+            let mut loaded = store.load();
+            let doc: Doc = loaded.take(0).expect("loads");
+            assert_eq!(doc.bool_flags.len(), 10_000);
         })
     });
     group.finish();

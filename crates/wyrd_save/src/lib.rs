@@ -1,6 +1,128 @@
 //! # Wyrd signed saves
 //!
-//! (docs pending)
+//! Tamper-evident save files that never lose progress: one save slot holds
+//! several documents (world state, profile, …) that are committed together
+//! as one *save point*; every completed save leaves a primary and a backup
+//! that both verify; loading picks the newest complete save point among
+//! the primary, the backup and a complete temp file an interrupted save
+//! left, says which and why, and repairs the rest.
+//!
+//! ```
+//! use wyrd_save::{SaveKey, LoadError};
+//! let key = SaveKey::new("secret");
+//! let file = key.seal(br#"{"SchemaVersion": 1}"#);
+//! let doc: serde_json::Value = key.open_json(&file, 1).unwrap();
+//! assert_eq!(doc["SchemaVersion"], 1);
+//! assert_eq!(SaveKey::new("wrong").open(&file), Err(LoadError::SignatureMismatch));
+//! ```
+//!
+//! ## The file, byte for byte
+//!
+//! Every document file (primary, backup, temp) is:
+//!
+//! ```text
+//! <signature>\n<body>
+//! ```
+//!
+//! - `<signature>`: 44 ASCII characters, standard padded base64 of
+//!   HMAC-SHA256(key, body). Checked in constant time before anything is
+//!   parsed ([`SaveKey::open`]). A `\r` before the `\n` is tolerated.
+//! - `<body>`: every byte after the first `\n`: the document as
+//!   `serde_json` pretty JSON (2-space indent, no trailing newline), an
+//!   object whose **first** member is `"SchemaVersion": N` (a whole number
+//!   from 1 up) and whose **last** member is `"SaveCounter": S` (a whole
+//!   number from 0 up), added by the store ([`insert_save_counter`]):
+//!
+//! ```text
+//! kQ7rT2xNfV9bLs4HcZ1pWm8YdE3uJa6oRgX0tBiCv5s=
+//! {
+//!   "SchemaVersion": 1,
+//!   "ProfileId": "",
+//!   ...the seed's fields...
+//!   "CompletedEventIds": [],
+//!   "SaveCounter": 12
+//! }
+//! ```
+//!
+//! `SaveCounter` is the save point the file belongs to; it is the only
+//! field this crate adds, and the only thing that decides which copy is
+//! newer (not file names, not clocks). A document without it (the seed's
+//! example save, saves of earlier builds) is save point 0. Games must not
+//! use the name themselves.
+//!
+//! ## Files of a slot
+//!
+//! For each document `NAME` (e.g. `world_state.json`, `profile.json`), in
+//! the slot's folder:
+//!
+//! | file | what |
+//! |---|---|
+//! | `NAME` | primary |
+//! | `NAME.bak` | backup: the same bytes as the primary after every completed save |
+//! | `NAME.tmp` | scratch; a complete one is what an interrupted save left |
+//! | `NAME.corrupt-YYYY-MM-DDTHH-MM-SSZ[-K]` | a bad primary or backup moved aside (UTC, `K` from 2 for name clashes); the newest N kept (default [`DEFAULT_QUARANTINE_KEEP`]) |
+//!
+//! There is no manifest and no journal: the save counter inside each signed
+//! document is the commit record.
+//!
+//! ## Commit ([`SaveStore::commit_bodies`])
+//!
+//! Save point `S` of documents `D1..Dn`, every call through the
+//! [`SaveFs`] seam:
+//!
+//! 1. create the folder;
+//! 2. for each `Di`: write `Di.tmp`, fsync it;
+//! 3. for each `Di`: rename `Di.tmp` → `Di`;
+//! 4. fsync the folder;
+//! 5. for each `Di`: write `Di.tmp`, fsync it, rename `Di.tmp` → `Di.bak`;
+//! 6. fsync the folder. The save is reported complete only now.
+//!
+//! Until step 5 every document's backup holds the previous save point, and
+//! from step 3 on every document has `S` in its primary or a complete temp:
+//! whatever call a crash or an error stops, each document holds a copy of
+//! the previous save point or of `S`, and the load below finds one save
+//! point they all share.
+//!
+//! ## Load ([`SaveStore::load`])
+//!
+//! 1. Read primary, backup and temp of every document; each copy is
+//!    *valid* (signature holds, header reads, save counter `S`) or not,
+//!    and why ([`Verdict`], [`LoadError`]).
+//! 2. Pick the highest `S` that every document with a valid copy has; per
+//!    document prefer primary, then backup, then temp at that `S`, and
+//!    parse it in full (a failure marks that copy invalid and picks again).
+//!    Documents with no valid copy start fresh. If no save point is shared
+//!    (several files bad), each document takes its own newest copy and the
+//!    outcome says so (`mixed`).
+//! 3. Move bad primaries and backups aside (never temps: they are scratch),
+//!    keep the newest N per document.
+//! 4. Repair: rewrite primary and backup of each document that does not
+//!    hold the loaded bytes in both, with the commit protocol above.
+//! 5. The next commit uses a save point above every one seen on disk.
+//!
+//! A copy from a newer schema (`SchemaVersion` above what this build
+//! reads) is never moved, repaired or overwritten: it is reported "from a
+//! newer version of the game" and the plugin pauses saving.
+//!
+//! ## In Bevy ([`SavePlugin`])
+//!
+//! One slot per app; add documents with [`SaveAppExt::add_save_document`].
+//! In `PreStartup` the slot loads and each document's
+//! [`SaveDocument::apply`] runs; [`SaveLoaded`] says what happened. In
+//! `Last` ([`SaveSystems::Write`]): [`SaveRequest`] commits now,
+//! [`SaveSlot::mark_dirty`] autosaves after a quiet delay, a failed commit
+//! keeps the changes dirty, sends [`SaveFailed`] and is retried
+//! ([`RetryPolicy`]: 1 s, doubling to 60 s), and at [`AppExit`](bevy::app::AppExit)
+//! whatever is not on disk is committed once more (a failure then is
+//! reported with `at_exit`). Commits run on a writer thread, in order,
+//! newest wins. [`SaveStatus`] (a resource) is what HUDs and the inspector
+//! show ([`SaveStatus::summary`]).
+//!
+//! ## Testing saves
+//!
+//! [`testing::MemFs`] is an in-memory [`SaveFs`] that crashes before or
+//! during any call, or fails it with ENOSPC, EROFS or EACCES; give it to
+//! [`SaveStore::with_fs`] or [`SavePlugin::with_fs`].
 
 mod error;
 mod fs;

@@ -411,7 +411,7 @@ impl SaveSlot {
         };
         let store = slot.store.clone();
         let save_point = slot.next_save_point;
-        slot.next_save_point += 1;
+        slot.next_save_point = save_point.saturating_add(1);
         let tag = slot.change_gen;
         let paused = slot.paused.clone();
         slot.dirty_since = None;
@@ -443,7 +443,7 @@ impl SaveAppExt for App {
         let file = file.into();
         match self.world_mut().get_resource_mut::<SaveSlot>() {
             Some(mut slot) => {
-                slot.add_document::<D>(file.clone());
+                slot.add_document::<D>(file);
                 let docs = slot
                     .store
                     .documents()

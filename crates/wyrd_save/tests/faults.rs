@@ -70,14 +70,12 @@ fn copy_disk(from: &MemFs) -> MemFs {
 fn session(fs: &MemFs) -> (i64, Option<String>) {
     let s = store(fs);
     let l = s.load();
-    let mut next = l.next_save_point;
     let mut completed = 1;
-    for p in [2, 3] {
+    for (next, p) in (l.next_save_point..).zip([2, 3]) {
         match s.commit_bodies(&bodies(p), next) {
             Ok(_) => completed = p,
             Err(e) => return (completed, Some(e.to_string())),
         }
-        next += 1;
     }
     (completed, None)
 }

@@ -421,7 +421,7 @@ fn documents_of_a_slot_load_from_the_same_save_point() {
     s.commit_bodies(&[b(2), b(20)], 2).unwrap();
     // Two bad files: a.json's primary and backup. Only an old leftover
     // temp of save point 1 remains for it, while b.json is at 2.
-    fs::write(dir.path().join("a.json"), sealed(2, &doc(0))[..30].to_vec()).unwrap();
+    fs::write(dir.path().join("a.json"), &sealed(2, &doc(0))[..30]).unwrap();
     fs::write(
         dir.path().join("a.json.tmp"),
         key().seal(&insert_save_counter(&b(1), 1).unwrap()),
