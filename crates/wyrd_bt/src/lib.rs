@@ -24,7 +24,7 @@
 //!         // Run enter_vehicle here when the player drives up (Halo's impulse).
 //!         Impulse(name: "player_in_vehicle", behavior: "enter_vehicle",
 //!                 when: [Is("player_in_vehicle")], not_tags: ["passenger"]),
-//!         Sequence(name: "fight", tags: ["infantry"], children: [
+//!         GuardSequence(name: "fight", tags: ["infantry"], children: [
 //!             Condition(check: Is("target_visible")),   // a guard: re-checked every tick
 //!             Cooldown(seconds: 0.5, child: Action(action: "Shoot", params: {"burst": 3})),
 //!         ]),
