@@ -14,6 +14,10 @@
 //!
 //! Every tick of every case also checks the invariant that no action is
 //! aborted and started again within one tick.
+//!
+//! Cases named `obs*` are the deviations the semantics issue observed; each
+//! was run against the runtime before the fix (status, running leaves,
+//! action slots, flags) and differed from its expected trace there.
 
 use std::path::Path;
 
