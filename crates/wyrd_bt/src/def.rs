@@ -357,6 +357,7 @@ pub enum NodeDef {
     GuardSequence(CompositeDef),
     #[serde(alias = "Fallback")]
     Selector(CompositeDef),
+    ReactiveFallback(CompositeDef),
     Parallel(ParallelDef),
     IfThenElse(CompositeDef),
     WhileDoElse(CompositeDef),
@@ -422,6 +423,7 @@ impl NodeDef {
             NodeDef::ReactiveSequence(_) => "ReactiveSequence",
             NodeDef::GuardSequence(_) => "GuardSequence",
             NodeDef::Selector(_) => "Selector",
+            NodeDef::ReactiveFallback(_) => "ReactiveFallback",
             NodeDef::Parallel(_) => "Parallel",
             NodeDef::IfThenElse(_) => "IfThenElse",
             NodeDef::WhileDoElse(_) => "WhileDoElse",
@@ -482,6 +484,7 @@ impl NodeDef {
             | NodeDef::IfThenElse(d)
             | NodeDef::WhileDoElse(d)
             | NodeDef::Selector(d)
+            | NodeDef::ReactiveFallback(d)
             | NodeDef::PrioritizedList(d)
             | NodeDef::Sequential(d)
             | NodeDef::SequentialLooping(d)
@@ -523,6 +526,7 @@ impl NodeDef {
             | NodeDef::IfThenElse(d)
             | NodeDef::WhileDoElse(d)
             | NodeDef::Selector(d)
+            | NodeDef::ReactiveFallback(d)
             | NodeDef::PrioritizedList(d)
             | NodeDef::Sequential(d)
             | NodeDef::SequentialLooping(d)

@@ -15,6 +15,7 @@ pub enum Kind {
     ReactiveSequence,
     GuardSequence,
     Selector,
+    ReactiveFallback,
     Parallel { success: u16, failure: u16 },
     IfThenElse,
     WhileDoElse,
@@ -228,6 +229,17 @@ impl Kind {
                 "the first child that does not fail; kept until it finishes (alias `Fallback`)",
                 "Fallback",
                 "Selector",
+            ),
+            Kind::ReactiveFallback => info(
+                "ReactiveFallback",
+                F::Standard,
+                (1, ANY),
+                A::None,
+                C::None,
+                false,
+                "every tick from the first child (actions too); the first that runs or succeeds halts the others",
+                "ReactiveFallback",
+                "Selector with Observer aborts: Lower Priority (without relevancy)",
             ),
             Kind::Parallel { .. } => info(
                 "Parallel",
@@ -624,6 +636,7 @@ impl Kind {
         Kind::ReactiveSequence,
         Kind::GuardSequence,
         Kind::Selector,
+        Kind::ReactiveFallback,
         Kind::Parallel {
             success: 0,
             failure: 0,
@@ -713,6 +726,7 @@ impl Kind {
             | Kind::SequenceWithMemory
             | Kind::ReactiveSequence => (f.all_instant, f.all_done),
             Kind::Selector | Kind::PrioritizedList => (f.all_instant, f.any_done),
+            Kind::ReactiveFallback => (false, f.any_done),
             // Completes when the branch taken does.
             Kind::IfThenElse | Kind::WhileDoElse => (false, f.later_done),
             Kind::Switch { .. } => (false, f.any_done),
@@ -806,6 +820,7 @@ pub(crate) fn lower(
         NodeDef::ReactiveSequence(_) => Kind::ReactiveSequence,
         NodeDef::GuardSequence(_) => Kind::GuardSequence,
         NodeDef::Selector(_) => Kind::Selector,
+        NodeDef::ReactiveFallback(_) => Kind::ReactiveFallback,
         NodeDef::IfThenElse(_) => Kind::IfThenElse,
         NodeDef::WhileDoElse(_) => Kind::WhileDoElse,
         NodeDef::Switch(d) => {

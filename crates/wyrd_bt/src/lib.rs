@@ -85,13 +85,20 @@
 //! what state the node needs and how it starts, whether it reads time, its
 //! rule and equivalents (the docs table).
 //!
-//! Adding a node kind touches three places:
-//! 1. `def.rs`: its variant of [`NodeDef`] (and its fields' struct, if a
-//!    new shape) with its entries in `kind_name` / `common` / `children`;
-//! 2. `kind.rs`: its [`Kind`] variant and its row in [`Kind::info`] (and
-//!    [`Kind::ALL`]); `compile.rs` lowers it in one arm of `emit` (payload
-//!    fields only: arity, state slots and skippability come from the row);
-//! 3. `runtime/<family>.rs`: its tick, one arm of the family's dispatch.
+//! Adding a node kind touches three files, nothing else (this is how
+//! `ReactiveFallback` was added):
+//! 1. `def.rs`, the file format: its variant of [`NodeDef`] (with a fields
+//!    struct if it has a new shape) and its arms in `kind_name`, `common`,
+//!    `children`;
+//! 2. `kind.rs`, its facts: its [`Kind`] variant, its row in [`Kind::info`]
+//!    (family, child counts, state, timed, rule, BT.CPP / Unreal
+//!    equivalents) and in [`Kind::ALL`], its arm in `lower` (file node →
+//!    kind payload) and in `completes` (instant? DOES_COMPLETE?). Arity
+//!    checks, state slots, their initial values and skippability follow
+//!    from the row: the compiler and the interpreter's bookkeeping need no
+//!    edit;
+//! 3. `runtime/<family>.rs`, its rule: its tick function and its arm in the
+//!    family's dispatch (`tick_standard`, `tick_halo`, ...).
 //!
 //! Then regenerate `NODES.md` (`cargo test -p wyrd_bt --test node_table`
 //! prints the table when it differs) and add a conformance case under

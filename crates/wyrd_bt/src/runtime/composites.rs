@@ -14,6 +14,7 @@ impl Interp<'_> {
             Kind::ReactiveSequence => self.reactive_sequence(i),
             Kind::GuardSequence => self.guard_sequence(i),
             Kind::Selector => self.selector(i),
+            Kind::ReactiveFallback => self.reactive_fallback(i),
             Kind::Parallel { success, failure } => self.parallel(i, success, failure),
             Kind::IfThenElse => self.if_then_else(i),
             Kind::WhileDoElse => self.while_do_else(i),
@@ -170,6 +171,31 @@ impl Interp<'_> {
             }
         }
         self.set_running_child(i, NONE);
+        if skipped == count {
+            Status::Skipped
+        } else {
+            Status::Failure
+        }
+    }
+
+    /// BT.CPP `ReactiveFallback`: every tick from the first child; the first
+    /// child that runs or succeeds halts the running ones after it (those
+    /// before it failed in this tick). A child failing leaves a running later
+    /// one alone (no dithering).
+    pub(super) fn reactive_fallback(&mut self, i: u32) -> Status {
+        let count = self.child_count(i);
+        let mut skipped = 0;
+        for k in 0..count {
+            let c = self.child(i, k);
+            match self.tick_child(c) {
+                s @ (Status::Running | Status::Success) => {
+                    self.halt_running_children(i, k + 1, count);
+                    return s;
+                }
+                Status::Skipped => skipped += 1,
+                _ => {}
+            }
+        }
         if skipped == count {
             Status::Skipped
         } else {
