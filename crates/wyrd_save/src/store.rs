@@ -761,6 +761,12 @@ impl SaveStore {
                     file: spec.file.clone(),
                     message: "the document is not a JSON object".into(),
                 })?;
+            // Never write what the next load would refuse (a document with a
+            // SaveCounter of its own, a schema this build does not read).
+            read_header(&body, spec.schema).map_err(|e| SaveError::Serialize {
+                file: spec.file.clone(),
+                message: format!("the document would not load back: {e}"),
+            })?;
             sealed.push(self.key.seal(&body));
         }
         let files: Vec<(usize, &[u8])> = sealed.iter().map(Vec::as_slice).enumerate().collect();

@@ -452,3 +452,21 @@ fn writer_writes_in_order_newest_wins_and_flushes_on_drop() {
     drop(writer);
     assert_eq!(load(&s).0, Some(doc(50)));
 }
+
+#[test]
+fn a_document_that_would_not_load_back_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    let e = s
+        .commit_bodies(
+            &[br#"{"SchemaVersion": 1, "Progress": 1, "SaveCounter": 4}"#.to_vec()],
+            5,
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("would not load back"), "{e}");
+    assert!(
+        e.to_string().contains("duplicate field `SaveCounter`"),
+        "{e}"
+    );
+    assert!(!s.path("save.json", CopyKind::Primary).exists());
+}
