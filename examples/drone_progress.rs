@@ -158,7 +158,7 @@ fn print_changes(
     }
 }
 
-fn print_load(mut loaded: MessageReader<SaveLoaded<WorldStateDocument>>) {
+fn print_load(mut loaded: MessageReader<SaveLoaded>) {
     for l in loaded.read() {
         println!("save: {}", l.outcome.describe());
     }

@@ -29,10 +29,7 @@ impl Session {
     }
 
     fn with_assets(save_dir: &Path, assets: PathBuf) -> Session {
-        let config = GameConfig {
-            assets,
-            save_dir: save_dir.to_owned(),
-        };
+        let config = GameConfig::new(assets, save_dir.to_owned());
         let mut app = build_app(&config).unwrap();
         settle(&mut app);
         Session {
@@ -322,4 +319,225 @@ fn the_binary_plays_the_autoplay_headless() {
     let bytes = std::fs::read(dir.path().join("world_state.json")).unwrap();
     assert!(SaveKey::new("ci-key").open(&bytes).is_ok());
     assert!(SaveKey::new("other").open(&bytes).is_err());
+}
+
+/// HMAC-SHA256 from its definition (RFC 2104) on top of `sha2`: an
+/// independent check of the game's signature line.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |b: u8| block.iter().map(|k| k ^ b).collect::<Vec<u8>>();
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize()
+        .into()
+}
+
+/// The seed's format: first line the base64 HMAC-SHA256 of the rest, the
+/// rest the seed's JSON document (plus the save counter, documented in
+/// `wyrd_save`).
+#[test]
+fn the_world_state_file_is_the_seeds_format_and_an_independent_hmac_check_passes() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    s.play(&autoplay());
+    let bytes = std::fs::read(dir.path().join("world_state.json")).unwrap();
+    let nl = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let (line, body) = (&bytes[..nl], &bytes[nl + 1..]);
+    let key = SaveKey::from_env_or_dev();
+    let expected = base64::engine::general_purpose::STANDARD.encode(hmac_sha256(key.bytes(), body));
+    assert_eq!(std::str::from_utf8(line).unwrap(), expected);
+    let doc: Json = serde_json::from_slice(body).unwrap();
+    let keys: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "SchemaVersion",
+            "ProfileId",
+            "LastSavedUtcTicks",
+            "BoolFlags",
+            "IntCounters",
+            "CompletedEventIds",
+            "SaveCounter"
+        ]
+    );
+    // The backup is the same save point, byte for byte.
+    assert_eq!(
+        std::fs::read(dir.path().join("world_state.json.bak")).unwrap(),
+        bytes
+    );
+}
+
+fn corrupt(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Bug 1: after one session only the primary existed; corrupting it lost
+/// every flag.
+#[test]
+fn a_first_session_then_a_corrupt_primary_keeps_all_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let end = s.play(&autoplay());
+    drop(s);
+    corrupt(&dir.path().join("world_state.json"));
+    corrupt(&dir.path().join("profile.json"));
+    let mut s = Session::new(dir.path());
+    let report = game::load_report(s.app.as_ref().unwrap());
+    assert!(
+        report.contains("world_state.json: from its backup"),
+        "{report}"
+    );
+    assert!(
+        report.contains("bad copy kept as world_state.json.corrupt-"),
+        "{report}"
+    );
+    let st = s.play("start_run\nend_run");
+    assert_eq!(st["flags"], end["flags"]);
+    assert_eq!(st["counters"]["QST_DST_TOWER_5"], 5);
+    assert_eq!(st["coins"], 100);
+}
+
+/// Bug 5: coins near i64::MAX and the reward: `attempt to add with
+/// overflow`. Negative coins were taken as they were.
+#[test]
+fn coins_saturate_and_negative_coins_are_reported() {
+    use wyrd::save::{DocSpec, SaveStore};
+    for (coins, expect, words) in [
+        (i64::MAX - 5, i64::MAX, None),
+        (-40, 100, Some("Coins is -40, below 0; read as 0")),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        // Play to the choice, then give the profile `coins` (signed).
+        let mut s = Session::new(dir.path());
+        s.play(
+            "talk Drone\nstart_run\nend_run\nstart_run\ndestroy tower 5\nend_run\n\
+             talk Drone\nstart_run\nend_run\nstart_run\ndestroy tower 5\nend_run\nsave",
+        );
+        drop(s);
+        let store = SaveStore::new(dir.path(), SaveKey::from_env_or_dev()).with_documents([
+            DocSpec::json("world_state.json", 1),
+            DocSpec::json("profile.json", 1),
+        ]);
+        let mut l = store.load();
+        let mut world: Json = l.take(0).unwrap();
+        // The store adds the save counter itself.
+        world.as_object_mut().unwrap().remove("SaveCounter");
+        let bodies = vec![
+            serde_json::to_vec_pretty(&world).unwrap(),
+            serde_json::to_vec_pretty(&serde_json::json!({"SchemaVersion": 1, "Coins": coins}))
+                .unwrap(),
+        ];
+        store.commit_bodies(&bodies, l.next_save_point).unwrap();
+        let mut s = Session::new(dir.path());
+        let report = game::load_report(s.app.as_ref().unwrap());
+        if let Some(words) = words {
+            assert!(report.contains(words), "{report}");
+        }
+        let st = s.play("talk Drone\nchoose keep_secret");
+        assert_eq!(st["coins"], expect);
+        assert!(flag(&st, "DIALOGUE_OPT_DRONE_ENDQST"));
+    }
+}
+
+/// Bug 4: coins were saved at once, the quest flag a second later: a kill
+/// in between paid the reward twice. Now a crash before any file call of
+/// the reward's commit leaves both or neither.
+#[test]
+fn coins_and_the_quest_flag_never_disagree_after_a_kill_at_any_point_of_the_reward_step() {
+    use wyrd::save::testing::MemFs;
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let config = |fs: &MemFs| {
+        let mut c = GameConfig::new(assets.clone(), "/saves".into());
+        c.fs = Some(std::sync::Arc::new(fs.clone()));
+        c
+    };
+    let start = |fs: &MemFs| {
+        let mut app = build_app(&config(fs)).unwrap();
+        settle(&mut app);
+        app
+    };
+    // The first session, up to the Drone's last line, saved.
+    let before = MemFs::new();
+    let mut app = start(&before);
+    for line in [
+        "talk Drone",
+        "start_run",
+        "end_run",
+        "start_run",
+        "destroy tower 5",
+        "end_run",
+        "talk Drone",
+        "start_run",
+        "end_run",
+        "start_run",
+        "destroy tower 5",
+        "end_run",
+        "save",
+    ] {
+        play(&mut app, line).unwrap();
+    }
+    flush_saves(&app);
+    app.update();
+    drop(app);
+    let fresh_copy = || {
+        let fs = MemFs::new();
+        for p in before.paths() {
+            fs.put(p.clone(), before.file(&p).unwrap());
+        }
+        fs
+    };
+    // How many file calls the reward makes.
+    let fs = fresh_copy();
+    let mut app = start(&fs);
+    play(&mut app, "talk Drone").unwrap();
+    let first = fs.call_count();
+    play(&mut app, "choose keep_secret").unwrap();
+    flush_saves(&app);
+    app.update();
+    let calls = fs.call_count() - first;
+    assert!(calls >= 15, "the reward's commit makes {calls} calls");
+    drop(app);
+    let mut outcomes = std::collections::BTreeSet::new();
+    for k in 0..=calls {
+        let fs = fresh_copy();
+        let mut app = start(&fs);
+        play(&mut app, "talk Drone").unwrap();
+        fs.crash_before(fs.call_count() + k);
+        play(&mut app, "choose keep_secret").unwrap();
+        flush_saves(&app);
+        // The process is killed: no exit flush, the app is just gone.
+        std::mem::forget(app);
+        fs.restart();
+        let app = start(&fs);
+        let st: Json = serde_json::from_str(&snapshot(&app, 0, "")).unwrap();
+        let paid = st["coins"] == 100;
+        let chosen = flag(&st, "DIALOGUE_OPT_DRONE_ENDQST");
+        assert_eq!(paid, chosen, "kill before call {k} of {calls}: {st}");
+        outcomes.insert(paid);
+    }
+    assert_eq!(
+        outcomes.len(),
+        2,
+        "some kills land before the commit, some after"
+    );
 }

@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bevy::prelude::*;
 use bevy::state::app::StatesPlugin;
 use serde::{Deserialize, Serialize};
 use wyrd::prelude::*;
-use wyrd::save::{LoadOutcome, SaveSlot};
-use wyrd::state::WorldStateDocument;
+use wyrd::save::{DocumentLoad, SaveFailed, SaveFs, SaveSlot, SaveStatus};
 
 /// Hub or run.
 #[derive(States, Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -186,11 +186,17 @@ pub struct RunState {
 /// Towers every run starts with.
 pub const TOWERS_PER_RUN: i64 = 6;
 
-/// The player's coins: persisted in their own save file (not world state).
+/// The player's coins: persisted in the profile document (not world
+/// state), committed together with the world state.
 #[derive(Resource, Debug, Default, Clone, Copy)]
 pub struct Coins(pub i64);
 
-/// The profile save document (`profile.json`).
+/// What was wrong with the loaded profile (shown on stderr and the HUD).
+#[derive(Resource, Debug, Default, Clone)]
+pub struct ProfileProblems(pub Vec<String>);
+
+/// The profile save document (`profile.json`), in the same save slot as
+/// the world state: coins and quest flags are one commit.
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(rename_all = "PascalCase")]
 pub struct PlayerProfile {
@@ -214,8 +220,19 @@ impl SaveDocument for PlayerProfile {
             coins: world.get_resource::<Coins>().map_or(0, |c| c.0),
         }
     }
-    fn apply(self, world: &mut World, _outcome: &LoadOutcome) {
-        world.insert_resource(Coins(self.coins));
+    fn apply(self, world: &mut World, load: &DocumentLoad) {
+        let mut problems = Vec::new();
+        let coins = if self.coins < 0 {
+            problems.push(format!(
+                "{}: Coins is {}, below 0; read as 0",
+                load.file, self.coins
+            ));
+            0
+        } else {
+            self.coins
+        };
+        world.insert_resource(Coins(coins));
+        world.insert_resource(ProfileProblems(problems));
     }
 }
 
@@ -226,6 +243,20 @@ pub struct GameConfig {
     pub assets: PathBuf,
     /// The save folder.
     pub save_dir: PathBuf,
+    /// The file system saves go through (`None`: the real one; tests use
+    /// `wyrd::save::testing::MemFs`).
+    pub fs: Option<Arc<dyn SaveFs>>,
+}
+
+impl GameConfig {
+    /// Assets and save folder on the real file system.
+    pub fn new(assets: PathBuf, save_dir: PathBuf) -> Self {
+        GameConfig {
+            assets,
+            save_dir,
+            fs: None,
+        }
+    }
 }
 
 /// Builds the game app, headless (no window, no rendering).
@@ -250,18 +281,16 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
         "drone_quest/world_state.flags.ron",
         "drone_quest/smith.flags.ron",
     ])))
-    .add_plugins(WorldStateSavePlugin::new(
-        &config.save_dir,
-        SaveKey::from_env_or_dev(),
-    ))
-    .add_plugins(
-        SavePlugin::<PlayerProfile>::new(
-            &config.save_dir,
-            "profile.json",
-            SaveKey::from_env_or_dev(),
-        )
-        .with_autosave(None),
-    )
+    .add_plugins({
+        let save = WorldStateSavePlugin::new(&config.save_dir, SaveKey::from_env_or_dev());
+        match &config.fs {
+            Some(fs) => save.with_fs(fs.clone()),
+            None => save,
+        }
+    })
+    // Coins live in their own document of the same slot: one commit per
+    // save point, so coins and the quest flag never disagree on disk.
+    .add_save_document::<PlayerProfile>("profile.json")
     .add_plugins(WorldStateEvaluationPlugin::new(
         "drone_quest/evaluation.bt.ron",
     ))
@@ -272,6 +301,7 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
     .init_resource::<CombatManager>()
     .init_resource::<RunState>()
     .init_resource::<Coins>()
+    .init_resource::<ProfileProblems>()
     .add_world_state_manager::<QuestManager>()
     .add_world_state_manager::<NpcManager>()
     .add_world_state_manager::<ShopManager>()
@@ -285,7 +315,8 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
         },
     )
     .add_systems(OnEnter(Mode::Run), start_run)
-    .init_resource::<DialogueView>();
+    .init_resource::<DialogueView>()
+    .add_systems(Last, report_save_failures.after(SaveSystems::Write));
     register_nodes(app);
     Ok(())
 }
@@ -477,9 +508,11 @@ pub fn apply(world: &mut World, line: &str) -> Result<(), String> {
                 None => true,
             };
             // The reward is paid once: only when the choice's flag is new.
+            // Flag and coins are saved in one commit, right away.
             if newly && choice.coins != 0 {
-                world.resource_mut::<Coins>().0 += choice.coins;
-                world.write_message(wyrd::save::SaveRequest::<PlayerProfile>::default());
+                let mut coins = world.resource_mut::<Coins>();
+                coins.0 = coins.0.saturating_add(choice.coins);
+                world.write_message(SaveRequest);
             }
             if choice.leaves {
                 world.resource_mut::<NpcManager>().npcs.remove(&npc);
@@ -521,8 +554,7 @@ pub fn apply(world: &mut World, line: &str) -> Result<(), String> {
             }
         }
         ["save"] => {
-            world.write_message(SaveWorldState::default());
-            world.write_message(wyrd::save::SaveRequest::<PlayerProfile>::default());
+            world.write_message(SaveRequest);
         }
         [] => {}
         _ => {
@@ -534,13 +566,18 @@ pub fn apply(world: &mut World, line: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Blocks until pending saves are on disk.
+/// Blocks until a queued save has landed or failed (the next frame reports
+/// it).
 pub fn flush_saves(app: &App) {
-    if let Some(s) = app.world().get_resource::<SaveSlot<WorldStateDocument>>() {
+    if let Some(s) = app.world().get_resource::<SaveSlot>() {
         s.flush();
     }
-    if let Some(s) = app.world().get_resource::<SaveSlot<PlayerProfile>>() {
-        s.flush();
+}
+
+/// Failed saves go to stderr: the player must know progress is not on disk.
+fn report_save_failures(mut failed: MessageReader<SaveFailed>) {
+    for f in failed.read() {
+        eprintln!("save: {}", f.describe());
     }
 }
 
@@ -575,20 +612,32 @@ pub fn snapshot(app: &App, step: usize, cmd: &str) -> String {
         "shop": world.resource::<ShopManager>().items.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(),
         "enemies": world.resource::<RunState>().enemies,
         "coins": world.resource::<Coins>().0,
+        "save": world.get_resource::<SaveStatus>().map(SaveStatus::summary),
         "flags": flags,
         "counters": counters,
     });
     json.to_string()
 }
 
-/// Where progress came from, for the player.
+/// Where progress came from, for the player, and what was wrong with it.
 pub fn load_report(app: &App) -> String {
     let world = app.world();
-    match world
-        .get_resource::<SaveSlot<WorldStateDocument>>()
-        .and_then(|s| s.status().last_load.clone())
+    let mut report = match world
+        .get_resource::<SaveStatus>()
+        .and_then(|s| s.last_load.clone())
     {
         Some(outcome) => outcome.describe(),
         None => "no save loaded".into(),
+    };
+    let problems = world
+        .get_resource::<WorldState>()
+        .map(|s| s.save_problems().to_vec())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(world.resource::<ProfileProblems>().0.iter().cloned());
+    for p in problems {
+        report.push_str("; ");
+        report.push_str(&p);
     }
+    report
 }

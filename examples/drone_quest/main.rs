@@ -95,7 +95,7 @@ fn main() {
     }
     if !headless {
         if common::display_available() {
-            let config = GameConfig { assets, save_dir };
+            let config = GameConfig::new(assets, save_dir);
             if let Err(e) = window::run(&config, screenshot, inspector) {
                 eprintln!("drone_quest: {e}");
                 std::process::exit(1);
@@ -113,7 +113,7 @@ fn main() {
         (None, _) => std::fs::read_to_string(assets.join("drone_quest/autoplay.txt"))
             .unwrap_or_else(|e| usage(&format!("autoplay script: {e}"))),
     };
-    let config = GameConfig { assets, save_dir };
+    let config = GameConfig::new(assets, save_dir);
     std::process::exit(run_script(&config, &text));
 }
 

@@ -383,7 +383,7 @@ fn update_hud(
     mut toast: ResMut<Toast>,
     state: Res<WorldState>,
     mut hud: Query<(&Hud, &mut Text, Option<&mut Visibility>)>,
-    slot: Option<Res<wyrd::save::SaveSlot<wyrd::state::WorldStateDocument>>>,
+    save: Option<Res<wyrd::save::SaveStatus>>,
 ) {
     toast.1 -= time.delta_secs();
     for (kind, mut text, vis) in &mut hud {
@@ -417,11 +417,21 @@ fn update_hud(
                     Mode::Hub => "Hub",
                     Mode::Run => "Run",
                 };
-                let save = slot
+                // The save's state now (a failure in red words), then where
+                // the progress was loaded from.
+                let (now, loaded) = save
                     .as_ref()
-                    .and_then(|s| s.status().last_load.as_ref().map(|o| o.describe()))
+                    .map(|s| {
+                        (
+                            s.summary(),
+                            s.last_load
+                                .as_ref()
+                                .map(|o| o.describe())
+                                .unwrap_or_default(),
+                        )
+                    })
                     .unwrap_or_default();
-                format!("{mode}   Coins: {}\n{save}", coins.0)
+                format!("{mode}   Coins: {}\nSave: {now}\n{loaded}", coins.0)
             }
             Hud::Help => {
                 let hint = if toast.1 > 0.0 {
