@@ -280,3 +280,40 @@ fn trees_read_published_world_values_and_other_files() {
     app.update();
     assert_eq!(active(&mut app, e), ["root/quest/flee/Shoot"]);
 }
+
+#[test]
+fn a_traced_agent_records_what_each_tick_did() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "a.bt.ron");
+    let e = spawn(
+        &mut app,
+        BehaviorTree::new(h),
+        Blackboard::new().with_tag("infantry"),
+    );
+    // Off by default: nothing recorded.
+    assert!(app.world().get::<BtAgent>(e).unwrap().trace().is_none());
+    app.world_mut()
+        .get_mut::<BtAgent>(e)
+        .unwrap()
+        .set_tracing(true);
+    app.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", true)
+        .unwrap();
+    app.update();
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    let program = agent.program().unwrap().clone();
+    let trace = agent.trace().unwrap();
+    let paths = |nodes: Vec<u32>| -> Vec<String> {
+        nodes.iter().map(|&n| program.paths[n as usize].clone()).collect()
+    };
+    assert_eq!(paths(trace.started().collect()), ["root/fight/Shoot"]);
+    assert_eq!(paths(trace.aborted().collect()), ["root/idle"]);
+    assert!(trace.restarted().is_empty());
+    assert_eq!(
+        paths(trace.ticked.clone()),
+        ["root", "root/fight", "root/fight/?target", "root/fight/Shoot"]
+    );
+}

@@ -83,13 +83,13 @@ fn harness(snap: InspectorSnapshot) -> Harness<'static, State> {
 fn the_tree_panel_shows_names_statuses_flags_the_running_path_and_masked_nodes() {
     let h = harness(snapshot());
     // Names, kinds, rule flags and statuses.
-    h.get_by_label_contains("Sequence fight  [D]  running");
+    h.get_by_label_contains("GuardSequence fight  [D]  running");
     h.get_by_label_contains("PrioritizedList root  [D]  running");
     // The running path is marked.
     h.get_by_label_contains("> Action Shoot Shoot  [D]  running");
-    h.get_by_label_contains("> Sequence fight");
+    h.get_by_label_contains("> GuardSequence fight");
     // A node masked by the agent's tags is dimmed and says so.
-    h.get_by_label_contains("Sequence panic  [PD]  idle  (masked by tags)");
+    h.get_by_label_contains("GuardSequence panic  [PD]  idle  (masked by tags)");
     // Idle, paused nodes are not on the running path.
     assert!(h.query_by_label_contains("> Action idle").is_none());
     // The inserted stimulus is shown with its time left; decorators with state.
@@ -184,4 +184,40 @@ fn an_edit_changes_the_world_state_and_sends_its_message() {
         .collect();
     assert_eq!(flags.len(), 1);
     assert_eq!(flags[0].source, "inspector");
+}
+
+#[test]
+fn the_history_shows_started_finished_and_aborted_actions() {
+    use wyrd_inspector::{HistoryEntry, HistoryEvent};
+    let mut snap = snapshot();
+    snap.history = vec![
+        HistoryEntry {
+            tick: 3,
+            path: "root/idle".into(),
+            event: HistoryEvent::Aborted,
+        },
+        HistoryEntry {
+            tick: 3,
+            path: "root/fight/burst/Shoot".into(),
+            event: HistoryEvent::Started,
+        },
+        HistoryEntry {
+            tick: 5,
+            path: "root/fight/burst/Shoot".into(),
+            event: HistoryEvent::Finished(Status::Success),
+        },
+        HistoryEntry {
+            tick: 5,
+            path: "root/fight".into(),
+            event: HistoryEvent::Status {
+                from: Status::Running,
+                to: Status::Success,
+            },
+        },
+    ];
+    let h = harness(snap);
+    h.get_by_label("tick 3: root/idle aborted");
+    h.get_by_label("tick 3: root/fight/burst/Shoot started");
+    h.get_by_label("tick 5: root/fight/burst/Shoot finished (success)");
+    h.get_by_label("tick 5: root/fight running -> success");
 }
