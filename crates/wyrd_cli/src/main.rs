@@ -8,6 +8,8 @@
 //! wyrd save verify FILE --key-file K
 //! wyrd save show FILE --key-file K
 //! wyrd save sign FILE --key-file K [-o OUT]
+//! wyrd save status DIR --key-file K [--schema N]
+//! wyrd save diff A B --key-file K
 //! ```
 //!
 //! Exit codes: 0 success, 1 the file is bad (or did not verify), 2 usage.
@@ -17,6 +19,8 @@ use std::process::ExitCode;
 
 use wyrd_save::{LoadError, SaveKey};
 use wyrd_state::FlagsFile;
+
+mod save_cmd;
 
 const USAGE: &str = "\
 usage:
@@ -29,6 +33,11 @@ usage:
   wyrd save verify FILE --key-file K          exit 0 and print \"ok\" if the signature holds
   wyrd save show FILE --key-file K            print the document and whether it verified
   wyrd save sign FILE --key-file K [-o OUT]   sign a JSON document (or re-sign a signed file)
+  wyrd save status DIR --key-file K [--schema N]
+                                              which copy of each document would load and why, every
+                                              file's verdict, the newest valid progress (exit 1: none usable)
+  wyrd save diff A B --key-file K             flags, counters and events that differ between two world-state
+                                              saves (files, or folders: the copy that would load)
 
 The key file's bytes are the key; one trailing newline is ignored.";
 
@@ -254,7 +263,7 @@ fn read_save(path: &Path) -> Result<Vec<u8>, Failure> {
 
 fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
     let Some(sub) = args.first() else {
-        return Err(usage("wyrd save needs verify, show or sign"));
+        return Err(usage("wyrd save needs verify, show, sign, status or diff"));
     };
     match sub.as_str() {
         "verify" => {
@@ -322,6 +331,8 @@ fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
             out.push_str(&format!("signed {}\n", target.display()));
             Ok(())
         }
+        "status" => save_cmd::status(&args[1..], out),
+        "diff" => save_cmd::diff(&args[1..], out),
         other => Err(usage(format!("unknown save command {other:?}"))),
     }
 }

@@ -1,0 +1,256 @@
+//! `wyrd save status DIR` and `wyrd save diff A B`: what a save folder
+//! would load, and how two saves differ.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use wyrd_save::{CopyKind, DocSpec, SaveKey, SaveStore, Verdict};
+use wyrd_state::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
+
+use super::{Failure, bad, read_save, usage};
+
+/// Positional arguments, the key and `--schema`.
+struct Args {
+    paths: Vec<PathBuf>,
+    key: SaveKey,
+    schema: u32,
+}
+
+fn parse(args: &[String], positional: usize, what: &str) -> Result<Args, Failure> {
+    let mut paths = Vec::new();
+    let mut key_file = None;
+    let mut schema = WORLD_STATE_SCHEMA_VERSION;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--key-file" => {
+                key_file = Some(it.next().ok_or_else(|| usage("--key-file needs a path"))?)
+            }
+            "--schema" => {
+                schema = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or_else(|| usage("--schema needs a number"))?
+            }
+            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
+            path if paths.len() < positional => paths.push(PathBuf::from(path)),
+            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
+        }
+    }
+    if paths.len() < positional {
+        return Err(usage(format!("wyrd save {what}")));
+    }
+    let key_file = key_file.ok_or_else(|| usage("--key-file is required"))?;
+    let mut key = std::fs::read(key_file)
+        .map_err(|e| bad(format!("{key_file}: cannot read the key: {e}")))?;
+    if key.last() == Some(&b'\n') {
+        key.pop();
+        if key.last() == Some(&b'\r') {
+            key.pop();
+        }
+    }
+    if key.is_empty() {
+        return Err(bad(format!("{key_file}: the key file is empty")));
+    }
+    Ok(Args {
+        paths,
+        key: SaveKey::new(key),
+        schema,
+    })
+}
+
+/// The documents of a save folder: every file name that is not a backup,
+/// temp or quarantined copy, plus the base of orphaned backups and temps.
+fn documents(dir: &Path) -> Result<Vec<String>, Failure> {
+    let entries = std::fs::read_dir(dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
+    let mut docs = BTreeSet::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.contains(".corrupt-") || !entry.path().is_file() {
+            continue;
+        }
+        let base = name
+            .strip_suffix(".bak")
+            .or_else(|| name.strip_suffix(".tmp"))
+            .unwrap_or(&name);
+        docs.insert(base.to_owned());
+    }
+    Ok(docs.into_iter().collect())
+}
+
+fn utc(ticks: i64) -> String {
+    let secs = wyrd_save::ticks_to_unix_seconds(ticks).max(0.0);
+    wyrd_save::utc_file_stamp(UNIX_EPOCH + Duration::from_secs_f64(secs))
+}
+
+/// `wyrd save status DIR --key-file K [--schema N]`.
+pub(crate) fn status(args: &[String], out: &mut String) -> Result<(), Failure> {
+    let a = parse(args, 1, "status needs a save folder")?;
+    let dir = &a.paths[0];
+    let docs = documents(dir)?;
+    if docs.is_empty() {
+        out.push_str(&format!("{}: no save files\n", dir.display()));
+        return Ok(());
+    }
+    let store = SaveStore::new(dir, a.key.clone())
+        .with_documents(docs.iter().map(|d| DocSpec::json(d.clone(), a.schema)));
+    let mut survey = store.survey();
+    let outcome = survey.outcome.clone();
+    out.push_str(&format!(
+        "{}: {} document(s); would load: {}\n",
+        dir.display(),
+        docs.len(),
+        outcome.describe()
+    ));
+    let mut unusable = Vec::new();
+    for (i, d) in outcome.documents.iter().enumerate() {
+        out.push_str(&format!("{}\n", d.file));
+        for c in &d.copies {
+            let name = c
+                .path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let mark = if d.source == Some(c.kind) {
+                "  <- loads"
+            } else {
+                ""
+            };
+            let kind = match c.kind {
+                CopyKind::Primary => "primary",
+                CopyKind::Backup => "backup",
+                CopyKind::Temp => "temp",
+            };
+            out.push_str(&format!("  {kind:<8} {name:<28} {}{mark}\n", c.verdict));
+        }
+        let quarantined: Vec<String> = std::fs::read_dir(dir)
+            .map(|rd| {
+                let mut v: Vec<String> = rd
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with(&format!("{}.corrupt-", d.file)))
+                    .collect();
+                v.sort();
+                v
+            })
+            .unwrap_or_default();
+        if !quarantined.is_empty() {
+            out.push_str(&format!("  kept aside: {}\n", quarantined.join(", ")));
+        }
+        match survey.take::<serde_json::Value>(i) {
+            Some(doc) => {
+                if let Ok(ws) = serde_json::from_value::<WorldStateDocument>(doc) {
+                    out.push_str(&format!(
+                        "  progress: {} flag(s) and {} counter(s) saved, last saved {}\n",
+                        ws.bool_flags.len(),
+                        ws.int_counters.len(),
+                        utc(ws.last_saved_utc_ticks)
+                    ));
+                }
+            }
+            None if d
+                .copies
+                .iter()
+                .any(|c| c.verdict != Verdict::Invalid(wyrd_save::LoadError::Missing)) =>
+            {
+                unusable.push(d.file.clone());
+            }
+            None => {}
+        }
+    }
+    if unusable.is_empty() {
+        Ok(())
+    } else {
+        Err(bad(format!(
+            "{}: no usable copy of {}",
+            dir.display(),
+            unusable.join(", ")
+        )))
+    }
+}
+
+/// A world-state document from a file, or from a save folder (the copy
+/// that would load).
+fn world_state(path: &Path, key: &SaveKey) -> Result<WorldStateDocument, Failure> {
+    if path.is_dir() {
+        let store =
+            SaveStore::new(path, key.clone()).with_documents([DocSpec::new::<WorldStateDocument>(
+                "world_state.json",
+                WORLD_STATE_SCHEMA_VERSION,
+            )]);
+        let mut survey = store.survey();
+        return survey.take::<WorldStateDocument>(0).ok_or_else(|| {
+            bad(format!(
+                "{}: no usable world_state.json ({})",
+                path.display(),
+                survey.outcome.describe()
+            ))
+        });
+    }
+    let bytes = read_save(path)?;
+    key.open_json(&bytes, WORLD_STATE_SCHEMA_VERSION)
+        .map_err(|e| bad(format!("{}: {e}", path.display())))
+}
+
+/// `wyrd save diff A B --key-file K`: flags and counters that differ, by id.
+pub(crate) fn diff(args: &[String], out: &mut String) -> Result<(), Failure> {
+    let a = parse(args, 2, "diff needs two saves (files or folders)")?;
+    let left = world_state(&a.paths[0], &a.key)?;
+    let right = world_state(&a.paths[1], &a.key)?;
+    fn table<T: Copy>(e: &[wyrd_state::SavedEntry<T>]) -> BTreeMap<&str, (&str, T)> {
+        e.iter()
+            .map(|e| (e.id.as_str(), (e.debug_name.as_str(), e.value)))
+            .collect()
+    }
+    let mut lines = Vec::new();
+    fn compare<T: Copy + PartialEq + std::fmt::Display>(
+        kind: &str,
+        l: &BTreeMap<&str, (&str, T)>,
+        r: &BTreeMap<&str, (&str, T)>,
+        default: &str,
+        lines: &mut Vec<String>,
+    ) {
+        let ids: BTreeSet<&str> = l.keys().chain(r.keys()).copied().collect();
+        for id in ids {
+            let show = |v: Option<&(&str, T)>| v.map_or(default.to_owned(), |(_, v)| v.to_string());
+            let (lv, rv) = (l.get(id), r.get(id));
+            if lv.map(|v| v.1) != rv.map(|v| v.1) {
+                let name = lv.or(rv).map_or(id, |v| v.0);
+                lines.push(format!("{kind:<8}{name}: {} -> {}", show(lv), show(rv)));
+            }
+        }
+    }
+    compare(
+        "flag",
+        &table(&left.bool_flags),
+        &table(&right.bool_flags),
+        "(not saved)",
+        &mut lines,
+    );
+    compare(
+        "counter",
+        &table(&left.int_counters),
+        &table(&right.int_counters),
+        "(not saved)",
+        &mut lines,
+    );
+    let (le, re): (BTreeSet<&String>, BTreeSet<&String>) = (
+        left.completed_event_ids.iter().collect(),
+        right.completed_event_ids.iter().collect(),
+    );
+    for e in le.difference(&re) {
+        lines.push(format!("event   {e}: completed -> not completed"));
+    }
+    for e in re.difference(&le) {
+        lines.push(format!("event   {e}: not completed -> completed"));
+    }
+    if lines.is_empty() {
+        out.push_str("no differences in flags, counters or events\n");
+    } else {
+        for l in lines {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    Ok(())
+}
