@@ -134,6 +134,30 @@ fn conformance_cases() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
+/// Every node kind of the table has at least one case (custom nodes need a
+/// game's registration: the plugin tests cover them).
+#[test]
+fn every_kind_has_a_case() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let mut text = String::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.to_string_lossy().ends_with(".bt.ron") {
+            text.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    for k in wyrd_bt::Kind::ALL {
+        let name = k.name();
+        if name == "Custom" {
+            continue;
+        }
+        let used = text
+            .match_indices(&format!("{name}("))
+            .any(|(i, _)| !text[..i].ends_with(|c: char| c.is_ascii_alphanumeric()));
+        assert!(used, "no conformance case uses {name}");
+    }
+}
+
 /// Sim keeps a trace even when a sim is stepped by hand.
 #[test]
 fn sim_scripts_are_checked_against_the_tree() {

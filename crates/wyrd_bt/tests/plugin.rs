@@ -307,13 +307,21 @@ fn a_traced_agent_records_what_each_tick_did() {
     let program = agent.program().unwrap().clone();
     let trace = agent.trace().unwrap();
     let paths = |nodes: Vec<u32>| -> Vec<String> {
-        nodes.iter().map(|&n| program.paths[n as usize].clone()).collect()
+        nodes
+            .iter()
+            .map(|&n| program.paths[n as usize].clone())
+            .collect()
     };
     assert_eq!(paths(trace.started().collect()), ["root/fight/Shoot"]);
     assert_eq!(paths(trace.aborted().collect()), ["root/idle"]);
     assert!(trace.restarted().is_empty());
     assert_eq!(
         paths(trace.ticked.clone()),
-        ["root", "root/fight", "root/fight/?target", "root/fight/Shoot"]
+        [
+            "root",
+            "root/fight",
+            "root/fight/?target",
+            "root/fight/Shoot"
+        ]
     );
 }

@@ -55,15 +55,14 @@ impl Interp<'_> {
             if running != NONE && self.locked(i, running) {
                 continue;
             }
-            match self.tick_node(c) {
-                s @ (Status::Running | Status::Success) => {
-                    if running != NONE {
-                        self.halt(running);
-                    }
-                    self.set_running_child(i, if s == Status::Running { c } else { NONE });
-                    return s;
+            // Tried first, halting the running child only if it takes over.
+            let s = self.tick_node(c);
+            if matches!(s, Status::Running | Status::Success) {
+                if running != NONE {
+                    self.halt(running);
                 }
-                _ => {}
+                self.set_running_child(i, if s == Status::Running { c } else { NONE });
+                return s;
             }
         }
         self.set_running_child(i, NONE);
