@@ -182,3 +182,34 @@ fn sim_scripts_are_checked_against_the_tree() {
     assert!(problems[2].starts_with("4:3:"), "{}", problems[2]);
     let _ = Sim::new(&program, 0);
 }
+
+/// Issue 12, observed 8: a scripted restart after a run-once tree finished
+/// was silently ignored; "no running leaf at X" did not say what runs.
+#[test]
+fn a_restart_after_a_finished_run_once_tree_runs_it_again() {
+    let program = compile_str(
+        "t.bt.ron",
+        r#"(root: Action(name: "root", action: "A", params: {"ticks": 1}))"#,
+        &Vocabulary::permissive(),
+    )
+    .unwrap();
+    let script = Script::parse(
+        "(ticks: 5, auto_finish: true, mode: Once, events: [(tick: 4, restart: true)])",
+    )
+    .unwrap();
+    let records = Sim::run_script(&program, &script, |_| {}).unwrap();
+    let statuses: Vec<&str> = records.iter().map(|r| r.status.as_str()).collect();
+    assert_eq!(
+        statuses,
+        ["running", "success", "success", "running", "success"]
+    );
+    assert_eq!(records[3].started, ["root"]);
+
+    let script =
+        Script::parse("(ticks: 2, events: [(tick: 2, finish: (\"root/B\", Success))])").unwrap();
+    let err = Sim::run_script(&program, &script, |_| {}).unwrap_err();
+    assert_eq!(
+        err,
+        "1:21: event 1 (tick 2): no running leaf at \"root/B\" (running: root)"
+    );
+}
