@@ -788,6 +788,30 @@ impl<'a> Compiler<'a> {
         Ok(mask)
     }
 
+    /// A node's number of children is within `min..=max`.
+    pub(crate) fn check_arity(
+        &self,
+        file: &str,
+        def: &NodeDef,
+        min: usize,
+        max: usize,
+    ) -> Result<(), BtError> {
+        let n = def.children().len();
+        if n < min || n > max {
+            return Err(self.err_node(
+                file,
+                def,
+                BtProblem::Arity {
+                    kind: def.kind_name().into(),
+                    min,
+                    max,
+                    found: n,
+                },
+            ));
+        }
+        Ok(())
+    }
+
     /// The index of a declared blackboard key.
     pub(crate) fn key_index(&self, file: &str, k: &str) -> Result<u16, BtError> {
         self.p
@@ -1101,26 +1125,10 @@ impl<'a> Compiler<'a> {
 
         let mut in_place_impulse: Option<(String, String)> = None;
         let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
-        let arity = |this: &Self, min: usize, max: usize| -> Result<(), BtError> {
-            let n = def.children().len();
-            if n < min || n > max {
-                return Err(this.err_node(
-                    file,
-                    def,
-                    BtProblem::Arity {
-                        kind: def.kind_name().into(),
-                        min,
-                        max,
-                        found: n,
-                    },
-                ));
-            }
-            Ok(())
-        };
         // Arity and per-agent state come from the kind's table.
         let info = kind.info();
         if !matches!(kind, Kind::Impulse { .. } | Kind::Custom { .. }) {
-            arity(self, info.min_children, info.max_children)?;
+            self.check_arity(file, def, info.min_children, info.max_children)?;
         }
         if info.aux != AuxInit::None {
             self.p.nodes[idx as usize].aux = self.p.aux_count;

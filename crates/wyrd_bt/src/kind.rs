@@ -778,22 +778,7 @@ pub(crate) fn lower(
     idx: u32,
     in_place: &mut Option<(String, String)>,
 ) -> Result<Kind, BtError> {
-    let arity = |this: &Compiler<'_>, min: usize, max: usize| -> Result<(), BtError> {
-        let n = def.children().len();
-        if n < min || n > max {
-            return Err(this.err_node(
-                file,
-                def,
-                BtProblem::Arity {
-                    kind: def.kind_name().into(),
-                    min,
-                    max,
-                    found: n,
-                },
-            ));
-        }
-        Ok(())
-    };
+    let arity = |this: &Compiler<'_>, min: usize, max: usize| this.check_arity(file, def, min, max);
     let policy = |this: &Compiler<'_>, p: Policy| -> Result<u16, BtError> {
         let n = def.children().len();
         match p {

@@ -5,6 +5,17 @@
 use super::{Interp, Status};
 use crate::program::{Kind, NONE};
 
+/// `Skipped` when every child was skipped (BT.CPP: a composite whose
+/// children all skipped is skipped itself), else `outcome`.
+#[inline]
+fn unless_all_skipped(skipped: usize, count: usize, outcome: Status) -> Status {
+    if skipped == count {
+        Status::Skipped
+    } else {
+        outcome
+    }
+}
+
 impl Interp<'_> {
     #[inline(always)]
     pub(super) fn tick_standard(&mut self, i: u32, kind: Kind) -> Status {
@@ -60,11 +71,7 @@ impl Interp<'_> {
             k += 1;
         }
         self.set_cursor_at(i as usize, 0);
-        if skipped == count {
-            Status::Skipped
-        } else {
-            Status::Success
-        }
+        unless_all_skipped(skipped, count, Status::Success)
     }
 
     /// BT.CPP `ReactiveSequence`: every tick from the first child, actions
@@ -88,11 +95,7 @@ impl Interp<'_> {
                 _ => {}
             }
         }
-        if skipped == count {
-            Status::Skipped
-        } else {
-            Status::Success
-        }
+        unless_all_skipped(skipped, count, Status::Success)
     }
 
     /// Wyrd's guard sequence: children in order; the leading conditions
@@ -171,11 +174,7 @@ impl Interp<'_> {
             }
         }
         self.set_running_child(i, NONE);
-        if skipped == count {
-            Status::Skipped
-        } else {
-            Status::Failure
-        }
+        unless_all_skipped(skipped, count, Status::Failure)
     }
 
     /// BT.CPP `ReactiveFallback`: every tick from the first child; the first
@@ -196,11 +195,7 @@ impl Interp<'_> {
                 _ => {}
             }
         }
-        if skipped == count {
-            Status::Skipped
-        } else {
-            Status::Failure
-        }
+        unless_all_skipped(skipped, count, Status::Failure)
     }
 
     /// BT.CPP `Parallel`: children in order, those finished in this
@@ -253,11 +248,7 @@ impl Interp<'_> {
             self.halt_running_children(i, 0, count);
             return result;
         }
-        if skipped == count {
-            Status::Skipped
-        } else {
-            Status::Running
-        }
+        unless_all_skipped(skipped, count, Status::Running)
     }
 
     /// BT.CPP `IfThenElse`: the first child is ticked until it finishes;
