@@ -227,23 +227,19 @@ pub struct Grenades {
 #[derive(Resource, Debug, Default)]
 pub struct Tracers(pub Vec<(Vec2, Vec2, f32, bool)>);
 
-/// Deterministic random numbers (SplitMix64).
+/// Deterministic random numbers (Wyrd's seeded SplitMix64).
 #[derive(Resource, Debug, Clone)]
-pub struct Rng(pub u64);
+pub struct Rng(pub wyrd::bt::SplitMix64);
 
 impl Rng {
     /// The next 64 random bits.
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next()
     }
 
     /// Uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        self.0.unit_f32()
     }
 
     /// A point in the arena, `margin` from its edges.
@@ -485,7 +481,7 @@ pub fn add_game(app: &mut App, agents: usize, seed: u64) {
     }
     // A logging hook the tree names; it never fires the impulse.
     app.register_bt_predicate("log_engage", |_| false)
-        .insert_resource(Rng(seed))
+        .insert_resource(Rng(wyrd::bt::SplitMix64::new(seed)))
         .init_resource::<Player>()
         .init_resource::<PlayerIntent>()
         .init_resource::<Vehicles>()

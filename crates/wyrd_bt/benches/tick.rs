@@ -47,7 +47,7 @@ impl Runtime {
             // "Nothing changed": actions never finish, inputs never change.
             durations.iter_mut().for_each(|d| *d = u32::MAX);
         }
-        let mut rng = Rng(42);
+        let mut rng = Rng(wyrd_bt::SplitMix64::new(42));
         let bbs = (0..n)
             .map(|_| random_blackboard(&program, &keys, &mut rng))
             .collect();
@@ -236,7 +236,7 @@ fn bench_runtime(c: &mut Criterion) {
     let mut g = c.benchmark_group("bonsai");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
     for n in SIZES {
-        let mut rng = Rng(42);
+        let mut rng = Rng(wyrd_bt::SplitMix64::new(42));
         let mut agents: Vec<_> = (0..n).map(|_| bonsai::new_agent(&mut rng)).collect();
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::from_parameter(n), |b| {

@@ -79,7 +79,7 @@ fn main() {
     let program = reference_program();
     let keys = input_keys(&program);
     let durations = durations(&program);
-    let mut rng = Rng(42);
+    let mut rng = Rng(wyrd_bt::SplitMix64::new(42));
     let mut states: Vec<AgentState> = (0..agents)
         .map(|i| AgentState::new(&program, i as u64))
         .collect();

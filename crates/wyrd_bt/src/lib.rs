@@ -111,6 +111,7 @@ mod kind;
 mod plugin;
 mod program;
 mod registry;
+mod rng;
 mod runtime;
 pub mod sim;
 mod value;
@@ -127,6 +128,7 @@ pub use plugin::{
     BtSettings, BtStats, BtSystems, RunMode,
 };
 pub use program::{ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, PredicateSlot, Program};
+pub use rng::SplitMix64;
 pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,

@@ -7,20 +7,13 @@
 use std::path::Path;
 
 use wyrd_bt::sim::{Outcome, Sim};
-use wyrd_bt::{Value, Vocabulary, compile_str};
+use wyrd_bt::{SplitMix64, Value, Vocabulary, compile_str};
 
-struct Rng(u64);
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
@@ -30,7 +23,7 @@ fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
         .join(asset);
     let text = std::fs::read_to_string(&path).unwrap();
     let program = compile_str(asset, &text, &Vocabulary::permissive()).unwrap();
-    let mut rng = Rng(0x5EED);
+    let mut rng = Rng(SplitMix64::new(0x5EED));
     let mut sim = Sim::new(&program, 7).with_repeat(true);
     let keys = program.bb_keys.clone();
     let tags = program.tag_names.clone();

@@ -23,22 +23,18 @@ pub const INPUTS: [(&str, f64); 10] = [
 /// The reference tree's text.
 pub const REFERENCE_TREE: &str = include_str!("../../../../assets/bench/reference.bt.ron");
 
-/// SplitMix64.
+/// The load's random numbers: Wyrd's one seeded generator.
 #[derive(Clone)]
-pub struct Rng(pub u64);
+pub struct Rng(pub wyrd_bt::SplitMix64);
 
 impl Rng {
     /// The next 64 random bits.
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next()
     }
     /// A number in [0, 1).
     pub fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit_f64()
     }
 }
 
@@ -175,7 +171,7 @@ pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
     let program = reference_program();
     let keys = input_keys(&program);
     let durations = durations(&program);
-    let mut rng = Rng(42);
+    let mut rng = Rng(wyrd_bt::SplitMix64::new(42));
     let bbs: Vec<Blackboard> = (0..n)
         .map(|_| random_blackboard(&program, &keys, &mut rng))
         .collect();

@@ -216,7 +216,7 @@ impl AgentState {
             nodes: nodes.into_boxed_slice(),
             aux: vec![0; program.aux_count as usize].into_boxed_slice(),
             cursors: vec![0; program.cursor_count as usize].into_boxed_slice(),
-            rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+            rng: seed ^ crate::rng::SplitMix64::GAMMA,
             now_ms: 0,
             ticks: 0,
             // Allocated on the first insertion, not per agent up front.
@@ -429,12 +429,10 @@ impl<'a> Interp<'a> {
     }
 
     fn next_random(&mut self) -> u64 {
-        // SplitMix64: tiny state, good enough for behavior choices.
-        self.st.rng = self.st.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.st.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        let mut r = crate::rng::SplitMix64(self.st.rng);
+        let x = r.next();
+        self.st.rng = r.0;
+        x
     }
 
     fn random_unit(&mut self) -> f32 {
