@@ -692,9 +692,7 @@ fn max_concurrent(p: &Program, i: u32) -> u32 {
     let n = &p.nodes[i as usize];
     match n.kind {
         Kind::Action { .. } => 1,
-        Kind::Parallel { .. } | Kind::Simultaneous | Kind::Custom { .. } => {
-            p.children_of(i).iter().map(|&c| max_concurrent(p, c)).sum()
-        }
+        k if k.concurrent() => p.children_of(i).iter().map(|&c| max_concurrent(p, c)).sum(),
         _ => p
             .children_of(i)
             .iter()

@@ -148,6 +148,23 @@ node_struct!(
     }
 );
 
+node_struct!(
+    /// Runs all children to the end.
+    ParallelAllDef {
+        /// Children.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+        /// Fails when at least this many children failed (default 1);
+        /// `None`-like large values never fail.
+        #[serde(default = "one")]
+        max_failures: u32,
+    }
+);
+
+fn one() -> u32 {
+    1
+}
+
 fn policy_one() -> Policy {
     Policy::One
 }
@@ -359,6 +376,7 @@ pub enum NodeDef {
     Selector(CompositeDef),
     ReactiveFallback(CompositeDef),
     Parallel(ParallelDef),
+    ParallelAll(ParallelAllDef),
     IfThenElse(CompositeDef),
     WhileDoElse(CompositeDef),
     Switch(SwitchDef),
@@ -425,6 +443,7 @@ impl NodeDef {
             NodeDef::Selector(_) => "Selector",
             NodeDef::ReactiveFallback(_) => "ReactiveFallback",
             NodeDef::Parallel(_) => "Parallel",
+            NodeDef::ParallelAll(_) => "ParallelAll",
             NodeDef::IfThenElse(_) => "IfThenElse",
             NodeDef::WhileDoElse(_) => "WhileDoElse",
             NodeDef::Switch(_) => "Switch",
@@ -491,6 +510,7 @@ impl NodeDef {
             | NodeDef::Ordered(d)
             | NodeDef::Simultaneous(d) => c!(d),
             NodeDef::Parallel(d) => c!(d),
+            NodeDef::ParallelAll(d) => c!(d),
             NodeDef::Probabilistic(d) => c!(d),
             NodeDef::OneOff(d) => c!(d),
             NodeDef::SelectOne(d) => c!(d),
@@ -533,6 +553,7 @@ impl NodeDef {
             | NodeDef::Ordered(d)
             | NodeDef::Simultaneous(d) => &d.children,
             NodeDef::Parallel(d) => &d.children,
+            NodeDef::ParallelAll(d) => &d.children,
             NodeDef::Probabilistic(d) => &d.children,
             NodeDef::OneOff(d) => &d.children,
             NodeDef::SelectOne(d) => &d.children,

@@ -17,6 +17,7 @@ pub enum Kind {
     Selector,
     ReactiveFallback,
     Parallel { success: u16, failure: u16 },
+    ParallelAll { max_failures: u32 },
     IfThenElse,
     WhileDoElse,
     Switch { key: u16, cases: u32 },
@@ -251,6 +252,17 @@ impl Kind {
                 "children in order, finished ones not re-ticked; decides after each child (`success` / `failure` thresholds: All, One, Count(n)), then halts the rest",
                 "Parallel (success_count / failure_count)",
                 "Simple Parallel",
+            ),
+            Kind::ParallelAll { .. } => info(
+                "ParallelAll",
+                F::Standard,
+                (1, ANY),
+                A::None,
+                C::None,
+                false,
+                "every child runs to its end (never stops early); then fails if `max_failures` (default 1) failed, else succeeds",
+                "ParallelAll (max_failures)",
+                "-",
             ),
             Kind::IfThenElse => info(
                 "IfThenElse",
@@ -618,6 +630,19 @@ impl Kind {
         }
     }
 
+    /// Its children run at the same time (parallels, simultaneous, custom
+    /// nodes): their actions count together for the agent's action slots,
+    /// and their statuses start over when the node starts afresh.
+    pub const fn concurrent(&self) -> bool {
+        matches!(
+            self,
+            Kind::Parallel { .. }
+                | Kind::ParallelAll { .. }
+                | Kind::Simultaneous
+                | Kind::Custom { .. }
+        )
+    }
+
     /// The kind as written in tree files.
     pub const fn name(&self) -> &'static str {
         self.info().name
@@ -641,6 +666,7 @@ impl Kind {
             success: 0,
             failure: 0,
         },
+        Kind::ParallelAll { max_failures: 1 },
         Kind::IfThenElse,
         Kind::WhileDoElse,
         Kind::Switch { key: 0, cases: 0 },
@@ -729,6 +755,7 @@ impl Kind {
             Kind::ReactiveFallback => (false, f.any_done),
             // Completes when the branch taken does.
             Kind::IfThenElse | Kind::WhileDoElse => (false, f.later_done),
+            Kind::ParallelAll { .. } => (false, f.all_done),
             Kind::Switch { .. } => (false, f.any_done),
             Kind::Ordered | Kind::Simultaneous => (false, f.all_done),
             // Completes once `success` children do (all by default).
@@ -848,6 +875,21 @@ pub(crate) fn lower(
             Kind::Parallel {
                 success: policy(c, d.success)?,
                 failure: policy(c, d.failure)?,
+            }
+        }
+        NodeDef::ParallelAll(d) => {
+            if d.max_failures == 0 {
+                return Err(c.err_node(
+                    file,
+                    def,
+                    BtProblem::ZeroCount {
+                        kind: "ParallelAll",
+                        field: "max_failures",
+                    },
+                ));
+            }
+            Kind::ParallelAll {
+                max_failures: d.max_failures,
             }
         }
         NodeDef::Probabilistic(d) => {

@@ -128,8 +128,8 @@ pub use plugin::{
     BtSettings, BtStats, BtSystems, RunMode,
 };
 pub use program::{ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, PredicateSlot, Program};
-pub use rng::SplitMix64;
 pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
+pub use rng::SplitMix64;
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
     MAX_STIMULI, NodeState, PredicateStub, Status, Stimulus, StimulusError, TickEnv, TickTrace,

@@ -70,7 +70,7 @@ fn evaluate(app: &mut App) -> WorldStateEvaluated {
 
 const PARENT_TREE: &str = r#"(root: GuardSequence(name: "eval", children: [
     Action(action: "ResetWorldStateManagers"),
-    ForceSuccess(child: Parallel(name: "lines", success: All, failure: All, children: [
+    ForceSuccess(child: ParallelAll(name: "lines", children: [
         // Checks the parent flag before the branch that sets it (the seed's
         // third problem): the restart makes it see the new value.
         GuardSequence(name: "uses_parent", children: [
@@ -116,7 +116,7 @@ fn a_new_flag_value_restarts_the_evaluation_and_an_unchanged_one_does_not() {
 #[test]
 fn an_endless_restart_is_an_error_not_a_hang() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = r#"(root: Parallel(name: "flip", success: All, failure: All, children: [
+    let tree = r#"(root: ParallelAll(name: "flip", children: [
         GuardSequence(children: [CheckWorldStateFlags(flags: [("A", false)]), Action(action: "SetFlagValue", params: {"A": true})]),
         GuardSequence(name: "back", children: [CheckWorldStateFlags(flags: [("A", true)]), Action(action: "SetFlagValue", params: {"A": false})]),
     ]))"#;

@@ -27,6 +27,7 @@ impl Interp<'_> {
             Kind::Selector => self.selector(i),
             Kind::ReactiveFallback => self.reactive_fallback(i),
             Kind::Parallel { success, failure } => self.parallel(i, success, failure),
+            Kind::ParallelAll { max_failures } => self.parallel_all(i, max_failures),
             Kind::IfThenElse => self.if_then_else(i),
             Kind::WhileDoElse => self.while_do_else(i),
             Kind::Switch { key, cases } => self.switch(i, key, cases),
@@ -249,6 +250,42 @@ impl Interp<'_> {
             return result;
         }
         unless_all_skipped(skipped, count, Status::Running)
+    }
+
+    /// BT.CPP `ParallelAll`: every child not finished in this activation is
+    /// ticked, never stopping early; when all have finished it fails if at
+    /// least `max_failures` failed, else succeeds (BT.CPP
+    /// `Parallel.ParallelAll`). The seed's World State Evaluation runs its
+    /// independent quest lines this way.
+    pub(super) fn parallel_all(&mut self, i: u32, max_failures: u32) -> Status {
+        let count = self.child_count(i);
+        let (mut done, mut bad, mut skipped) = (0, 0, 0);
+        for k in 0..count {
+            let c = self.child(i, k);
+            let s = match self.status_of(c) {
+                s @ (Status::Success | Status::Failure) => s,
+                _ => self.tick_node(c),
+            };
+            match s {
+                Status::Success => done += 1,
+                Status::Failure => {
+                    done += 1;
+                    bad += 1;
+                }
+                Status::Skipped => skipped += 1,
+                _ => {}
+            }
+        }
+        if done + skipped < count {
+            return Status::Running;
+        }
+        if skipped == count {
+            Status::Skipped
+        } else if bad >= max_failures as usize {
+            Status::Failure
+        } else {
+            Status::Success
+        }
     }
 
     /// BT.CPP `IfThenElse`: the first child is ticked until it finishes;

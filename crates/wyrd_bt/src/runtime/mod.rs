@@ -591,15 +591,13 @@ impl<'a> Interp<'a> {
                 s.clear_flags(rule::COMPLETE | rule::WAS_COMPLETE);
             }
         }
-        match n.kind {
-            Kind::Parallel { .. } => {
-                for k in 0..n.child_count as usize {
-                    let c = self.child(i, k);
-                    self.st.nodes[c as usize].set_status(Status::Idle);
-                }
+        if let Kind::Action { .. } = n.kind {
+            self.start_action(i);
+        } else if n.kind.concurrent() {
+            for k in 0..n.child_count as usize {
+                let c = self.child(i, k);
+                self.st.nodes[c as usize].set_status(Status::Idle);
             }
-            Kind::Action { .. } => self.start_action(i),
-            _ => {}
         }
     }
 
