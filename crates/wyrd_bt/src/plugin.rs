@@ -254,6 +254,8 @@ pub struct BtAgent {
     pub problems: Vec<String>,
     /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
     trace: Option<Box<TickTrace>>,
+    /// The agent's clock in µs (agent time in ms is derived from it).
+    clock_us: u64,
 }
 
 impl BtAgent {
@@ -464,6 +466,7 @@ fn bind(
     agent.program = Some(program.clone());
     agent.finished = false;
     agent.accum = 0.0;
+    agent.clock_us = 0;
     actions.reserve(program.action_capacity());
     if !bb.is_bound_to(program) {
         for p in bb.bind(program) {
@@ -549,7 +552,7 @@ fn tick_trees(
         if agent.finished {
             return;
         }
-        let step_ms = match tree.rate_hz {
+        let step_us = match tree.rate_hz {
             Some(hz) if hz > 0.0 => {
                 agent.accum += dt;
                 let period = 1.0 / hz;
@@ -557,10 +560,15 @@ fn tick_trees(
                     return;
                 }
                 agent.accum = (agent.accum - period).min(period);
-                (period * 1000.0).round() as u32
+                (f64::from(period) * 1e6).round() as u64
             }
-            _ => (dt * 1000.0).round() as u32,
+            _ => (f64::from(dt) * 1e6).round() as u64,
         };
+        // Agent time in ms follows an exact µs clock: 30 Hz steps of 33 and
+        // 34 ms, not 33 ms forever (which would run 1 % slow).
+        let before = agent.clock_us / 1000;
+        agent.clock_us += step_us;
+        let step_ms = (agent.clock_us / 1000 - before) as u32;
         agent.restarts_this_tick = 0;
         let env = TickEnv {
             stub: None,
@@ -572,6 +580,7 @@ fn tick_trees(
             globals_generation,
             repeat: tree.mode == RunMode::Repeat,
             always_walk: false,
+            dt_us: step_us.min(u64::from(u32::MAX)) as u32,
         };
         let status = tick_agent_traced(
             program,

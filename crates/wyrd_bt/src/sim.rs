@@ -531,6 +531,7 @@ impl<'p> Sim<'p> {
                 globals_generation: 0,
                 repeat: self.repeat,
                 always_walk: true,
+                dt_us: (1_000_000.0 / f64::from(hz)).round() as u32,
             },
             Some(&mut self.trace),
         );

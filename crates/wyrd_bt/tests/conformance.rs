@@ -213,3 +213,86 @@ fn a_restart_after_a_finished_run_once_tree_runs_it_again() {
         "1:21: event 1 (tick 2): no running leaf at \"root/B\" (running: root)"
     );
 }
+
+/// DESIGN "Time": a duration of S seconds at H Hz lasts round(S·H) ticks
+/// (halves round up) for every timer and for stimuli, at every rate; found
+/// by an independent review at S·H = 1.5, 2.5, 3.5, 10.5 and 0.5.
+#[test]
+fn durations_last_round_s_times_hz_ticks_for_every_timer_and_rate() {
+    fn expect_ticks(sh: f64) -> u64 {
+        (sh + 0.5).floor() as u64
+    }
+    // The tick in which `End` starts, minus one: how long the first child
+    // of the sequence ran.
+    fn run(tree: &str, hz: f32, stimulus: Option<f32>) -> u64 {
+        let program = compile_str("t.bt.ron", tree, &Vocabulary::permissive()).unwrap();
+        let mut sim = Sim::new(&program, 0).with_hz(hz);
+        if let Some(s) = stimulus {
+            sim.stimulus("root", "b", 0, s).unwrap();
+        }
+        for tick in 1..=2_000u64 {
+            let r = sim.step();
+            let end = r
+                .active
+                .iter()
+                .any(|p| p.ends_with("End") || p.ends_with("end"));
+            if stimulus.is_some() {
+                // The stimulus competes until it expires: count its ticks.
+                if !r.active.iter().any(|p| p.ends_with("/b")) {
+                    return tick - 1;
+                }
+            } else if end {
+                return tick - 1;
+            }
+        }
+        panic!("never ended: {tree}");
+    }
+    for hz in [20.0f32, 30.0, 60.0] {
+        for sh in [0.5, 1.0, 1.5, 2.5, 3.5, 10.5, 45.0] {
+            // Durations are kept in whole milliseconds: the rule applies to
+            // the duration as stored (2.5 ticks at 30 Hz is 83 ms: 2.49).
+            let ms = (sh * 1000.0 / f64::from(hz)).round();
+            let s = ms / 1000.0;
+            let want = expect_ticks(ms * f64::from(hz) / 1000.0);
+            let wait = format!(
+                r#"(root: Sequence(name: "root", children: [Wait(seconds: {s}), Action(action: "End")]))"#
+            );
+            assert_eq!(run(&wait, hz, None), want, "Wait {s} s at {hz} Hz");
+            let delay = format!(
+                r#"(root: Sequence(name: "root", children: [Delay(seconds: {s}, child: Succeed()), Action(action: "End")]))"#
+            );
+            assert_eq!(run(&delay, hz, None), want, "Delay {s} s at {hz} Hz");
+            let timeout = format!(
+                r#"(root: Sequence(name: "root", children: [ForceSuccess(child: Timeout(seconds: {s}, child: Forever())), Action(action: "End")]))"#
+            );
+            assert_eq!(run(&timeout, hz, None), want, "Timeout {s} s at {hz} Hz");
+            // Cooldown: the child runs in tick 1, then again once the
+            // cooldown has passed: the gap between its runs is the duration.
+            let cooldown = format!(
+                r#"(root: PrioritizedList(name: "root", children: [
+                    Cooldown(name: "c", seconds: {s}, child: Succeed(name: "ok")),
+                    Action(name: "end", action: "End"),
+                ]))"#
+            );
+            let program = compile_str("t.bt.ron", &cooldown, &Vocabulary::permissive()).unwrap();
+            let mut sim = Sim::new(&program, 0).with_hz(hz);
+            let runs: Vec<u64> = (1..=200u64)
+                .filter(|_| sim.step().ticked.iter().any(|p| p == "root/c/ok"))
+                .collect();
+            assert_eq!(
+                runs[1] - runs[0],
+                want.max(1),
+                "Cooldown {s} s at {hz} Hz: runs at {runs:?}"
+            );
+            if want > 0 {
+                let stim = r#"(behaviors: [Action(name: "b", action: "B")],
+                    root: PrioritizedList(name: "root", children: [Action(name: "end", action: "End")]))"#;
+                assert_eq!(
+                    run(stim, hz, Some(s as f32)),
+                    want,
+                    "stimulus {s} s at {hz} Hz"
+                );
+            }
+        }
+    }
+}

@@ -325,3 +325,19 @@ fn a_traced_agent_records_what_each_tick_did() {
         ]
     );
 }
+
+/// DESIGN "Time" in the app: a 10 s wait at 30 Hz lasts 300 ticks (agent
+/// time once advanced 33 ms a tick and ran 1 % slow: 303 ticks).
+#[test]
+fn a_long_wait_lasts_its_ticks_in_the_app() {
+    let tree = r#"(root: Sequence(name: "root", children: [Wait(name: "w", seconds: 10.0), Action(name: "end", action: "Idle")]))"#;
+    let dir = dir_with(&[("w.bt.ron", tree)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "w.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    while active(&mut app, e) != ["root/end"] {
+        app.update();
+        assert!(app.world().get::<BtAgent>(e).unwrap().state.ticks < 400);
+    }
+    assert_eq!(app.world().get::<BtAgent>(e).unwrap().state.ticks, 301);
+}

@@ -274,10 +274,10 @@ pub(crate) struct Interp<'a> {
     actions: &'a mut BtActions,
     stub: Option<PredicateStub<'a>>,
     globals: &'a [Option<crate::value::Value>],
-    /// Half of this tick's period (ms): timers and stimuli count whole
-    /// ticks, so a duration of S seconds lasts round(S·hz) ticks whatever
-    /// the rounding of the period to milliseconds.
-    half_dt: u32,
+    /// This tick's period in µs: timers and stimuli count whole ticks, so a
+    /// duration of S seconds lasts round(S·hz) ticks (halves round up)
+    /// whatever the rounding of agent time to milliseconds.
+    dt_us: u32,
     /// The node whose leading guards are not asked: the behavior an impulse
     /// runs (the impulse's relevancy stands in for them).
     unguarded: u32,
@@ -304,6 +304,9 @@ pub struct TickEnv<'a> {
     /// Never skip a walk (tools that change predicate answers behind the
     /// blackboard's back).
     pub always_walk: bool,
+    /// The tick period in µs, when known more exactly than `dt_ms` (30 Hz:
+    /// 33,333 µs): durations are counted in ticks of this period. 0: `dt_ms`.
+    pub dt_us: u32,
 }
 
 /// One tick of one agent: advances time by `dt_ms`, removes expired stimuli
@@ -346,7 +349,11 @@ pub fn tick_agent_traced(
         actions,
         stub: env.stub,
         globals: env.globals,
-        half_dt: dt_ms / 2,
+        dt_us: if env.dt_us > 0 {
+            env.dt_us
+        } else {
+            dt_ms.saturating_mul(1000)
+        },
         unguarded: NONE,
         spare: NONE,
         trace,
@@ -439,15 +446,23 @@ impl<'a> Interp<'a> {
         (self.next_random() >> 40) as f32 / (1u64 << 24) as f32
     }
 
-    /// Whether `ms` have passed since `start` (agent time), counting whole
-    /// ticks: reached in the tick closest to the exact time.
+    /// A duration in whole ticks of this tick's period: round(ms / period),
+    /// halves up (agent time is kept in ms, so an elapsed time is a whole
+    /// number of ticks give or take a millisecond, far from a half).
+    #[inline]
+    fn ticks_of(&self, ms: u32) -> u64 {
+        // floor(ms / period + 0.501): the thousandth of a tick keeps exact
+        // halves rounding up when the period itself was rounded to a µs
+        // (60 Hz: 16,667 µs).
+        let dt = u64::from(self.dt_us.max(1));
+        (u64::from(ms) * 1_000_000 + dt * 501) / (dt * 1000)
+    }
+
+    /// Whether a duration of `ms` has passed since `start` (agent time),
+    /// counted in ticks: S seconds at H Hz pass after round(S·H) ticks.
     #[inline]
     fn elapsed(&self, start: u32, ms: u32) -> bool {
-        self.st
-            .now_ms
-            .wrapping_sub(start)
-            .saturating_add(self.half_dt)
-            >= ms
+        self.ticks_of(self.st.now_ms.wrapping_sub(start)) >= self.ticks_of(ms)
     }
 
     #[inline]

@@ -14,6 +14,8 @@ pub struct Stimulus {
     pub priority: u16,
     /// Agent time (ms) when it expires.
     pub expires_ms: u32,
+    /// Its duration (ms): it competes in round(duration·hz) ticks.
+    pub duration_ms: u32,
 }
 
 /// Why a stimulus could not be inserted.
@@ -67,13 +69,13 @@ impl AgentState {
             .detached
             .get(behavior)
             .ok_or_else(|| StimulusError::UnknownBehavior(behavior.to_owned()))?;
-        let expires_ms = self
-            .now_ms
-            .saturating_add((seconds.max(0.0) * 1000.0).round() as u32);
+        let duration_ms = (seconds.max(0.0) * 1000.0).round() as u32;
+        let expires_ms = self.now_ms.saturating_add(duration_ms);
         if let Some(s) = self.stimuli.iter_mut().find(|s| s.root == root) {
             s.target = target;
             s.priority = priority;
             s.expires_ms = expires_ms;
+            s.duration_ms = duration_ms;
             return Ok(());
         }
         if self.stimuli.len() >= MAX_STIMULI {
@@ -87,6 +89,7 @@ impl AgentState {
             root,
             priority,
             expires_ms,
+            duration_ms,
         });
         Ok(())
     }
@@ -121,13 +124,15 @@ impl AgentState {
 
 impl Interp<'_> {
     /// Expired stimuli leave the tree (their behavior is stopped). A
-    /// stimulus of S seconds is considered in round(S·hz) ticks: it expires
-    /// at the first tick whose midpoint is past its end.
+    /// stimulus of S seconds competes in the round(S·hz) ticks after its
+    /// insertion (halves up).
     pub(super) fn expire_stimuli(&mut self) {
         let mut k = 0;
         while k < self.st.stimuli.len() {
             let s = self.st.stimuli[k];
-            if self.st.now_ms.wrapping_sub(self.half_dt) >= s.expires_ms {
+            let inserted = s.expires_ms.wrapping_sub(s.duration_ms);
+            let age = self.st.now_ms.wrapping_sub(inserted);
+            if self.ticks_of(age) > self.ticks_of(s.duration_ms) {
                 self.halt(s.root);
                 self.st.stimuli.swap_remove(k);
             } else {
