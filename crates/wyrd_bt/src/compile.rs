@@ -54,6 +54,14 @@ pub enum BtProblem {
         /// The leaf's kind.
         kind: String,
     },
+    /// `child` given to a composite or `children` to a decorator.
+    #[error("`{found}` is not a field of this node: it takes `{expected}`")]
+    WrongChildField {
+        /// What was written.
+        found: String,
+        /// What the node takes.
+        expected: &'static str,
+    },
     /// An action no system registered.
     #[error("unknown action {0:?}: register it with app.register_bt_action({0:?})")]
     UnknownAction(String),
@@ -140,14 +148,14 @@ pub enum BtProblem {
         children: usize,
     },
     /// A count of 0 where at least one run is meant.
-    #[error(
-        "{kind}({field}: 0) would never run its child: give {field} >= 1, or leave it out for forever"
-    )]
+    #[error("{kind}({field}: 0) {hint}: give {field} >= 1")]
     ZeroCount {
         /// The node kind.
         kind: &'static str,
         /// The field.
         field: &'static str,
+        /// Why 0 means nothing useful.
+        hint: &'static str,
     },
     /// A redirect to a behavior placed more than once.
     #[error(
@@ -248,8 +256,14 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                 ron::Error::NoSuchStructField { found, outer, .. }
                     if found == "children" || found == "child" =>
                 {
-                    BtProblem::ChildrenOnLeaf {
-                        kind: leaf_kind_name(outer.as_deref()),
+                    match child_field(outer.as_deref()) {
+                        Some(expected) => BtProblem::WrongChildField {
+                            found: found.clone(),
+                            expected,
+                        },
+                        None => BtProblem::ChildrenOnLeaf {
+                            kind: leaf_kind_name(outer.as_deref()),
+                        },
                     }
                 }
                 other => BtProblem::Syntax(other.to_string()),
@@ -262,6 +276,24 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
             }
         })?;
     Ok((def, text.to_owned()))
+}
+
+/// The field a node with children takes: `child` for decorators,
+/// `children` for composites (`None`: a leaf).
+fn child_field(outer: Option<&str>) -> Option<&'static str> {
+    let outer = outer?;
+    let outer = if outer == "Fallback" {
+        "Selector"
+    } else {
+        outer
+    };
+    let kind = Kind::ALL.iter().find(|k| k.name() == outer)?;
+    match kind.info().family {
+        crate::kind::Family::Leaf => None,
+        crate::kind::Family::Decorator => Some("child: Node(..)"),
+        _ if matches!(kind, Kind::Impulse { .. }) => None,
+        _ => Some("children: [..]"),
+    }
 }
 
 fn leaf_kind_name(outer: Option<&str>) -> String {
@@ -810,6 +842,30 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
+    /// An error at the first place a condition or node uses key `k` (not
+    /// its declaration under `blackboard`), else at the key.
+    pub(crate) fn err_key_use(&self, file: &str, k: &str, problem: BtProblem) -> BtError {
+        let text = self.text(file);
+        let uses = [
+            format!("Is(\"{k}\")"),
+            format!("IsNot(\"{k}\")"),
+            format!("Bb(\"{k}\""),
+            format!("key: \"{k}\""),
+        ];
+        match uses.iter().filter_map(|u| text.find(u.as_str())).min() {
+            Some(at) => {
+                let (line, column) = line_col(text, at);
+                BtError {
+                    file: file.to_owned(),
+                    line,
+                    column,
+                    problem,
+                }
+            }
+            None => self.err_at(file, k, problem),
+        }
+    }
+
     /// The index of a declared blackboard key.
     pub(crate) fn key_index(&self, file: &str, k: &str) -> Result<u16, BtError> {
         self.p
@@ -839,7 +895,7 @@ impl<'a> Compiler<'a> {
                 let i = key(self, k)?;
                 let def = self.p.bb_defaults[i as usize];
                 if !matches!(def, Value::Bool(_)) {
-                    return Err(self.err_at(
+                    return Err(self.err_key_use(
                         file,
                         k,
                         BtProblem::KeyType {
@@ -858,7 +914,7 @@ impl<'a> Compiler<'a> {
                 let i = key(self, k)?;
                 let def = self.p.bb_defaults[i as usize];
                 if !def.same_kind(v) {
-                    return Err(self.err_at(
+                    return Err(self.err_key_use(
                         file,
                         k,
                         BtProblem::KeyType {

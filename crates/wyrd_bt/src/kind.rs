@@ -823,7 +823,8 @@ pub(crate) fn lower(
         }
     };
     let zero = |this: &Compiler<'_>, kind: &'static str, field: &'static str| {
-        this.err_node(file, def, BtProblem::ZeroCount { kind, field })
+        let hint = "would never run its child (leave the field out to repeat forever)";
+        this.err_node(file, def, BtProblem::ZeroCount { kind, field, hint })
     };
     let in_place_impulse = in_place;
     Ok(match def {
@@ -840,7 +841,7 @@ pub(crate) fn lower(
             let declared = c.p.bb_defaults[key as usize];
             for v in &d.cases {
                 if !declared.same_kind(v) {
-                    return Err(c.err_at(
+                    return Err(c.err_key_use(
                         file,
                         &d.key,
                         BtProblem::KeyType {
@@ -885,6 +886,7 @@ pub(crate) fn lower(
                     BtProblem::ZeroCount {
                         kind: "ParallelAll",
                         field: "max_failures",
+                        hint: "would fail even when no child fails",
                     },
                 ));
             }
@@ -1007,6 +1009,17 @@ pub(crate) fn lower(
         NodeDef::Rule(d) => Kind::Rule {
             cond: c.check(file, &d.check)?,
         },
+        NodeDef::Threshold(d) if d.count == 0 => {
+            return Err(c.err_node(
+                file,
+                def,
+                BtProblem::ZeroCount {
+                    kind: "Threshold",
+                    field: "count",
+                    hint: "would succeed without polling its condition once",
+                },
+            ));
+        }
         NodeDef::Threshold(d) => Kind::Threshold {
             cond: c.check(file, &d.check)?,
             count: d.count,

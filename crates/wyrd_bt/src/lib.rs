@@ -46,6 +46,64 @@
 //! `CheckWorldStateFlags` / `CheckWorldStateCounters` (conditions on world
 //! values) and `Use(behavior: ..)` (a named behavior placed here).
 //!
+#![doc = include_str!("../NODES.md")]
+//!
+//! ## Rules every kind keeps
+//!
+//! - **Interruption without dithering.** In a `PrioritizedList` (and any
+//!   reactive composite), a higher-priority child interrupts the running one
+//!   only when it *takes over*: it ends the tick Running or Success. A child
+//!   that is relevant but fails at once leaves the running child alone. No
+//!   action leaf is ever aborted and restarted within one tick (the same
+//!   action at two leaves of a DAG may hand over from one to the other).
+//! - **Relevancy.** A node is relevant when its tags match and its guard
+//!   holds: a sequence's leading conditions, an impulse's `when` (an impulse
+//!   without `when` is always relevant), a cooldown not cooling down. Halo
+//!   schemes skip children that are not relevant; asking a guard is not a
+//!   tick (traces list ticks only).
+//! - **Tags.** A node whose tag mask does not match is ignored entirely (the
+//!   Halo seed): it is not ticked, a running one is halted, and it reports
+//!   `Skipped`, so its parent carries on as if it were not there. A masked
+//!   condition inside a guard simply does not hold.
+//! - **Impulses.** An impulse's `when` stands in for its behavior's guards:
+//!   once it wins, the behavior runs (in place, or at its native position for
+//!   `mode: Redirect`) without its own leading guards being asked; while it
+//!   runs, `when` is its guard, re-checked every tick. When `when` stops
+//!   holding, an in-place behavior stops; a redirected one keeps running only
+//!   if its native parent runs it in the same tick (its own guards hold
+//!   there), else it stops. A redirect runs the behavior's own nodes, keeping
+//!   their state at its native position; the native ancestors are not started
+//!   by it. A redirect needs exactly one native position outside the impulse:
+//!   a behavior placed twice, or one that contains the impulse, is a compile
+//!   error.
+//! - **Parallel** decides after each child (BT.CPP): successes reaching the
+//!   success threshold succeed; failures reaching the failure threshold, or a
+//!   success threshold out of reach, fail; then the running children are
+//!   halted and later children are not ticked in that tick. `ParallelAll`
+//!   never stops early.
+//! - **Activations.** A node started afresh by its parent (including the root
+//!   of a repeating tree starting a new cycle) begins with COMPLETE and
+//!   WAS_COMPLETE cleared, itself and its subtree; within one activation
+//!   WAS_COMPLETE latches (Trainz). Trainz rules do not fail: a child of
+//!   `Ordered` or `Simultaneous` that fails is started again on the next tick
+//!   (the parent waits for it). `Simultaneous` leaves COMPLETE children alone,
+//!   but a COMPLETE condition rule keeps checking its condition (traces show
+//!   it ticked) and may lose COMPLETE, never WAS_COMPLETE.
+//! - **Time.** A duration of S seconds at H ticks per second lasts round(S·H)
+//!   ticks, halves rounding up (durations are kept in whole milliseconds): a
+//!   `Wait(seconds: 1.0)` at 30 Hz runs 30 ticks and succeeds in the 31st; a
+//!   stimulus of 1.5 s competes in 45 ticks; 0.05 s at 30 Hz is 2 ticks. A
+//!   `Timeout` is checked before its child: in the tick its time is up the
+//!   child is halted, not ticked.
+//! - **Loops.** `Repeat` and `RetryUntilSuccessful` start the next run in the
+//!   tick the last one ended, at most [`LOOPS_PER_TICK`] runs per tick.
+//!   `RunMode::Repeat` restarts the root in the tick it finished.
+//! - **Skipped.** A node with nothing to do (`RunOnce` after its run, a
+//!   masked node) reports `Skipped`; sequences and selectors carry on, a
+//!   composite whose children all skipped is skipped itself. A `Parallel`
+//!   counts a skipped child neither as success nor failure (like BT.CPP, a
+//!   parallel whose success needs it then waits forever).
+//!
 //! ## In an app
 //!
 //! ```no_run

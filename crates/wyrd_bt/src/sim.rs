@@ -288,7 +288,9 @@ pub struct TickRecord {
     pub finished: Vec<(String, Status)>,
     /// Actions the tree stopped in this tick.
     pub aborted: Vec<String>,
-    /// Nodes ticked in this tick, in order (once each).
+    /// Nodes ticked in this tick, in order, each time it was ticked (loops
+    /// and a restarted root tick nodes more than once). Relevancy checks
+    /// (a prioritized list asking a child's guard) are not ticks.
     pub ticked: Vec<String>,
 }
 

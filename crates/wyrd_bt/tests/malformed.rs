@@ -59,7 +59,7 @@ fn each_malformed_tree_has_its_own_error() {
     );
     expect(
         "key_type.bt.ron",
-        2,
+        3,
         |p| matches!(p, BtProblem::KeyType { .. }),
         "is an int",
     );
@@ -187,6 +187,34 @@ fn each_malformed_tree_has_its_own_error() {
         |p| matches!(p, BtProblem::RedirectIntoItself { .. }),
         "contains the impulse",
     );
+    // Found by an independent review: a decorator given `children` was "a
+    // leaf"; a wrong type was reported at the key's declaration.
+    expect(
+        "decorator_children.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::WrongChildField { .. }),
+        "`children` is not a field of this node: it takes `child: Node(..)`",
+    );
+    expect(
+        "key_type_at_use.bt.ron",
+        5,
+        |p| matches!(p, BtProblem::KeyType { .. }),
+        "blackboard key \"hp\" is an int, compared with a bool",
+    );
+    expect(
+        "threshold_zero.bt.ron",
+        3,
+        |p| {
+            matches!(
+                p,
+                BtProblem::ZeroCount {
+                    kind: "Threshold",
+                    ..
+                }
+            )
+        },
+        "Threshold(count: 0) would succeed without polling its condition once",
+    );
     expect(
         "switch_arity.bt.ron",
         3,
@@ -218,7 +246,7 @@ fn every_file_in_the_corpus_is_checked() {
         assert!(load(&name).is_err(), "{name} loaded");
         n += 1;
     }
-    assert_eq!(n, 25);
+    assert_eq!(n, 28);
 }
 
 #[test]

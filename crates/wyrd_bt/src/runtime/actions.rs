@@ -25,7 +25,7 @@ pub enum ActionState {
 pub struct ActiveAction {
     /// Which action.
     pub id: ActionId,
-    /// The leaf node (for parameters: [`Program::action_of`]).
+    /// The leaf node (for parameters: [`Program::action_of`](crate::Program::action_of)).
     pub node: u32,
     /// Its state.
     pub state: ActionState,

@@ -578,9 +578,8 @@ impl<'a> Interp<'a> {
     }
 
     /// A node starts afresh (its parent starts it): its state starts as the
-    /// kind's table says, it loses COMPLETE, and its subtree loses COMPLETE
-    /// and WAS_COMPLETE (a new activation; within one, WAS_COMPLETE
-    /// latches).
+    /// kind's table says, and it and its subtree lose COMPLETE and
+    /// WAS_COMPLETE (a new activation; within one, WAS_COMPLETE latches).
     fn enter(&mut self, i: u32) {
         let n = &self.p.nodes[i as usize];
         let info = n.kind.info();
@@ -600,11 +599,8 @@ impl<'a> Interp<'a> {
                 AuxInit::None | AuxInit::Keep => {}
             }
         }
-        self.st.nodes[i as usize].clear_flags(rule::COMPLETE);
-        if n.end > i + 1 {
-            for s in &mut self.st.nodes[i as usize + 1..n.end as usize] {
-                s.clear_flags(rule::COMPLETE | rule::WAS_COMPLETE);
-            }
+        for s in &mut self.st.nodes[i as usize..n.end as usize] {
+            s.clear_flags(rule::COMPLETE | rule::WAS_COMPLETE);
         }
         if let Kind::Action { .. } = n.kind {
             self.start_action(i);
@@ -677,13 +673,15 @@ impl<'a> Interp<'a> {
         }
         self.st.nodes[iu].clear_flags(rule::PAUSED);
         if node.is_tagged() && !self.tags_ok(i) {
+            // Masked by the agent's tags: ignored entirely (the Halo seed),
+            // so the parent carries on as if the node were not there.
             if self.st.nodes[iu].status() == Status::Running {
                 self.halt(i);
                 self.st.nodes[iu].clear_flags(rule::PAUSED);
             }
-            self.st.nodes[iu].set_status(Status::Failure);
+            self.st.nodes[iu].set_status(Status::Skipped);
             self.st.nodes[iu].clear_flags(rule::COMPLETE);
-            return Status::Failure;
+            return Status::Skipped;
         }
         if self.st.nodes[iu].status() != Status::Running {
             self.enter(i);
