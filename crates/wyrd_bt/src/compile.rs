@@ -1175,6 +1175,7 @@ impl<'a> Compiler<'a> {
             aux: NONE,
             cursor: NONE,
             guard: NONE,
+            facts: crate::program::NodeFacts::of(&Kind::Succeed),
         });
 
         let mut in_place_impulse: Option<(String, String)> = None;
@@ -1193,6 +1194,7 @@ impl<'a> Compiler<'a> {
             self.p.cursor_count += 1;
         }
         self.p.nodes[idx as usize].kind = kind;
+        self.p.nodes[idx as usize].facts = crate::program::NodeFacts::of(&kind);
 
         // Children.
         let mut kids = Vec::new();

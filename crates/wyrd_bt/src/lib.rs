@@ -185,7 +185,9 @@ pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtAssetGeneration, BtGlobals, BtLoader, BtPlugin,
     BtSettings, BtStats, BtSystems, RunMode,
 };
-pub use program::{ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, PredicateSlot, Program};
+pub use program::{
+    ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, NodeFacts, PredicateSlot, Program,
+};
 pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
 pub use rng::SplitMix64;
 pub use runtime::{

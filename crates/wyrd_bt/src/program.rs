@@ -141,6 +141,35 @@ pub struct Node {
     /// The node's relevancy as one compiled condition (its guards, or its
     /// own condition), or [`NONE`] for "always". Tags are checked apart.
     pub guard: u32,
+    /// The kind's facts the tick reads, copied from [`Kind::info`] when the
+    /// tree compiles (so the hot path does not ask the table).
+    pub facts: NodeFacts,
+}
+
+/// The per-kind facts a tick needs, one byte each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeFacts {
+    /// Which interpreter family ticks it.
+    pub family: crate::kind::Family,
+    /// How its aux word starts.
+    pub aux: crate::kind::AuxInit,
+    /// How its cursor starts.
+    pub cursor: crate::kind::CursorInit,
+    /// Its children run at once ([`Kind::concurrent`]).
+    pub concurrent: bool,
+}
+
+impl NodeFacts {
+    /// The facts of a kind.
+    pub const fn of(kind: &Kind) -> Self {
+        let info = kind.info();
+        NodeFacts {
+            family: info.family,
+            aux: info.aux,
+            cursor: info.cursor,
+            concurrent: kind.concurrent(),
+        }
+    }
 }
 
 impl Node {

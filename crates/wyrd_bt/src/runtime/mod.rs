@@ -582,9 +582,9 @@ impl<'a> Interp<'a> {
     /// WAS_COMPLETE (a new activation; within one, WAS_COMPLETE latches).
     fn enter(&mut self, i: u32) {
         let n = &self.p.nodes[i as usize];
-        let info = n.kind.info();
+        let facts = n.facts;
         if n.cursor != NONE {
-            match info.cursor {
+            match facts.cursor {
                 CursorInit::Zero => self.st.cursors[n.cursor as usize] = 0,
                 CursorInit::Unchosen => self.st.cursors[n.cursor as usize] = u16::MAX,
                 CursorInit::None | CursorInit::Keep => {}
@@ -592,7 +592,7 @@ impl<'a> Interp<'a> {
         }
         if n.aux != NONE {
             let a = &mut self.st.aux[n.aux as usize];
-            match info.aux {
+            match facts.aux {
                 AuxInit::Zero => *a = 0,
                 AuxInit::NoChild => *a = NONE,
                 AuxInit::Now => *a = self.st.now_ms,
@@ -604,7 +604,7 @@ impl<'a> Interp<'a> {
         }
         if let Kind::Action { .. } = n.kind {
             self.start_action(i);
-        } else if n.kind.concurrent() {
+        } else if facts.concurrent {
             for k in 0..n.child_count as usize {
                 let c = self.child(i, k);
                 self.st.nodes[c as usize].set_status(Status::Idle);
@@ -692,7 +692,7 @@ impl<'a> Interp<'a> {
             Kind::GuardSequence => self.guard_sequence(i),
             Kind::PrioritizedList => self.prioritized(i),
             Kind::Action { .. } => self.action(i),
-            _ => match kind.info().family {
+            _ => match node.facts.family {
                 Family::Standard => self.tick_standard(i, kind),
                 Family::Halo => self.tick_halo(i, kind),
                 Family::Trainz => self.tick_trainz(i, kind),
