@@ -146,7 +146,9 @@ fn sign_makes_an_edited_save_load_again() {
     let o = wyrd(&["save", "sign", plain.to_str().unwrap(), "--key-file", &key]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        text(&o).1.contains("from a newer version of the game (schema 9"),
+        text(&o)
+            .1
+            .contains("from a newer version of the game (schema 9"),
         "{:?}",
         text(&o)
     );
