@@ -254,10 +254,9 @@ fn sim_prints_one_json_line_per_tick_with_active_paths_and_flags() {
     // The grenade at tick 65: self-preservation interrupts.
     assert_eq!(active(&lines[64]), ["root/self_preservation/evade/Crouch"]);
     // Flags: every node, with letters.
-    assert_eq!(
-        lines[64]["flags"]["root"], "WD",
-        "unpaused, completed a cycle before"
-    );
+    // Unpaused; the cycles it completed before do not count: a repeating
+    // root starts each cycle as a new activation (DESIGN "Activations").
+    assert_eq!(lines[64]["flags"]["root"], "D");
     assert_eq!(lines[64]["flags"]["root/search"], "PD");
     assert_eq!(lines[64]["status"], "running");
 }
