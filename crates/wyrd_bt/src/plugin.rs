@@ -6,7 +6,9 @@ use std::sync::Arc;
 use bevy::app::{App, FixedUpdate, Plugin};
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetApp, AssetLoader, Assets, Handle, LoadContext};
+use bevy::ecs::intern::Interned;
 use bevy::ecs::prelude::*;
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::log::{error, warn};
 use bevy::reflect::TypePath;
 use bevy::time::{Fixed, Time};
@@ -327,7 +329,8 @@ impl BtAgent {
     }
 }
 
-/// The behavior-tree system sets, chained in `FixedUpdate`:
+/// The behavior-tree system sets, chained in the plugin's schedule
+/// ([`BtPlugin::schedule`], `FixedUpdate` by default):
 /// - `Sense`: your systems that write blackboards and tags;
 /// - `Decide`: binds new and reloaded trees, applies restarts, ticks every
 ///   agent (in parallel; each agent only touches its own components);
@@ -370,6 +373,9 @@ pub struct BtPlugin {
     pub tick_hz: Option<f64>,
     /// Restarts allowed per agent per tick (default 8).
     pub max_restarts_per_tick: u32,
+    /// The schedule [`BtSystems`] run in (default `FixedUpdate`), like
+    /// avian's `PhysicsSchedulePlugin::new(schedule)`.
+    pub schedule: Interned<dyn ScheduleLabel>,
 }
 
 impl Default for BtPlugin {
@@ -377,6 +383,19 @@ impl Default for BtPlugin {
         BtPlugin {
             tick_hz: Some(30.0),
             max_restarts_per_tick: 8,
+            schedule: FixedUpdate.intern(),
+        }
+    }
+}
+
+impl BtPlugin {
+    /// Trees ticked in `schedule` (e.g. `FixedPostUpdate`, or `Update` for
+    /// a frame-rate tick) instead of `FixedUpdate`. Time advances by that
+    /// schedule's `Time` delta.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        BtPlugin {
+            schedule: schedule.intern(),
+            ..Default::default()
         }
     }
 }
@@ -393,15 +412,15 @@ impl Plugin for BtPlugin {
                 max_restarts_per_tick: self.max_restarts_per_tick,
             })
             .configure_sets(
-                FixedUpdate,
+                self.schedule,
                 (BtSystems::Sense, BtSystems::Decide, BtSystems::Act).chain(),
             )
             .init_resource::<BtStats>()
             .add_systems(
-                FixedUpdate,
+                self.schedule,
                 (tick_trees, act_begin).chain().in_set(BtSystems::Decide),
             )
-            .add_systems(FixedUpdate, act_end.after(BtSystems::Act));
+            .add_systems(self.schedule, act_end.after(BtSystems::Act));
         if let Some(hz) = self.tick_hz {
             app.insert_resource(Time::<Fixed>::from_hz(hz));
         }

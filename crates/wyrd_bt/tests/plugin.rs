@@ -341,3 +341,50 @@ fn a_long_wait_lasts_its_ticks_in_the_app() {
     }
     assert_eq!(app.world().get::<BtAgent>(e).unwrap().state.ticks, 301);
 }
+
+/// `BtPlugin::new(schedule)` runs the sets there (issue 15: the schedule is
+/// the user's choice, like avian's `PhysicsSchedulePlugin::new`).
+#[test]
+fn trees_tick_in_the_schedule_the_plugin_is_given() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.path().to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        BtPlugin {
+            tick_hz: None,
+            ..BtPlugin::new(Update)
+        },
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 30.0,
+    )))
+    .register_bt_action("Shoot")
+    .register_bt_action("Idle");
+    // An action system in the plugin's schedule sees the tick's actions.
+    #[derive(Resource, Default)]
+    struct Seen(u32);
+    app.init_resource::<Seen>().add_systems(
+        Update,
+        (|q: Query<&BtActions>, mut seen: ResMut<Seen>| {
+            seen.0 += q.iter().filter(|a| a.iter().next().is_some()).count() as u32;
+        })
+        .in_set(BtSystems::Act),
+    );
+    let h = load(&mut app, "a.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    let ticks = app.world().get::<BtAgent>(e).unwrap().state.ticks;
+    for _ in 0..10 {
+        app.update();
+    }
+    // One tick per frame (no fixed timestep involved).
+    assert_eq!(
+        app.world().get::<BtAgent>(e).unwrap().state.ticks,
+        ticks + 10
+    );
+    assert!(app.world().resource::<Seen>().0 >= 10);
+    assert_eq!(active(&mut app, e), ["root/idle"]);
+}
