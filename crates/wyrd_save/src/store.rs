@@ -200,7 +200,21 @@ impl DocumentLoad {
                 kind.describe(),
                 why(primary)
             ),
-            None if self.all_missing() => String::new(),
+            None if self.all_missing() => match save_point {
+                Some(_) => format!("{}: no save file yet, started fresh", self.file),
+                None => String::new(),
+            },
+            None if matches!(self.copy(CopyKind::Temp).verdict, Verdict::Valid { .. })
+                && !self.copies[..2]
+                    .iter()
+                    .any(|c| matches!(c.verdict, Verdict::Valid { .. })) =>
+            {
+                format!(
+                    "{}: only the temp file of an interrupted save ({}), which another document never reached: not used, started fresh",
+                    self.file,
+                    why(self.copy(CopyKind::Temp))
+                )
+            }
             None => format!(
                 "{}: no usable copy (the save: {}; its backup: {}), started fresh",
                 self.file,
@@ -591,10 +605,26 @@ impl SaveStore {
     /// Picks a candidate per document: the newest save point all documents
     /// with a valid copy share; else (several bad files) each one's newest.
     fn choose(&self, docs: &mut [Vec<Candidate>]) -> (Vec<Option<usize>>, Option<u64>, bool) {
+        // A temp file is an uncommitted write: it counts only for a save
+        // point every document reached. A document with no valid copy at all
+        // (a save killed before or while it wrote that document's temp,
+        // typically the very first one) reached none, so then only committed
+        // copies (primaries, backups) count; they still load, e.g. for a
+        // document added to the slot by a later version of the game.
+        let uncommitted_ok = docs
+            .iter()
+            .all(|cands| cands.iter().any(|c| c.verdict.save_point().is_some()));
+        let usable = |c: &Candidate| {
+            if c.kind == CopyKind::Temp && !uncommitted_ok {
+                None
+            } else {
+                c.verdict.save_point()
+            }
+        };
         loop {
             let points: Vec<BTreeSet<u64>> = docs
                 .iter()
-                .map(|c| c.iter().filter_map(|c| c.verdict.save_point()).collect())
+                .map(|c| c.iter().filter_map(usable).collect())
                 .collect();
             let present: Vec<&BTreeSet<u64>> = points.iter().filter(|p| !p.is_empty()).collect();
             let Some(first) = present.first() else {
@@ -608,16 +638,13 @@ impl SaveStore {
             let mut picks = Vec::with_capacity(docs.len());
             let mut failed = false;
             for (spec, cands) in self.documents.iter().zip(docs.iter_mut()) {
-                let own_newest = cands.iter().filter_map(|c| c.verdict.save_point()).max();
+                let own_newest = cands.iter().filter_map(usable).max();
                 let Some(own_newest) = own_newest else {
                     picks.push(None);
                     continue;
                 };
                 let target = common.unwrap_or(own_newest);
-                let Some(i) = cands
-                    .iter()
-                    .position(|c| c.verdict.save_point() == Some(target))
-                else {
+                let Some(i) = cands.iter().position(|c| usable(c) == Some(target)) else {
                     picks.push(None);
                     continue;
                 };

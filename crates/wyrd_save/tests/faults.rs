@@ -119,6 +119,46 @@ fn a_crash_before_or_during_any_call_keeps_the_last_completed_save() {
     }
 }
 
+/// Found by an independent review: a kill during the very first save could
+/// load the world's complete temp file without the profile (the profile had
+/// no file at all, so it did not hold the save point down): the quest flag
+/// without its coins. A crash before or during any call of a first session
+/// (load + save from an empty disk) loads nothing or all of it.
+#[test]
+fn a_crash_during_the_first_save_loads_nothing_or_everything() {
+    let calls = {
+        let fs = MemFs::new();
+        let s = store(&fs);
+        let l = s.load();
+        s.commit_bodies(&bodies(1), l.next_save_point).unwrap();
+        fs.call_count()
+    };
+    for torn in [false, true] {
+        for k in 0..calls {
+            let fs = MemFs::new();
+            if torn {
+                fs.crash_during(k);
+            } else {
+                fs.crash_before(k);
+            }
+            let s = store(&fs);
+            let l = s.load();
+            let completed = s.commit_bodies(&bodies(1), l.next_save_point).is_ok();
+            fs.restart();
+            let what = format!(
+                "first save, crash {} call {k}",
+                if torn { "during" } else { "before" }
+            );
+            let loaded = load_progress(&store(&fs), &what);
+            if completed {
+                assert_eq!(loaded, Some(1), "{what}");
+            } else {
+                assert!(matches!(loaded, None | Some(1)), "{what}: {loaded:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn an_error_at_any_call_is_reported_keeps_the_good_state_and_a_retry_lands() {
     let calls = calls_of_a_session();
@@ -175,4 +215,27 @@ fn a_disk_full_for_a_while_fails_every_save_then_the_retry_lands() {
     s.commit_bodies(&bodies(2), next + 3).unwrap();
     assert_eq!(load_progress(&s, "after"), Some(2));
     assert!(fs.file(Path::new("/saves/profile.json.bak")).is_some());
+}
+
+/// A document a later version adds to the slot has no file yet: the others
+/// keep their committed save, it starts fresh, and the message says so.
+#[test]
+fn a_document_added_later_starts_fresh_and_the_others_keep_their_save() {
+    let fs = MemFs::new();
+    let old = SaveStore::new("/saves", SaveKey::new("fault-key"))
+        .with_fs(fs.clone())
+        .with_documents([DocSpec::json("world_state.json", 1)]);
+    let l = old.load();
+    old.commit_bodies(&bodies(4)[..1], l.next_save_point)
+        .unwrap();
+    let mut l = store(&fs).load();
+    let world: Option<Value> = l.take(0);
+    let profile: Option<Value> = l.take(1);
+    assert_eq!(world.unwrap()["Progress"], 4);
+    assert!(profile.is_none());
+    let text = l.outcome.describe();
+    assert!(
+        text.contains("profile.json: no save file yet, started fresh"),
+        "{text}"
+    );
 }
