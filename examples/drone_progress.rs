@@ -51,6 +51,7 @@ fn main() {
         MinimalPlugins.set(ScheduleRunnerPlugin::run_loop(Duration::ZERO)),
         AssetPlugin::default(),
     ))
+    .insert_resource(Time::<Fixed>::from_hz(30.0))
     .add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files([FLAGS])))
     .add_plugins(
         WorldStateSavePlugin::new(&save_dir, SaveKey::from_env_or_dev()).with_autosave(None),

@@ -38,6 +38,7 @@ fn a_tree_reacts_to_world_state_changes() {
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
         1.0 / 30.0,
     )))
+    .insert_resource(Time::<Fixed>::from_hz(30.0))
     .add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files(["w.flags.ron"])))
     .register_bt_action("GiveReward")
     .register_bt_action("Wait");

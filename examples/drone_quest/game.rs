@@ -277,46 +277,47 @@ pub fn build_app(config: &GameConfig) -> Result<App, String> {
 /// Adds the game (everything but the engine's own plugins).
 pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
     let content = Content::load(&config.assets)?;
-    app.add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files([
-        "drone_quest/world_state.flags.ron",
-        "drone_quest/smith.flags.ron",
-    ])))
-    .add_plugins({
-        let save = WorldStateSavePlugin::new(&config.save_dir, SaveKey::from_env_or_dev());
-        match &config.fs {
-            Some(fs) => save.with_fs(fs.clone()),
-            None => save,
-        }
-    })
-    // Coins live in their own document of the same slot: one commit per
-    // save point, so coins and the quest flag never disagree on disk.
-    .add_save_document::<PlayerProfile>("profile.json")
-    .add_plugins(WorldStateEvaluationPlugin::new(
-        "drone_quest/evaluation.bt.ron",
-    ))
-    .insert_resource(content)
-    .init_resource::<QuestManager>()
-    .init_resource::<NpcManager>()
-    .init_resource::<ShopManager>()
-    .init_resource::<CombatManager>()
-    .init_resource::<RunState>()
-    .init_resource::<Coins>()
-    .init_resource::<ProfileProblems>()
-    .add_world_state_manager::<QuestManager>()
-    .add_world_state_manager::<NpcManager>()
-    .add_world_state_manager::<ShopManager>()
-    .add_world_state_manager::<CombatManager>()
-    .init_state::<Mode>()
-    .add_systems(
-        OnEnter(Mode::Hub),
-        |mut w: MessageWriter<EvaluateWorldState>, mut run: ResMut<RunState>| {
-            run.enemies.clear();
-            w.write(EvaluateWorldState);
-        },
-    )
-    .add_systems(OnEnter(Mode::Run), start_run)
-    .init_resource::<DialogueView>()
-    .add_systems(Last, report_save_failures.after(SaveSystems::Write));
+    app.insert_resource(Time::<Fixed>::from_hz(30.0))
+        .add_plugins(WyrdPlugins.set(WorldStatePlugin::with_files([
+            "drone_quest/world_state.flags.ron",
+            "drone_quest/smith.flags.ron",
+        ])))
+        .add_plugins({
+            let save = WorldStateSavePlugin::new(&config.save_dir, SaveKey::from_env_or_dev());
+            match &config.fs {
+                Some(fs) => save.with_fs(fs.clone()),
+                None => save,
+            }
+        })
+        // Coins live in their own document of the same slot: one commit per
+        // save point, so coins and the quest flag never disagree on disk.
+        .add_save_document::<PlayerProfile>("profile.json")
+        .add_plugins(WorldStateEvaluationPlugin::new(
+            "drone_quest/evaluation.bt.ron",
+        ))
+        .insert_resource(content)
+        .init_resource::<QuestManager>()
+        .init_resource::<NpcManager>()
+        .init_resource::<ShopManager>()
+        .init_resource::<CombatManager>()
+        .init_resource::<RunState>()
+        .init_resource::<Coins>()
+        .init_resource::<ProfileProblems>()
+        .add_world_state_manager::<QuestManager>()
+        .add_world_state_manager::<NpcManager>()
+        .add_world_state_manager::<ShopManager>()
+        .add_world_state_manager::<CombatManager>()
+        .init_state::<Mode>()
+        .add_systems(
+            OnEnter(Mode::Hub),
+            |mut w: MessageWriter<EvaluateWorldState>, mut run: ResMut<RunState>| {
+                run.enemies.clear();
+                w.write(EvaluateWorldState);
+            },
+        )
+        .add_systems(OnEnter(Mode::Run), start_run)
+        .init_resource::<DialogueView>()
+        .add_systems(Last, report_save_failures.after(SaveSystems::Write));
     register_nodes(app);
     Ok(())
 }

@@ -189,7 +189,9 @@ impl Autopilot {
 
 /// Adds the game to an app that has the engine's plugins.
 pub fn add_game(app: &mut App) {
-    app.add_plugins(BtPlugin::default())
+    // The session's rules tick at 30 Hz (the app's fixed timestep).
+    app.insert_resource(Time::<Fixed>::from_hz(30.0))
+        .add_plugins(BtPlugin::default())
         .register_bt_action("SpeedingWarning")
         .insert_resource(Car {
             pos: PLACES[0].1,

@@ -475,7 +475,9 @@ pub struct Summary {
 
 /// Adds the game to an app that has the engine's plugins.
 pub fn add_game(app: &mut App, agents: usize, seed: u64) {
-    app.add_plugins(BtPlugin::default());
+    // Halo's AI ticks at 30 Hz (the app's fixed timestep).
+    app.insert_resource(Time::<Fixed>::from_hz(30.0))
+        .add_plugins(BtPlugin::default());
     for action in ACTIONS {
         app.register_bt_action(action);
     }

@@ -368,8 +368,10 @@ pub struct BtSettings {
 /// ```
 #[derive(Debug, Clone)]
 pub struct BtPlugin {
-    /// Sets the app's fixed timestep to this rate (default 30 Hz); `None`
-    /// leaves it as the app set it.
+    /// Sets the app's fixed timestep to this rate; `None` (the default)
+    /// leaves `Time<Fixed>` as the app set it (physics and everything else
+    /// in `FixedUpdate` share it). Trees tick once per run of the plugin's
+    /// schedule, or at their own `BehaviorTree::with_rate`.
     pub tick_hz: Option<f64>,
     /// Restarts allowed per agent per tick (default 8).
     pub max_restarts_per_tick: u32,
@@ -381,7 +383,7 @@ pub struct BtPlugin {
 impl Default for BtPlugin {
     fn default() -> Self {
         BtPlugin {
-            tick_hz: Some(30.0),
+            tick_hz: None,
             max_restarts_per_tick: 8,
             schedule: FixedUpdate.intern(),
         }

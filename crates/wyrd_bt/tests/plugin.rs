@@ -31,6 +31,7 @@ fn app(dir: &Path) -> App {
         BtPlugin::default(),
     ))
     // One update = one 30 Hz fixed step.
+    .insert_resource(Time::<Fixed>::from_hz(30.0))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
         1.0 / 30.0,
     )))
@@ -387,4 +388,26 @@ fn trees_tick_in_the_schedule_the_plugin_is_given() {
     );
     assert!(app.world().resource::<Seen>().0 >= 10);
     assert_eq!(active(&mut app, e), ["root/idle"]);
+}
+
+/// Issue 15: the plugin leaves `Time<Fixed>` as the app set it (it used to
+/// set the whole app's fixed timestep to 30 Hz, physics included) unless
+/// asked with `tick_hz`.
+#[test]
+fn the_plugin_leaves_the_fixed_timestep_alone_unless_asked() {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default()))
+        .insert_resource(Time::<Fixed>::from_hz(50.0))
+        .add_plugins(BtPlugin::default());
+    let step = app.world().resource::<Time<Fixed>>().timestep();
+    assert_eq!(step, Duration::from_millis(20));
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default()))
+        .insert_resource(Time::<Fixed>::from_hz(50.0))
+        .add_plugins(BtPlugin {
+            tick_hz: Some(25.0),
+            ..Default::default()
+        });
+    let step = app.world().resource::<Time<Fixed>>().timestep();
+    assert_eq!(step, Duration::from_millis(40));
 }

@@ -37,6 +37,7 @@ fn app(dir: &Path, tree: &str) -> App {
         },
         BtPlugin::default(),
     ))
+    .insert_resource(Time::<Fixed>::from_hz(30.0))
     .add_plugins(WorldStatePlugin::with_files(["w.flags.ron"]))
     .add_plugins(WorldStateBtPlugin)
     .add_plugins(WorldStateEvaluationPlugin::new("eval.bt.ron"))

@@ -163,6 +163,7 @@ pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
         None => MinimalPlugins.build(),
     };
     app.add_plugins((minimal, AssetPlugin::default(), BtPlugin::default()))
+        .insert_resource(bevy::time::Time::<bevy::time::Fixed>::from_hz(30.0))
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
             std::time::Duration::from_secs_f64(1.0 / 30.0),
         ))
