@@ -1,0 +1,294 @@
+//! Conditions: checks as written to compiled conditions, and bool guards
+//! folded into single bit tests.
+
+use super::{BtError, BtProblem, Compiler};
+use crate::def::Check;
+use crate::program::{Cond, Kind, NONE, PredicateSlot, Program};
+use crate::value::Value;
+
+/// Folds conditions on bool keys (below 64) into bit tests over the
+/// blackboard's bool mask: `BbIs`, and `All` / `Any` / `Not` made only of
+/// them. A condition's parts always come before it, so one pass in order
+/// sees folded parts.
+pub(super) fn fold_bits(p: &mut Program) {
+    for i in 0..p.conds.len() {
+        let folded = match p.conds[i] {
+            Cond::BbIs { key, value } if key < 64 => {
+                let bit = 1u64 << key;
+                Some(Cond::Bits {
+                    mask: bit,
+                    want: if value { bit } else { 0 },
+                })
+            }
+            Cond::Not(x) => match p.conds[x as usize] {
+                // Not all as wanted: one differs.
+                Cond::Bits { mask, want } => Some(Cond::AnyBits {
+                    mask,
+                    want: want ^ mask,
+                }),
+                Cond::AnyBits { mask, want } => Some(Cond::Bits {
+                    mask,
+                    want: want ^ mask,
+                }),
+                _ => None,
+            },
+            // All as wanted: the union; a bit wanted both ways never holds.
+            Cond::All { start, len } => merge_bits(p, start, len, |c| match c {
+                Cond::Bits { mask, want } => Some((mask, want)),
+                _ => None,
+            })
+            .map(|(mask, want, clash)| {
+                if clash {
+                    Cond::Const(false)
+                } else {
+                    Cond::Bits { mask, want }
+                }
+            }),
+            // One as wanted: single-bit tests and any-of tests merge; a bit
+            // wanted both ways always holds.
+            Cond::Any { start, len } => merge_bits(p, start, len, |c| match c {
+                Cond::AnyBits { mask, want } => Some((mask, want)),
+                Cond::Bits { mask, want } if mask.count_ones() == 1 => Some((mask, want)),
+                _ => None,
+            })
+            .map(|(mask, want, clash)| {
+                if clash {
+                    Cond::Const(true)
+                } else {
+                    Cond::AnyBits { mask, want }
+                }
+            }),
+            _ => None,
+        };
+        if let Some(c) = folded {
+            p.conds[i] = c;
+        }
+    }
+}
+
+/// The bit tests of `cond_lists[start..start + len]` as one (mask, wanted
+/// bits), when `part` accepts every condition of the list, and whether two
+/// of them want a bit both ways.
+fn merge_bits(
+    p: &Program,
+    start: u32,
+    len: u32,
+    part: impl Fn(Cond) -> Option<(u64, u64)>,
+) -> Option<(u64, u64, bool)> {
+    let (mut mask, mut want, mut clash) = (0u64, 0u64, false);
+    for &x in &p.cond_lists[start as usize..(start + len) as usize] {
+        let (m, w) = part(p.conds[x as usize])?;
+        clash |= mask & m & (want ^ w) != 0;
+        mask |= m;
+        want |= w;
+    }
+    Some((mask, want, clash))
+}
+
+fn push(p: &mut Program, c: Cond) -> u32 {
+    p.conds.push(c);
+    p.conds.len() as u32 - 1
+}
+
+pub(super) fn all_of(p: &mut Program, conds: Vec<u32>) -> u32 {
+    if conds.len() == 1 {
+        return conds[0];
+    }
+    let start = p.cond_lists.len() as u32;
+    let len = conds.len() as u32;
+    p.cond_lists.extend(conds);
+    push(p, Cond::All { start, len })
+}
+
+/// An instant subtree (conditions only) as one condition, tags included.
+pub(super) fn instant_cond(p: &mut Program, i: u32) -> u32 {
+    let n = p.nodes[i as usize].clone();
+    let kids: Vec<u32> = p.children_of(i).to_vec();
+    let body = match n.kind {
+        Kind::Condition { cond } => cond,
+        Kind::Succeed => push(p, Cond::Const(true)),
+        Kind::Fail => push(p, Cond::Const(false)),
+        Kind::Invert => {
+            let inner = instant_cond(p, kids[0]);
+            push(p, Cond::Not(inner))
+        }
+        Kind::Sequence
+        | Kind::GuardSequence
+        | Kind::SequenceWithMemory
+        | Kind::ReactiveSequence => {
+            let conds = kids.iter().map(|&k| instant_cond(p, k)).collect();
+            all_of(p, conds)
+        }
+        _ => {
+            let conds: Vec<u32> = kids.iter().map(|&k| instant_cond(p, k)).collect();
+            let start = p.cond_lists.len() as u32;
+            let len = conds.len() as u32;
+            p.cond_lists.extend(conds);
+            push(p, Cond::Any { start, len })
+        }
+    };
+    if !n.is_tagged() {
+        body
+    } else {
+        let tags = push(
+            p,
+            Cond::TagReq {
+                all: n.tags_all,
+                any: n.tags_any,
+                not: n.tags_not,
+            },
+        );
+        all_of(p, vec![tags, body])
+    }
+}
+
+impl Compiler<'_> {
+    pub(crate) fn tag_mask(&self, file: &str, tags: &[String]) -> Result<u64, BtError> {
+        let mut mask = 0;
+        for t in tags {
+            match self.p.tag_names.iter().position(|n| n == t) {
+                Some(i) => mask |= 1u64 << i,
+                None => return Err(self.err_at(file, t, BtProblem::UnknownTag(t.clone()))),
+            }
+        }
+        Ok(mask)
+    }
+
+    /// The index of a declared blackboard key.
+    pub(crate) fn key_index(&self, file: &str, k: &str) -> Result<u16, BtError> {
+        self.p
+            .bb_keys
+            .iter()
+            .position(|x| x == k)
+            .map(|i| i as u16)
+            .ok_or_else(|| self.err_at(file, k, BtProblem::UnknownKey(k.to_owned())))
+    }
+
+    pub(crate) fn push_cond(&mut self, c: Cond) -> u32 {
+        self.p.conds.push(c);
+        self.p.conds.len() as u32 - 1
+    }
+
+    pub(crate) fn check(&mut self, file: &str, check: &Check) -> Result<u32, BtError> {
+        let key = |this: &Self, k: &str| {
+            this.p
+                .bb_keys
+                .iter()
+                .position(|x| x == k)
+                .map(|i| i as u16)
+                .ok_or_else(|| this.err_at(file, k, BtProblem::UnknownKey(k.to_owned())))
+        };
+        let cond = match check {
+            Check::Is(k) | Check::IsNot(k) => {
+                let i = key(self, k)?;
+                let def = self.p.bb_defaults[i as usize];
+                if !matches!(def, Value::Bool(_)) {
+                    return Err(self.err_key_use(
+                        file,
+                        k,
+                        BtProblem::KeyType {
+                            key: k.clone(),
+                            expected: def.type_name(),
+                            found: "bool",
+                        },
+                    ));
+                }
+                Cond::BbIs {
+                    key: i,
+                    value: matches!(check, Check::Is(_)),
+                }
+            }
+            Check::Bb(k, op, v) => {
+                let i = key(self, k)?;
+                let def = self.p.bb_defaults[i as usize];
+                if !def.same_kind(v) {
+                    return Err(self.err_key_use(
+                        file,
+                        k,
+                        BtProblem::KeyType {
+                            key: k.clone(),
+                            expected: def.type_name(),
+                            found: v.type_name(),
+                        },
+                    ));
+                }
+                Cond::Bb {
+                    key: i,
+                    op: *op,
+                    value: *v,
+                }
+            }
+            Check::Predicate(name) => {
+                let idx = match self.predicate_index.get(name) {
+                    Some(&i) => i,
+                    None => {
+                        let f = self.vocab.predicates.get(name).cloned();
+                        if f.is_none() && !self.vocab.permissive {
+                            return Err(self.err_at(
+                                file,
+                                name,
+                                BtProblem::UnknownPredicate(name.clone()),
+                            ));
+                        }
+                        self.p.predicates.push(PredicateSlot {
+                            name: name.clone(),
+                            f,
+                        });
+                        let i = self.p.predicates.len() as u32 - 1;
+                        self.predicate_index.insert(name.clone(), i);
+                        i
+                    }
+                };
+                Cond::Predicate(idx)
+            }
+            Check::HasTag(t) => Cond::Tags(self.tag_mask(file, std::slice::from_ref(t))?),
+            Check::World(name, op, value) => {
+                let slot = match self.p.globals.iter().position(|g| g.name == *name) {
+                    Some(i) => i as u32,
+                    None => {
+                        let e = self.err_at(file, name, BtProblem::UnknownKey(String::new()));
+                        self.p.globals.push(crate::program::GlobalRef {
+                            name: name.clone(),
+                            file: file.to_owned(),
+                            line: e.line,
+                            column: e.column,
+                        });
+                        self.p.globals.len() as u32 - 1
+                    }
+                };
+                Cond::Global {
+                    slot,
+                    op: *op,
+                    value: *value,
+                }
+            }
+            Check::All(list) | Check::Any(list) => {
+                let mut idx = Vec::with_capacity(list.len());
+                for c in list {
+                    idx.push(self.check(file, c)?);
+                }
+                let start = self.p.cond_lists.len() as u32;
+                self.p.cond_lists.extend(idx);
+                let len = list.len() as u32;
+                if matches!(check, Check::All(_)) {
+                    Cond::All { start, len }
+                } else {
+                    Cond::Any { start, len }
+                }
+            }
+            Check::Not(inner) => {
+                let i = self.check(file, inner)?;
+                Cond::Not(i)
+            }
+        };
+        Ok(self.push_cond(cond))
+    }
+
+    pub(crate) fn checks(&mut self, file: &str, list: &[Check]) -> Result<u32, BtError> {
+        match list {
+            [] => Ok(NONE),
+            [one] => self.check(file, one),
+            many => self.check(file, &Check::All(many.to_vec())),
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Laying a tree out flat: one node at a time, depth first.
+
+use std::collections::HashMap;
+
+use super::{BtError, BtProblem, Compiler, ParsedFile, resolve};
+use crate::def::{Check, NodeDef};
+use crate::kind::{AuxInit, CursorInit};
+use crate::program::{Kind, NONE, Node};
+
+type TagMasks = (u64, u64, u64);
+
+impl<'a> Compiler<'a> {
+    pub(crate) fn ms(&self, file: &str, def: &NodeDef, seconds: f32) -> Result<u32, BtError> {
+        if !seconds.is_finite() || seconds < 0.0 {
+            return Err(self.err_node(file, def, BtProblem::BadDuration(seconds)));
+        }
+        Ok((seconds * 1000.0).round().min(u32::MAX as f32) as u32)
+    }
+
+    pub(crate) fn find_behavior(&self, file: &str, name: &str) -> Option<&'a NodeDef> {
+        let files: &'a HashMap<String, ParsedFile> = self.files;
+        files
+            .get(file)?
+            .def
+            .behaviors
+            .iter()
+            .find(|b| b.common().name == Some(name))
+    }
+
+    fn auto_segment(def: &NodeDef) -> String {
+        if let Some(n) = def.common().name {
+            return n.to_owned();
+        }
+        fn check_text(c: &Check) -> String {
+            match c {
+                Check::Is(k) => format!("?{k}"),
+                Check::IsNot(k) => format!("?!{k}"),
+                Check::Bb(k, op, v) => format!("?{k}{}{v}", op.symbol()),
+                Check::Predicate(p) => format!("?{p}"),
+                Check::HasTag(t) => format!("?#{t}"),
+                Check::World(k, op, v) => format!("?{k}{}{v}", op.symbol()),
+                Check::All(_) => "?all".into(),
+                Check::Any(_) => "?any".into(),
+                Check::Not(c) => format!("?not({})", check_text(c).trim_start_matches('?')),
+            }
+        }
+        match def {
+            NodeDef::Use(u) => u.behavior.clone(),
+            NodeDef::Impulse(i) => format!("impulse:{}", i.behavior),
+            NodeDef::Action(a) => a.action.clone(),
+            NodeDef::Condition(c) | NodeDef::Rule(c) => check_text(&c.check),
+            NodeDef::CheckWorldStateFlags(c) => {
+                let names: Vec<&str> = c.flags.iter().map(|(n, _)| n.as_str()).collect();
+                format!("?{}", names.join("&"))
+            }
+            NodeDef::CheckWorldStateCounters(c) => {
+                let names: Vec<String> = c
+                    .counters
+                    .iter()
+                    .map(|(n, op, v)| format!("{n}{}{v}", op.symbol()))
+                    .collect();
+                format!("?{}", names.join("&"))
+            }
+            NodeDef::Threshold(t) => format!("threshold{}", check_text(&t.check)),
+            NodeDef::Custom(c) => c.kind.clone(),
+            other => {
+                let k = other.kind_name();
+                let mut s = String::new();
+                for (i, ch) in k.chars().enumerate() {
+                    if ch.is_uppercase() && i > 0 {
+                        s.push('_');
+                    }
+                    s.push(ch.to_ascii_lowercase());
+                }
+                s
+            }
+        }
+    }
+
+    /// Segments for children: explicit names as given, automatic ones made
+    /// unique among siblings with `#2`, `#3`...
+    fn segments(children: &[NodeDef]) -> Vec<String> {
+        let explicit: Vec<Option<&str>> = children
+            .iter()
+            .map(|c| match c {
+                NodeDef::Use(u) => u.name.as_deref(),
+                other => other.common().name,
+            })
+            .collect();
+        let mut used: HashMap<String, usize> = HashMap::new();
+        for n in explicit.iter().flatten() {
+            used.insert((*n).to_owned(), 1);
+        }
+        children
+            .iter()
+            .zip(&explicit)
+            .map(|(c, e)| match e {
+                Some(n) => (*n).to_owned(),
+                None => {
+                    let base = Self::auto_segment(c);
+                    let count = used.entry(base.clone()).or_insert(0);
+                    *count += 1;
+                    if *count == 1 {
+                        base
+                    } else {
+                        format!("{base}#{count}")
+                    }
+                }
+            })
+            .collect()
+    }
+
+    pub(super) fn emit(
+        &mut self,
+        def: &NodeDef,
+        file: &str,
+        parent: u32,
+        seg: String,
+        depth: u16,
+        extra_tags: TagMasks,
+    ) -> Result<u32, BtError> {
+        let common = def.common();
+        let tags = (
+            self.tag_mask(file, common.tags)? | extra_tags.0,
+            self.tag_mask(file, common.any_tags)? | extra_tags.1,
+            self.tag_mask(file, common.not_tags)? | extra_tags.2,
+        );
+        if let NodeDef::Use(u) = def {
+            let target_file = u
+                .file
+                .as_ref()
+                .map_or_else(|| file.to_owned(), |f| resolve(file, f));
+            let key = (target_file.clone(), u.behavior.clone());
+            if let Some(i) = self.stack.iter().position(|s| *s == key) {
+                let mut chain: Vec<String> =
+                    self.stack[i..].iter().map(|(_, b)| b.clone()).collect();
+                chain.push(u.behavior.clone());
+                return Err(self.err_ref(file, &u.behavior, BtProblem::Cycle(chain.join(" -> "))));
+            }
+            let Some(bdef) = self.find_behavior(&target_file, &u.behavior) else {
+                return Err(self.err_ref(
+                    file,
+                    &u.behavior,
+                    BtProblem::UnknownBehavior(u.behavior.clone()),
+                ));
+            };
+            self.stack.push(key.clone());
+            let idx = self.emit(bdef, &target_file, parent, seg, depth, tags)?;
+            self.stack.pop();
+            if !self.detached {
+                self.native.entry(key).or_default().push(idx);
+            }
+            return Ok(idx);
+        }
+
+        let idx = self.p.nodes.len() as u32;
+        let path = if parent == NONE {
+            seg
+        } else {
+            format!("{}/{}", self.p.paths[parent as usize], seg)
+        };
+        if self.p.path_index.contains_key(&path) {
+            let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+            return Err(self.err_nth(file, &name, 1, BtProblem::DuplicatePath(path)));
+        }
+        self.p.path_index.insert(path.clone(), idx);
+        self.p.paths.push(path);
+        self.p.nodes.push(Node {
+            kind: Kind::Succeed,
+            parent,
+            end: idx + 1,
+            first_child: 0,
+            child_count: 0,
+            depth,
+            tags_all: tags.0,
+            tags_any: tags.1,
+            tags_not: tags.2,
+            does_complete: true,
+            instant: false,
+            guard_len: 0,
+            aux: NONE,
+            cursor: NONE,
+            guard: NONE,
+            facts: crate::program::NodeFacts::of(&Kind::Succeed),
+        });
+
+        let mut in_place_impulse: Option<(String, String)> = None;
+        let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
+        // Arity and per-agent state come from the kind's table.
+        let info = kind.info();
+        if !matches!(kind, Kind::Impulse { .. } | Kind::Custom { .. }) {
+            self.check_arity(file, def, info.min_children, info.max_children)?;
+        }
+        if info.aux != AuxInit::None {
+            self.p.nodes[idx as usize].aux = self.p.aux_count;
+            self.p.aux_count += 1;
+        }
+        if info.cursor != CursorInit::None {
+            self.p.nodes[idx as usize].cursor = self.p.cursor_count;
+            self.p.cursor_count += 1;
+        }
+        self.p.nodes[idx as usize].kind = kind;
+        self.p.nodes[idx as usize].facts = crate::program::NodeFacts::of(&kind);
+
+        // Children.
+        let mut kids = Vec::new();
+        if let Some((bfile, behavior)) = in_place_impulse {
+            let use_def = NodeDef::Use(crate::def::UseDef {
+                name: None,
+                tags: vec![],
+                any_tags: vec![],
+                not_tags: vec![],
+                behavior: behavior.clone(),
+                file: None,
+            });
+            kids.push(self.emit(&use_def, &bfile, idx, behavior, depth + 1, (0, 0, 0))?);
+        } else {
+            let segs = Self::segments(def.children());
+            for (child, seg) in def.children().iter().zip(segs) {
+                kids.push(self.emit(child, file, idx, seg, depth + 1, (0, 0, 0))?);
+            }
+        }
+        let first_child = self.p.children.len() as u32;
+        self.p.children.extend(&kids);
+        let end = self.p.nodes.len() as u32;
+        let child_nodes: Vec<&Node> = kids.iter().map(|&k| &self.p.nodes[k as usize]).collect();
+        let all_instant = !child_nodes.is_empty() && child_nodes.iter().all(|n| n.instant);
+        let all_done = child_nodes.iter().all(|n| n.does_complete);
+        let any_done = child_nodes.iter().any(|n| n.does_complete);
+        let guard_len = child_nodes.iter().take_while(|n| n.instant).count() as u16;
+        let facts = crate::kind::ChildFacts {
+            count: child_nodes.len(),
+            all_instant,
+            all_done,
+            any_done,
+            done: child_nodes.iter().filter(|n| n.does_complete).count(),
+            later_done: child_nodes.iter().skip(1).any(|n| n.does_complete),
+            redirect: matches!(kind, Kind::Impulse { .. }) && kids.is_empty(),
+        };
+        let (instant, does_complete) = kind.completes(&facts);
+        let n = &mut self.p.nodes[idx as usize];
+        n.first_child = first_child;
+        n.child_count = kids.len() as u16;
+        n.end = end;
+        n.instant = instant;
+        n.does_complete = does_complete;
+        n.guard_len = if matches!(
+            kind,
+            Kind::Sequence
+                | Kind::GuardSequence
+                | Kind::SequenceWithMemory
+                | Kind::ReactiveSequence
+        ) {
+            guard_len
+        } else {
+            0
+        };
+        Ok(idx)
+    }
+}

@@ -1,0 +1,340 @@
+//! Errors of tree files and where they point.
+
+use super::Compiler;
+use crate::def::NodeDef;
+use crate::program::Kind;
+
+/// A tree file that could not be loaded, with where and why.
+///
+/// Displays as `file:line:column: problem`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {problem}")]
+pub struct BtError {
+    /// The file.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub problem: BtProblem,
+}
+
+/// What is wrong with a tree file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BtProblem {
+    /// Cannot read a file.
+    #[error("cannot read {file}: {error}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        error: String,
+    },
+    /// RON syntax or shape.
+    #[error("{0}")]
+    Syntax(String),
+    /// A node kind that does not exist.
+    #[error("unknown node kind {found:?} (known: {known})")]
+    UnknownNodeKind {
+        /// What was written.
+        found: String,
+        /// The kinds that exist.
+        known: String,
+    },
+    /// Children given to a leaf.
+    #[error("a {kind} is a leaf and cannot have children")]
+    ChildrenOnLeaf {
+        /// The leaf's kind.
+        kind: String,
+    },
+    /// `child` given to a composite or `children` to a decorator.
+    #[error("`{found}` is not a field of this node: it takes `{expected}`")]
+    WrongChildField {
+        /// What was written.
+        found: String,
+        /// What the node takes.
+        expected: &'static str,
+    },
+    /// An action no system registered.
+    #[error("unknown action {0:?}: register it with app.register_bt_action({0:?})")]
+    UnknownAction(String),
+    /// A predicate no system registered.
+    #[error("unknown predicate {0:?}: register it with app.register_bt_predicate({0:?}, ..)")]
+    UnknownPredicate(String),
+    /// A custom node kind no system registered.
+    #[error("unknown custom node kind {0:?}: register it with app.register_bt_node({0:?}, ..)")]
+    UnknownCustom(String),
+    /// A blackboard key the file does not declare.
+    #[error("unknown blackboard key {0:?} (declare it under `blackboard`)")]
+    UnknownKey(String),
+    /// A blackboard key compared with a value of another type.
+    #[error(
+        "blackboard key {key:?} is {}, compared with {}",
+        crate::value::with_article(expected),
+        crate::value::with_article(found)
+    )]
+    KeyType {
+        /// The key.
+        key: String,
+        /// Its declared type.
+        expected: &'static str,
+        /// The compared value's type.
+        found: &'static str,
+    },
+    /// A tag the file does not declare.
+    #[error("unknown tag {0:?} (declare it under `tags`)")]
+    UnknownTag(String),
+    /// More than 64 tags.
+    #[error("{0} tags declared; at most 64 fit the tag mask")]
+    TooManyTags(usize),
+    /// A reference to a behavior that does not exist.
+    #[error("unknown behavior {0:?}")]
+    UnknownBehavior(String),
+    /// A behavior that (indirectly) uses itself.
+    #[error("cyclic reference: {0}")]
+    Cycle(String),
+    /// Two nodes with the same path.
+    #[error("duplicate path {0:?}: give one of the nodes another name")]
+    DuplicatePath(String),
+    /// Two behaviors with the same name.
+    #[error("behavior {0:?} is declared twice")]
+    DuplicateBehavior(String),
+    /// A behavior without a name.
+    #[error("every entry of `behaviors` needs a name")]
+    UnnamedBehavior,
+    /// Wrong number of children.
+    #[error("a {kind} needs {}, it has {found}", arity_text(*min, *max))]
+    Arity {
+        /// Kind.
+        kind: String,
+        /// Minimum.
+        min: usize,
+        /// Maximum.
+        max: usize,
+        /// Given.
+        found: usize,
+    },
+    /// Weights that do not match the children.
+    #[error("{weights} weights for {children} children (give one non-negative weight per child)")]
+    BadWeights {
+        /// Weights given.
+        weights: usize,
+        /// Children.
+        children: usize,
+    },
+    /// A negative or non-finite duration.
+    #[error("duration {0} s must be a finite number >= 0")]
+    BadDuration(f32),
+    /// A redirect to a behavior that is not placed in the tree.
+    #[error(
+        "impulse redirects to {0:?}, which is not placed in the tree (add Use(behavior: {0:?}) where it belongs, or use mode: InPlace)"
+    )]
+    NoNativePosition(String),
+    /// A parallel policy that no number of finished children can meet.
+    #[error(
+        "Parallel policy Count({policy}) needs {policy} of its {children} children: use Count(1..={children}), One or All"
+    )]
+    BadPolicy {
+        /// Policy count.
+        policy: u16,
+        /// Children.
+        children: usize,
+    },
+    /// A count of 0 where at least one run is meant.
+    #[error("{kind}({field}: 0) {hint}: give {field} >= 1")]
+    ZeroCount {
+        /// The node kind.
+        kind: &'static str,
+        /// The field.
+        field: &'static str,
+        /// Why 0 means nothing useful.
+        hint: &'static str,
+    },
+    /// A redirect to a behavior placed more than once.
+    #[error(
+        "impulse redirects to {behavior:?}, which is placed {count} times ({paths}): a redirect needs exactly one native position (place it once, or use mode: InPlace)"
+    )]
+    PlacedTwice {
+        /// The behavior.
+        behavior: String,
+        /// How many placements.
+        count: usize,
+        /// Their paths.
+        paths: String,
+    },
+    /// A redirect to a behavior that contains the impulse itself.
+    #[error(
+        "impulse redirects to {behavior:?} at {path:?}, which contains the impulse: it would run itself (use mode: InPlace, or place the impulse outside {path:?})"
+    )]
+    RedirectIntoItself {
+        /// The behavior.
+        behavior: String,
+        /// The behavior's native path.
+        path: String,
+    },
+    /// Switch cases that do not match the children.
+    #[error(
+        "Switch has {cases} cases and {children} children: give one child per case, then the default"
+    )]
+    SwitchArity {
+        /// Cases.
+        cases: usize,
+        /// Children.
+        children: usize,
+    },
+}
+
+fn arity_text(min: usize, max: usize) -> String {
+    let child = |n: usize| if n == 1 { "child" } else { "children" };
+    if max == usize::MAX {
+        format!("at least {min} {}", child(min))
+    } else if min == max {
+        format!("exactly {min} {}", child(min))
+    } else {
+        format!("{min} to {max} children")
+    }
+}
+
+/// Node kinds as written in files, for error messages: every compiled kind
+/// plus the file-only forms.
+pub(super) fn known_kinds() -> String {
+    let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    names.extend([
+        "Fallback",
+        "CheckWorldStateFlags",
+        "CheckWorldStateCounters",
+        "Use",
+    ]);
+    names.join(", ")
+}
+
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |nl| before.len() - nl - 1)
+        + 1;
+    (line, column)
+}
+
+impl Compiler<'_> {
+    fn text(&self, file: &str) -> &str {
+        self.files.get(file).map_or("", |f| f.text.as_str())
+    }
+
+    pub(crate) fn err_nth(
+        &self,
+        file: &str,
+        needle: &str,
+        nth: usize,
+        problem: BtProblem,
+    ) -> BtError {
+        let text = self.text(file);
+        let quoted = format!("\"{needle}\"");
+        let at = text
+            .match_indices(&quoted)
+            .nth(nth)
+            .or_else(|| text.match_indices(&quoted).next())
+            .map(|(i, _)| i + 1)
+            .or_else(|| text.find(needle))
+            .unwrap_or(0);
+        let (line, column) = line_col(text, at);
+        BtError {
+            file: file.to_owned(),
+            line,
+            column,
+            problem,
+        }
+    }
+
+    pub(crate) fn err_at(&self, file: &str, needle: &str, problem: BtProblem) -> BtError {
+        self.err_nth(file, needle, 0, problem)
+    }
+
+    /// Error at a `behavior: "name"` reference (falls back to the name).
+    pub(crate) fn err_ref(&self, file: &str, behavior: &str, problem: BtProblem) -> BtError {
+        let text = self.text(file);
+        match text.find(&format!("behavior: \"{behavior}\"")) {
+            Some(at) => {
+                let (line, column) = line_col(text, at);
+                BtError {
+                    file: file.to_owned(),
+                    line,
+                    column,
+                    problem,
+                }
+            }
+            None => self.err_at(file, behavior, problem),
+        }
+    }
+
+    pub(crate) fn err_kind(&self, file: &str, kind: &str, problem: BtProblem) -> BtError {
+        let text = self.text(file);
+        let at = text.find(&format!("{kind}(")).unwrap_or(0);
+        let (line, column) = line_col(text, at);
+        BtError {
+            file: file.to_owned(),
+            line,
+            column,
+            problem,
+        }
+    }
+
+    /// Error located at a node: its name, else its kind.
+    pub(crate) fn err_node(&self, file: &str, def: &NodeDef, problem: BtProblem) -> BtError {
+        match def.common().name {
+            Some(n) => self.err_at(file, n, problem),
+            None => self.err_kind(file, def.kind_name(), problem),
+        }
+    }
+
+    /// A node's number of children is within `min..=max`.
+    pub(crate) fn check_arity(
+        &self,
+        file: &str,
+        def: &NodeDef,
+        min: usize,
+        max: usize,
+    ) -> Result<(), BtError> {
+        let n = def.children().len();
+        if n < min || n > max {
+            return Err(self.err_node(
+                file,
+                def,
+                BtProblem::Arity {
+                    kind: def.kind_name().into(),
+                    min,
+                    max,
+                    found: n,
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// An error at the first place a condition or node uses key `k` (not
+    /// its declaration under `blackboard`), else at the key.
+    pub(crate) fn err_key_use(&self, file: &str, k: &str, problem: BtProblem) -> BtError {
+        let text = self.text(file);
+        let uses = [
+            format!("Is(\"{k}\")"),
+            format!("IsNot(\"{k}\")"),
+            format!("Bb(\"{k}\""),
+            format!("key: \"{k}\""),
+        ];
+        match uses.iter().filter_map(|u| text.find(u.as_str())).min() {
+            Some(at) => {
+                let (line, column) = line_col(text, at);
+                BtError {
+                    file: file.to_owned(),
+                    line,
+                    column,
+                    problem,
+                }
+            }
+            None => self.err_at(file, k, problem),
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Reading tree files: parsing, the files a tree uses, single-file
+//! compiles.
+
+use std::collections::HashMap;
+
+use ron::extensions::Extensions;
+
+use super::errors::{known_kinds, line_col};
+use super::{BtError, BtProblem, compile};
+use crate::def::{NodeDef, TreeDef};
+use crate::program::{Kind, Program};
+use crate::registry::Vocabulary;
+
+/// Parses a tree file (RON). Never panics.
+pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_col(
+            &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+            e.valid_up_to(),
+        );
+        BtError {
+            file: file.to_owned(),
+            line,
+            column,
+            problem: BtProblem::Syntax("the file is not valid UTF-8".into()),
+        }
+    })?;
+    let options = ron::Options::default()
+        .with_default_extension(Extensions::UNWRAP_VARIANT_NEWTYPES | Extensions::IMPLICIT_SOME);
+    let def: TreeDef = options
+        .from_str(text)
+        .map_err(|e: ron::error::SpannedError| {
+            let problem = match &e.code {
+                ron::Error::NoSuchEnumVariant { found, outer, .. }
+                    if outer.as_deref() == Some("NodeDef") =>
+                {
+                    BtProblem::UnknownNodeKind {
+                        found: found.clone(),
+                        known: known_kinds(),
+                    }
+                }
+                ron::Error::NoSuchStructField { found, outer, .. }
+                    if found == "children" || found == "child" =>
+                {
+                    match child_field(outer.as_deref()) {
+                        Some(expected) => BtProblem::WrongChildField {
+                            found: found.clone(),
+                            expected,
+                        },
+                        None => BtProblem::ChildrenOnLeaf {
+                            kind: leaf_kind_name(outer.as_deref()),
+                        },
+                    }
+                }
+                other => BtProblem::Syntax(other.to_string()),
+            };
+            BtError {
+                file: file.to_owned(),
+                line: e.span.start.line,
+                column: e.span.start.col,
+                problem,
+            }
+        })?;
+    Ok((def, text.to_owned()))
+}
+
+/// The field a node with children takes: `child` for decorators,
+/// `children` for composites (`None`: a leaf).
+fn child_field(outer: Option<&str>) -> Option<&'static str> {
+    let outer = outer?;
+    let outer = if outer == "Fallback" {
+        "Selector"
+    } else {
+        outer
+    };
+    let kind = Kind::ALL.iter().find(|k| k.name() == outer)?;
+    match kind.info().family {
+        crate::kind::Family::Leaf => None,
+        crate::kind::Family::Decorator => Some("child: Node(..)"),
+        _ if matches!(kind, Kind::Impulse { .. }) => None,
+        _ => Some("children: [..]"),
+    }
+}
+
+fn leaf_kind_name(outer: Option<&str>) -> String {
+    match outer {
+        Some(
+            k @ ("Action" | "Condition" | "Rule" | "Threshold" | "Wait" | "Succeed" | "Fail"
+            | "Forever" | "Use" | "Impulse"),
+        ) => k,
+        Some("ActionDef") => "Action",
+        Some("ConditionDef") => "Condition or Rule",
+        Some("ThresholdDef") => "Threshold",
+        Some("WaitDef") => "Wait",
+        Some("LeafDef") => "Succeed, Fail or Forever",
+        Some("UseDef") => "Use (a reference)",
+        Some("ImpulseDef") => "Impulse (a reference)",
+        _ => "leaf",
+    }
+    .to_owned()
+}
+
+/// Files a tree refers to with `Use(file: ..)`, relative to the tree's
+/// folder, resolved to paths relative to the same root as `file`.
+pub fn file_refs(file: &str, def: &TreeDef) -> Vec<String> {
+    fn walk(file: &str, node: &NodeDef, out: &mut Vec<String>) {
+        if let NodeDef::Use(u) = node
+            && let Some(f) = &u.file
+        {
+            let p = resolve(file, f);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        for c in node.children() {
+            walk(file, c, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(file, &def.root, &mut out);
+    for b in &def.behaviors {
+        walk(file, b, &mut out);
+    }
+    out
+}
+
+/// `other` relative to the folder of `file` (`/`-separated, `..` allowed).
+pub fn resolve(file: &str, other: &str) -> String {
+    let mut parts: Vec<&str> = file.split('/').collect();
+    parts.pop();
+    for seg in other.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+/// A parsed file: its definition and its text (for error positions).
+#[derive(Debug, Clone)]
+pub struct ParsedFile {
+    /// The definition.
+    pub def: TreeDef,
+    /// The source text.
+    pub text: String,
+}
+
+/// Reads and parses a tree and every file it uses, depth first, with `read`
+/// (path → bytes). Cycles between files are fine here; they are reported
+/// by [`compile`] if behaviors really use each other.
+pub fn load_tree_files(
+    file: &str,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
+) -> Result<HashMap<String, ParsedFile>, BtError> {
+    let mut files = HashMap::new();
+    let mut todo = vec![(file.to_owned(), None::<(String, String)>)];
+    while let Some((path, from)) = todo.pop() {
+        if files.contains_key(&path) {
+            continue;
+        }
+        let bytes = read(&path).map_err(|error| {
+            let (f, line, column) = match &from {
+                Some((from, needle)) => {
+                    let text = files
+                        .get(from)
+                        .map(|p: &ParsedFile| p.text.as_str())
+                        .unwrap_or("");
+                    let at = text.find(&format!("\"{needle}\"")).map_or(0, |i| i + 1);
+                    let (l, c) = line_col(text, at);
+                    (from.clone(), l, c)
+                }
+                None => (path.clone(), 1, 1),
+            };
+            BtError {
+                file: f,
+                line,
+                column,
+                problem: BtProblem::Io {
+                    file: path.clone(),
+                    error,
+                },
+            }
+        })?;
+        let (def, text) = parse_tree(&path, &bytes)?;
+        for r in file_refs(&path, &def) {
+            let needle = r.rsplit('/').next().unwrap_or(&r).to_owned();
+            todo.push((r, Some((path.clone(), needle))));
+        }
+        files.insert(path, ParsedFile { def, text });
+    }
+    Ok(files)
+}
+
+/// Parses and compiles a single-file tree from text (tests, tools).
+pub fn compile_str(file: &str, text: &str, vocab: &Vocabulary) -> Result<Program, BtError> {
+    let (def, text) = parse_tree(file, text.as_bytes())?;
+    let mut files = HashMap::new();
+    files.insert(file.to_owned(), ParsedFile { def, text });
+    if let Some(missing) = file_refs(file, &files[file].def)
+        .into_iter()
+        .find(|f| !files.contains_key(f))
+    {
+        return Err(BtError {
+            file: file.to_owned(),
+            line: 1,
+            column: 1,
+            problem: BtProblem::Io {
+                file: missing,
+                error: "other files are not available here".into(),
+            },
+        });
+    }
+    compile(file, &files, vocab)
+}

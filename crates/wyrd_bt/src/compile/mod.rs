@@ -1,0 +1,212 @@
+//! Parsing `*.bt.ron` files and compiling them into a [`Program`].
+//!
+//! - `files`: parsing a file, the files a tree uses, [`compile_str`];
+//! - `errors`: [`BtError`] / [`BtProblem`] and where an error points;
+//! - `conditions`: checks to compiled conditions, folding bool guards into
+//!   bit tests;
+//! - `emit`: laying a tree out flat, node by node (each kind lowered by
+//!   `kind.rs`).
+
+mod conditions;
+mod emit;
+mod errors;
+mod files;
+
+use std::collections::HashMap;
+
+pub use errors::{BtError, BtProblem};
+pub use files::{ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, resolve};
+
+use conditions::{all_of, fold_bits, instant_cond};
+
+use crate::program::{Kind, NONE, Program};
+use crate::registry::Vocabulary;
+
+pub(crate) struct Compiler<'a> {
+    pub(crate) vocab: &'a Vocabulary,
+    files: &'a HashMap<String, ParsedFile>,
+    pub(crate) p: Program,
+    stack: Vec<(String, String)>,
+    native: HashMap<(String, String), Vec<u32>>,
+    pub(crate) redirects: Vec<(u32, String, String, String)>,
+    detached: bool,
+    predicate_index: HashMap<String, u32>,
+}
+
+/// Compiles the tree in `files[main]` (and what it uses) into a program.
+pub fn compile(
+    main: &str,
+    files: &HashMap<String, ParsedFile>,
+    vocab: &Vocabulary,
+) -> Result<Program, BtError> {
+    let Some(main_file) = files.get(main) else {
+        return Err(BtError {
+            file: main.to_owned(),
+            line: 1,
+            column: 1,
+            problem: BtProblem::Io {
+                file: main.to_owned(),
+                error: "not loaded".into(),
+            },
+        });
+    };
+    let mut c = Compiler {
+        vocab,
+        files,
+        p: Program {
+            source: main.to_owned(),
+            ..Default::default()
+        },
+        stack: Vec::new(),
+        native: HashMap::new(),
+        redirects: Vec::new(),
+        detached: false,
+        predicate_index: HashMap::new(),
+    };
+    // Declarations: the main file's, then any other file's (union).
+    let mut order: Vec<&String> = files.keys().filter(|k| *k != main).collect();
+    order.sort();
+    for f in std::iter::once(&main.to_owned())
+        .chain(order.into_iter().cloned().collect::<Vec<_>>().iter())
+    {
+        let pf = &files[f];
+        for t in &pf.def.tags {
+            if !c.p.tag_names.contains(t) {
+                c.p.tag_names.push(t.clone());
+            }
+        }
+        for (k, v) in &pf.def.blackboard {
+            match c.p.bb_keys.iter().position(|x| x == k) {
+                Some(i) if !c.p.bb_defaults[i].same_kind(v) => {
+                    return Err(c.err_at(
+                        f,
+                        k,
+                        BtProblem::KeyType {
+                            key: k.clone(),
+                            expected: c.p.bb_defaults[i].type_name(),
+                            found: v.type_name(),
+                        },
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    c.p.bb_keys.push(k.clone());
+                    c.p.bb_defaults.push(*v);
+                }
+            }
+        }
+        // Behavior names must be unique and named.
+        let mut seen = Vec::new();
+        for b in &pf.def.behaviors {
+            match b.common().name {
+                None => return Err(c.err_kind(f, b.kind_name(), BtProblem::UnnamedBehavior)),
+                Some(n) if seen.contains(&n) => {
+                    return Err(c.err_nth(f, n, 1, BtProblem::DuplicateBehavior(n.to_owned())));
+                }
+                Some(n) => seen.push(n),
+            }
+        }
+    }
+    if c.p.tag_names.len() > 64 {
+        return Err(c.err_at(main, "tags", BtProblem::TooManyTags(c.p.tag_names.len())));
+    }
+    let root_seg = main_file
+        .def
+        .root
+        .common()
+        .name
+        .unwrap_or("root")
+        .to_owned();
+    c.emit(&main_file.def.root, main, NONE, root_seg, 0, (0, 0, 0))?;
+    c.p.detached_start = c.p.nodes.len() as u32;
+    c.detached = true;
+    for b in &main_file.def.behaviors {
+        let name = b.common().name.unwrap_or_default().to_owned();
+        c.stack.push((main.to_owned(), name.clone()));
+        let idx = c.emit(b, main, NONE, format!("~{name}"), 0, (0, 0, 0))?;
+        c.stack.pop();
+        c.p.detached.insert(name, idx);
+    }
+    for (impulse, file, behavior, from) in std::mem::take(&mut c.redirects) {
+        match c.native.get(&(file.clone(), behavior.clone())) {
+            Some(places) if places.len() > 1 => {
+                let paths: Vec<&str> = places
+                    .iter()
+                    .map(|&n| c.p.paths[n as usize].as_str())
+                    .collect();
+                return Err(c.err_ref(
+                    &from,
+                    &behavior,
+                    BtProblem::PlacedTwice {
+                        behavior: behavior.clone(),
+                        count: places.len(),
+                        paths: paths.join(", "),
+                    },
+                ));
+            }
+            Some(places) => {
+                let target = places[0];
+                let node = c.p.impulses[impulse as usize].node;
+                if target <= node && node < c.p.nodes[target as usize].end {
+                    return Err(c.err_ref(
+                        &from,
+                        &behavior,
+                        BtProblem::RedirectIntoItself {
+                            behavior: behavior.clone(),
+                            path: c.p.paths[target as usize].clone(),
+                        },
+                    ));
+                }
+                c.p.impulses[impulse as usize].redirect_to = target;
+            }
+            None => {
+                return Err(c.err_ref(
+                    &from,
+                    &behavior,
+                    BtProblem::NoNativePosition(behavior.clone()),
+                ));
+            }
+        }
+    }
+    c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.info().timed);
+    c.p.max_concurrent_actions = max_concurrent(&c.p, 0);
+    for i in 0..c.p.nodes.len() as u32 {
+        let n = &c.p.nodes[i as usize];
+        let guard = match n.kind {
+            Kind::Condition { cond } | Kind::Guard { cond } => cond,
+            Kind::Impulse { impulse } => c.p.impulses[impulse as usize].when,
+            Kind::Sequence
+            | Kind::GuardSequence
+            | Kind::SequenceWithMemory
+            | Kind::ReactiveSequence
+                if n.guard_len > 0 =>
+            {
+                let kids: Vec<u32> = c.p.children_of(i)[..n.guard_len as usize].to_vec();
+                let conds: Vec<u32> = kids.iter().map(|&k| instant_cond(&mut c.p, k)).collect();
+                all_of(&mut c.p, conds)
+            }
+            _ if n.instant => instant_cond(&mut c.p, i),
+            _ => NONE,
+        };
+        c.p.nodes[i as usize].guard = guard;
+    }
+    fold_bits(&mut c.p);
+    c.p.bb_shared = c.p.bb_keys.as_slice().into();
+    c.p.tags_shared = c.p.tag_names.as_slice().into();
+    Ok(c.p)
+}
+
+/// Most actions that can run at once under node `i`.
+fn max_concurrent(p: &Program, i: u32) -> u32 {
+    let n = &p.nodes[i as usize];
+    match n.kind {
+        Kind::Action { .. } => 1,
+        k if k.concurrent() => p.children_of(i).iter().map(|&c| max_concurrent(p, c)).sum(),
+        _ => p
+            .children_of(i)
+            .iter()
+            .map(|&c| max_concurrent(p, c))
+            .max()
+            .unwrap_or(0),
+    }
+}
