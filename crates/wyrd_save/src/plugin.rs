@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bevy::app::{App, AppExit, Last, Plugin, PreStartup};
+use bevy::ecs::message::MessageCursor;
 use bevy::ecs::prelude::*;
 use bevy::log::{error, info, warn};
 use bevy::time::Time;
@@ -539,13 +540,17 @@ fn absorb(world: &mut World, results: Vec<WriteResult>, now: Duration, at_exit: 
     }
 }
 
-fn drive_saves(world: &mut World) {
+fn drive_saves(
+    world: &mut World,
+    mut reloads: Local<MessageCursor<ReloadRequest>>,
+    mut saves: Local<MessageCursor<SaveRequest>>,
+) {
     let now = world
         .get_resource::<Time>()
         .map(|t| t.elapsed())
         .unwrap_or_default();
-    let reload = drain::<ReloadRequest>(world);
-    let requested = drain::<SaveRequest>(world);
+    let reload = arrived(world, &mut reloads);
+    let requested = arrived(world, &mut saves);
     let exiting = world
         .get_resource::<Messages<AppExit>>()
         .is_some_and(|m| !m.is_empty());
@@ -601,9 +606,11 @@ fn drive_saves(world: &mut World) {
     status.retry_in = retry_in;
 }
 
-/// Whether any message of type `M` arrived since the last call; consumes them.
-fn drain<M: Message>(world: &mut World) -> bool {
+/// Whether any message of type `M` arrived since the last call. Read with
+/// this system's own cursor, like a `MessageReader`: other readers of the
+/// same requests still see them.
+fn arrived<M: Message>(world: &World, cursor: &mut MessageCursor<M>) -> bool {
     world
-        .get_resource_mut::<Messages<M>>()
-        .is_some_and(|mut m| m.drain().count() > 0)
+        .get_resource::<Messages<M>>()
+        .is_some_and(|m| cursor.read(m).count() > 0)
 }

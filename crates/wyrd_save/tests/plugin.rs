@@ -254,3 +254,27 @@ fn autosave_waits_for_quiet_then_commits_once() {
     assert_eq!(done.len(), 1);
     assert_eq!(on_disk(&fs), Some(5));
 }
+
+/// Issue 15: a save request is read, not drained: the save lands and a
+/// game system reading `SaveRequest` too still sees it.
+#[test]
+fn a_save_request_is_read_not_drained() {
+    #[derive(Resource, Default)]
+    struct Heard(u32);
+    let fs = MemFs::new();
+    let mut app = app(&fs, None);
+    // Runs after the store took the request (it used to drain them).
+    app.init_resource::<Heard>().add_systems(
+        bevy::app::Last,
+        (|mut r: MessageReader<SaveRequest>, mut heard: ResMut<Heard>| {
+            heard.0 += r.read().count() as u32;
+        })
+        .after(SaveSystems::Write),
+    );
+    set(&mut app, 7);
+    app.world_mut().write_message(SaveRequest);
+    let (failed, done) = step(&mut app);
+    assert!(failed.is_empty() && !done.is_empty());
+    assert_eq!(on_disk(&fs), Some(7));
+    assert_eq!(app.world().resource::<Heard>().0, 1);
+}

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use bevy::app::{App, FixedUpdate, Plugin, PreUpdate, Update};
 use bevy::asset::{AssetServer, Assets, Handle};
+use bevy::ecs::message::MessageCursor;
 use bevy::ecs::prelude::*;
 use bevy::log::{error, info};
 use wyrd_bt::{
@@ -249,10 +250,12 @@ impl Plugin for WorldStateEvaluationPlugin {
 }
 
 /// Runs a pending evaluation once the tree and the flags files are loaded.
-pub fn run_evaluations(world: &mut World) {
+pub fn run_evaluations(world: &mut World, mut requests: Local<MessageCursor<EvaluateWorldState>>) {
+    // Read with this system's own cursor (like a `MessageReader`): other
+    // readers of the request still see it.
     let asked = world
-        .get_resource_mut::<Messages<EvaluateWorldState>>()
-        .is_some_and(|mut m| m.drain().count() > 0);
+        .get_resource::<Messages<EvaluateWorldState>>()
+        .is_some_and(|m| requests.read(m).count() > 0);
     let Some(mut eval) = world.get_resource_mut::<WorldStateEvaluation>() else {
         return;
     };

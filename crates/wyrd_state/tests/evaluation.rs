@@ -126,3 +126,21 @@ fn an_endless_restart_is_an_error_not_a_hang() {
     let error = r.error.expect("an error");
     assert!(error.contains("restarted more than 16 times"), "{error}");
 }
+
+/// Issue 15: the request is read, not drained: a game system reading
+/// `EvaluateWorldState` too still sees it.
+#[test]
+fn another_reader_still_sees_the_evaluation_request() {
+    #[derive(Resource, Default)]
+    struct Heard(u32);
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app(dir.path(), PARENT_TREE);
+    app.init_resource::<Heard>().add_systems(
+        Last,
+        |mut r: MessageReader<EvaluateWorldState>, mut heard: ResMut<Heard>| {
+            heard.0 += r.read().count() as u32;
+        },
+    );
+    evaluate(&mut app);
+    assert_eq!(app.world().resource::<Heard>().0, 1);
+}
