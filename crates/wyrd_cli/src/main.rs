@@ -17,41 +17,161 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand, ValueEnum};
 use wyrd_save::{LoadError, SaveKey};
 use wyrd_state::FlagsFile;
 
 mod save_cmd;
 
-const USAGE: &str = "\
-usage:
-  wyrd check FILE... [--tree T]               validate *.bt.ron, *.flags.ron and *.script.ron files (errors as
-                                              file:line:column); a script is checked against --tree, else the
-                                              last tree before it on the line, else NAME.bt.ron beside it
-  wyrd sim TREE --script S [--ticks N] [--seed S]
-                                              run a tree against a scripted timeline; one JSON line per tick
-  wyrd graph TREE [--format dot|mermaid]      the tree as Graphviz dot (default) or Mermaid
-  wyrd save verify FILE --key-file K          exit 0 and print \"ok\" if the signature holds
-  wyrd save show FILE --key-file K            print the document and whether it verified
-  wyrd save sign FILE --key-file K [-o OUT]   sign a JSON document (or re-sign a signed file)
-  wyrd save status DIR --key-file K [--schema N]
-                                              which copy of each document would load and why, every
-                                              file's verdict, the newest valid progress (exit 1: none usable)
-  wyrd save diff A B --key-file K             flags, counters and events that differ between two world-state
-                                              saves (files, or folders: the copy that would load)
+/// Check Wyrd asset files, run trees against scripted timelines, draw them,
+/// and inspect, verify and sign saves.
+///
+/// Exit codes: 0 success, 1 a file is bad (or did not verify), 2 usage.
+#[derive(Parser)]
+#[command(name = "wyrd", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-The key file's bytes are the key; one trailing newline is ignored.";
+#[derive(Subcommand)]
+enum Command {
+    /// Validate trees (*.bt.ron), flags files (*.flags.ron) and sim scripts
+    /// (*.script.ron); errors as file:line:column.
+    #[command(after_help = "\
+A script is checked against --tree, else the last tree before it on the line, else
+NAME.bt.ron beside NAME.script.ron.
+
+Examples:
+  wyrd check assets/squad_ai/combat.bt.ron assets/drone_quest/world_state.flags.ron
+  wyrd check crates/wyrd_bt/tests/conformance/std_switch_changes_case.script.ron
+  wyrd check grunt.bt.ron fight.script.ron flee.script.ron")]
+    Check {
+        /// The files.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// The tree scripts are checked against.
+        #[arg(long, value_name = "TREE")]
+        tree: Option<String>,
+    },
+    /// Run a tree against a scripted timeline: one JSON line per tick
+    /// (status, running leaves, actions started / finished / aborted, nodes
+    /// ticked, rule flags).
+    #[command(after_help = "\
+Examples:
+  wyrd sim assets/squad_ai/combat.bt.ron --script crates/wyrd_bt/tests/trees/combat_infantry.script.ron
+  wyrd sim session.bt.ron --script drive.script.ron --ticks 100 --seed 7")]
+    Sim {
+        /// The tree file.
+        tree: String,
+        /// The script (RON: ticks, seed, hz, events).
+        #[arg(long, value_name = "SCRIPT")]
+        script: String,
+        /// Ticks to run (default: the script's).
+        #[arg(long)]
+        ticks: Option<u64>,
+        /// Seed of random choices (default: the script's).
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// The tree as a picture: Graphviz dot (default) or Mermaid.
+    #[command(after_help = "\
+Examples:
+  wyrd graph assets/squad_ai/combat.bt.ron | dot -Tpng > combat.png
+  wyrd graph assets/squad_ai/combat.bt.ron --format mermaid")]
+    Graph {
+        /// The tree file.
+        tree: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Dot)]
+        format: Format,
+    },
+    /// Inspect, verify and sign saves. The key file's bytes are the key;
+    /// one trailing newline is ignored.
+    #[command(subcommand)]
+    Save(SaveCommand),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// Graphviz.
+    Dot,
+    /// Mermaid (Markdown diagrams).
+    Mermaid,
+}
+
+#[derive(Subcommand)]
+enum SaveCommand {
+    /// Exit 0 and print "ok" if the signature holds and the document loads.
+    #[command(
+        after_help = "Example:\n  wyrd save verify ~/.local/share/wyrd/drone_quest/world_state.json --key-file key.txt"
+    )]
+    Verify {
+        /// The save file.
+        file: PathBuf,
+        /// The key.
+        #[arg(long, value_name = "K")]
+        key_file: PathBuf,
+    },
+    /// Print the document and whether it verified.
+    Show {
+        /// The save file.
+        file: PathBuf,
+        /// The key.
+        #[arg(long, value_name = "K")]
+        key_file: PathBuf,
+    },
+    /// Sign a JSON document (or re-sign a signed file); refuses what the
+    /// game would not load.
+    #[command(
+        after_help = "Example:\n  wyrd save sign edited.json --key-file key.txt -o world_state.json"
+    )]
+    Sign {
+        /// The document.
+        file: PathBuf,
+        /// The key.
+        #[arg(long, value_name = "K")]
+        key_file: PathBuf,
+        /// Where to write (default: in place).
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Which copy of each document would load and why, every file's
+    /// verdict, the newest valid progress (exit 1: nothing usable). Touches
+    /// nothing.
+    #[command(
+        after_help = "Example:\n  wyrd save status ~/.local/share/wyrd/drone_quest --key-file key.txt"
+    )]
+    Status {
+        /// The save folder.
+        dir: PathBuf,
+        /// The key.
+        #[arg(long, value_name = "K")]
+        key_file: PathBuf,
+        /// The schema version this build reads.
+        #[arg(long, default_value_t = wyrd_state::WORLD_STATE_SCHEMA_VERSION)]
+        schema: u32,
+    },
+    /// Flags, counters and events that differ between two world-state saves
+    /// (files, or folders: the copy that would load).
+    #[command(
+        after_help = "Example:\n  wyrd save diff old/world_state.json ~/.local/share/wyrd/drone_quest --key-file key.txt"
+    )]
+    Diff {
+        /// The first save (file or folder).
+        a: PathBuf,
+        /// The second save.
+        b: PathBuf,
+        /// The key.
+        #[arg(long, value_name = "K")]
+        key_file: PathBuf,
+    },
+}
 
 /// A failure with the exit code it maps to.
 struct Failure {
     code: u8,
     message: String,
-}
-
-fn usage(message: impl Into<String>) -> Failure {
-    Failure {
-        code: 2,
-        message: format!("{}\n\n{USAGE}", message.into()),
-    }
 }
 
 fn bad(message: impl Into<String>) -> Failure {
@@ -62,9 +182,17 @@ fn bad(message: impl Into<String>) -> Failure {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with 0; usage errors to stderr
+            // with 2.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
     let mut out = String::new();
-    match run(&args, &mut out) {
+    match run(cli.command, &mut out) {
         Ok(()) => {
             print!("{out}");
             ExitCode::SUCCESS
@@ -77,45 +205,43 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &[String], out: &mut String) -> Result<(), Failure> {
-    match args.first().map(String::as_str) {
-        Some("check") => check(&args[1..], out),
-        Some("save") => save(&args[1..], out),
-        Some("sim") => sim(&args[1..], out),
-        Some("graph") => graph(&args[1..], out),
-        Some("-h" | "--help" | "help") => {
-            out.push_str(USAGE);
-            out.push('\n');
-            Ok(())
-        }
-        Some(other) => Err(usage(format!("unknown command {other:?}"))),
-        None => Err(usage("no command given")),
+fn run(command: Command, out: &mut String) -> Result<(), Failure> {
+    match command {
+        Command::Check { files, tree } => check(&files, tree, out),
+        Command::Sim {
+            tree,
+            script,
+            ticks,
+            seed,
+        } => sim(&tree, &script, ticks, seed, out),
+        Command::Graph { tree, format } => graph(&tree, format, out),
+        Command::Save(sub) => save(sub, out),
     }
 }
 
-fn check(files: &[String], out: &mut String) -> Result<(), Failure> {
-    if files.is_empty() {
-        return Err(usage("wyrd check needs at least one file"));
-    }
-    let mut errors = Vec::new();
-    let mut tree_opt: Option<String> = None;
-    let mut list: Vec<&String> = Vec::new();
-    let mut it = files.iter();
-    while let Some(f) = it.next() {
-        if f == "--tree" {
-            tree_opt = Some(
-                it.next()
-                    .cloned()
-                    .ok_or_else(|| usage("--tree needs a tree file"))?,
-            );
-        } else if f.starts_with('-') {
-            return Err(usage(format!("unknown option {f}")));
-        } else {
-            list.push(f);
+/// Reads a key file: its bytes, one trailing newline ignored.
+fn read_key(key_file: &Path) -> Result<SaveKey, Failure> {
+    let mut key = std::fs::read(key_file)
+        .map_err(|e| bad(format!("{}: cannot read the key: {e}", key_file.display())))?;
+    if key.last() == Some(&b'\n') {
+        key.pop();
+        if key.last() == Some(&b'\r') {
+            key.pop();
         }
     }
+    if key.is_empty() {
+        return Err(bad(format!(
+            "{}: the key file is empty",
+            key_file.display()
+        )));
+    }
+    Ok(SaveKey::new(key))
+}
+
+fn check(files: &[String], tree_opt: Option<String>, out: &mut String) -> Result<(), Failure> {
+    let mut errors = Vec::new();
     let mut last_tree: Option<&str> = None;
-    for file in list {
+    for file in files {
         let path = Path::new(file);
         if file.ends_with(".bt.ron") {
             last_tree = Some(file);
@@ -199,52 +325,6 @@ fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, 
     }
 }
 
-struct SaveArgs {
-    file: PathBuf,
-    key: SaveKey,
-    output: Option<PathBuf>,
-}
-
-fn parse_save_args(args: &[String], allow_output: bool) -> Result<SaveArgs, Failure> {
-    let mut file = None;
-    let mut key_file = None;
-    let mut output = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--key-file" => {
-                key_file = Some(it.next().ok_or_else(|| usage("--key-file needs a path"))?)
-            }
-            "-o" | "--output" if allow_output => {
-                output = Some(PathBuf::from(
-                    it.next().ok_or_else(|| usage("-o needs a path"))?,
-                ))
-            }
-            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
-            path if file.is_none() => file = Some(PathBuf::from(path)),
-            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
-        }
-    }
-    let file = file.ok_or_else(|| usage("no save file given"))?;
-    let key_file = key_file.ok_or_else(|| usage("--key-file is required"))?;
-    let mut key = std::fs::read(key_file)
-        .map_err(|e| bad(format!("{key_file}: cannot read the key: {e}")))?;
-    if key.last() == Some(&b'\n') {
-        key.pop();
-        if key.last() == Some(&b'\r') {
-            key.pop();
-        }
-    }
-    if key.is_empty() {
-        return Err(bad(format!("{key_file}: the key file is empty")));
-    }
-    Ok(SaveArgs {
-        file,
-        key: SaveKey::new(key),
-        output,
-    })
-}
-
 /// Reads at most the save size limit, like the game does.
 fn read_save(path: &Path) -> Result<Vec<u8>, Failure> {
     let meta = std::fs::metadata(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
@@ -261,30 +341,26 @@ fn read_save(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| bad(format!("{}: {e}", path.display())))
 }
 
-fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
-    let Some(sub) = args.first() else {
-        return Err(usage("wyrd save needs verify, show, sign, status or diff"));
-    };
-    match sub.as_str() {
-        "verify" => {
-            let a = parse_save_args(&args[1..], false)?;
-            let bytes = read_save(&a.file)?;
-            let body = a
-                .key
+fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
+    match sub {
+        SaveCommand::Verify { file, key_file } => {
+            let key = read_key(&key_file)?;
+            let bytes = read_save(&file)?;
+            let body = key
                 .open(&bytes)
-                .map_err(|e| bad(format!("{}: {e}", a.file.display())))?;
+                .map_err(|e| bad(format!("{}: {e}", file.display())))?;
             wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
                 body,
                 wyrd_state::WORLD_STATE_SCHEMA_VERSION,
             )
-            .map_err(|e| bad(format!("{}: signature ok, but {e}", a.file.display())))?;
+            .map_err(|e| bad(format!("{}: signature ok, but {e}", file.display())))?;
             out.push_str("ok\n");
             Ok(())
         }
-        "show" => {
-            let a = parse_save_args(&args[1..], false)?;
-            let bytes = read_save(&a.file)?;
-            let (verdict, body) = match a.key.open(&bytes) {
+        SaveCommand::Show { file, key_file } => {
+            let key = read_key(&key_file)?;
+            let bytes = read_save(&file)?;
+            let (verdict, body) = match key.open(&bytes) {
                 Ok(body) => ("verified: the signature holds".to_string(), body),
                 Err(e) => {
                     let body = bytes
@@ -298,16 +374,20 @@ fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
             if !body.ends_with(b"\n") {
                 out.push('\n');
             }
-            out.push_str(&format!("-- {}: {verdict}\n", a.file.display()));
+            out.push_str(&format!("-- {}: {verdict}\n", file.display()));
             if verdict.starts_with("NOT") {
-                Err(bad(format!("{}: {verdict}", a.file.display())))
+                Err(bad(format!("{}: {verdict}", file.display())))
             } else {
                 Ok(())
             }
         }
-        "sign" => {
-            let a = parse_save_args(&args[1..], true)?;
-            let bytes = read_save(&a.file)?;
+        SaveCommand::Sign {
+            file,
+            key_file,
+            output,
+        } => {
+            let key = read_key(&key_file)?;
+            let bytes = read_save(&file)?;
             // A signed file's first line is a signature: replace it. A plain
             // document starts with '{'.
             let trimmed = bytes.iter().position(|b| !b.is_ascii_whitespace());
@@ -315,7 +395,7 @@ fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
                 Some(b'{') => &bytes,
                 _ => match bytes.iter().position(|&b| b == b'\n') {
                     Some(nl) => &bytes[nl + 1..],
-                    None => return Err(bad(format!("{}: not a JSON document", a.file.display()))),
+                    None => return Err(bad(format!("{}: not a JSON document", file.display()))),
                 },
             };
             // Refuse to sign what the game would refuse to load.
@@ -323,17 +403,20 @@ fn save(args: &[String], out: &mut String) -> Result<(), Failure> {
                 body,
                 wyrd_state::WORLD_STATE_SCHEMA_VERSION,
             )
-            .map_err(|e| bad(format!("{}: {e}", a.file.display())))?;
-            let sealed = a.key.seal(body);
-            let target = a.output.unwrap_or_else(|| a.file.clone());
+            .map_err(|e| bad(format!("{}: {e}", file.display())))?;
+            let sealed = key.seal(body);
+            let target = output.unwrap_or_else(|| file.clone());
             std::fs::write(&target, sealed)
                 .map_err(|e| bad(format!("{}: cannot write: {e}", target.display())))?;
             out.push_str(&format!("signed {}\n", target.display()));
             Ok(())
         }
-        "status" => save_cmd::status(&args[1..], out),
-        "diff" => save_cmd::diff(&args[1..], out),
-        other => Err(usage(format!("unknown save command {other:?}"))),
+        SaveCommand::Status {
+            dir,
+            key_file,
+            schema,
+        } => save_cmd::status(&dir, &read_key(&key_file)?, schema, out),
+        SaveCommand::Diff { a, b, key_file } => save_cmd::diff(&a, &b, &read_key(&key_file)?, out),
     }
 }
 
@@ -347,44 +430,16 @@ fn load_tree(file: &str) -> Result<wyrd_bt::Program, Failure> {
         .map_err(|e| bad(e.to_string()))
 }
 
-fn sim(args: &[String], out: &mut String) -> Result<(), Failure> {
-    let mut tree = None;
-    let mut script = None;
-    let mut ticks = None;
-    let mut seed = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| usage(format!("{name} needs a value")))
-        };
-        match a.as_str() {
-            "--script" => script = Some(value("--script")?),
-            "--ticks" => {
-                ticks = Some(
-                    value("--ticks")?
-                        .parse::<u64>()
-                        .map_err(|_| usage("--ticks needs a number"))?,
-                )
-            }
-            "--seed" => {
-                seed = Some(
-                    value("--seed")?
-                        .parse::<u64>()
-                        .map_err(|_| usage("--seed needs a number"))?,
-                )
-            }
-            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
-            path if tree.is_none() => tree = Some(path.to_owned()),
-            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
-        }
-    }
-    let tree = tree.ok_or_else(|| usage("wyrd sim needs a tree file"))?;
-    let script_path = script.ok_or_else(|| usage("wyrd sim needs --script FILE"))?;
-    let program = load_tree(&tree)?;
+fn sim(
+    tree: &str,
+    script_path: &str,
+    ticks: Option<u64>,
+    seed: Option<u64>,
+    out: &mut String,
+) -> Result<(), Failure> {
+    let program = load_tree(tree)?;
     let text =
-        std::fs::read_to_string(&script_path).map_err(|e| bad(format!("{script_path}: {e}")))?;
+        std::fs::read_to_string(script_path).map_err(|e| bad(format!("{script_path}: {e}")))?;
     let mut script =
         wyrd_bt::sim::Script::parse(&text).map_err(|e| bad(format!("{script_path}:{e}")))?;
     if ticks.is_some() {
@@ -420,25 +475,8 @@ fn edge_label(p: &wyrd_bt::Program, parent: u32, child: u32) -> Option<String> {
     }
 }
 
-fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
-    let mut tree = None;
-    let mut format = "dot".to_owned();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--format" => {
-                format = it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| usage("--format needs dot or mermaid"))?
-            }
-            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
-            path if tree.is_none() => tree = Some(path.to_owned()),
-            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
-        }
-    }
-    let tree = tree.ok_or_else(|| usage("wyrd graph needs a tree file"))?;
-    let p = load_tree(&tree)?;
+fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
+    let p = load_tree(tree)?;
     let label = |i: usize| {
         let n = &p.nodes[i];
         let name = p.name(i as u32);
@@ -452,8 +490,8 @@ fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
             format!("{detail}\\n{name}")
         }
     };
-    match format.as_str() {
-        "dot" => {
+    match format {
+        Format::Dot => {
             out.push_str("digraph tree {\n  node [shape=box, fontname=\"Helvetica\"];\n");
             for i in 0..p.main_len() {
                 let shape = if p.nodes[i].kind.is_leaf() {
@@ -483,7 +521,7 @@ fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
             }
             out.push_str("}\n");
         }
-        "mermaid" => {
+        Format::Mermaid => {
             out.push_str("flowchart TD\n");
             for i in 0..p.main_len() {
                 let text = label(i).replace("\\n", "<br/>").replace('"', "#quot;");
@@ -505,7 +543,6 @@ fn graph(args: &[String], out: &mut String) -> Result<(), Failure> {
                 }
             }
         }
-        other => return Err(usage(format!("unknown format {other:?} (dot or mermaid)"))),
     }
     Ok(())
 }

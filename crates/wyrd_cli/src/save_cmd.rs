@@ -2,63 +2,13 @@
 //! would load, and how two saves differ.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
 use wyrd_save::{CopyKind, DocSpec, SaveKey, SaveStore, Verdict};
 use wyrd_state::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
 
-use super::{Failure, bad, read_save, usage};
-
-/// Positional arguments, the key and `--schema`.
-struct Args {
-    paths: Vec<PathBuf>,
-    key: SaveKey,
-    schema: u32,
-}
-
-fn parse(args: &[String], positional: usize, what: &str) -> Result<Args, Failure> {
-    let mut paths = Vec::new();
-    let mut key_file = None;
-    let mut schema = WORLD_STATE_SCHEMA_VERSION;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--key-file" => {
-                key_file = Some(it.next().ok_or_else(|| usage("--key-file needs a path"))?)
-            }
-            "--schema" => {
-                schema = it
-                    .next()
-                    .and_then(|s| s.parse().ok())
-                    .ok_or_else(|| usage("--schema needs a number"))?
-            }
-            flag if flag.starts_with('-') => return Err(usage(format!("unknown option {flag}"))),
-            path if paths.len() < positional => paths.push(PathBuf::from(path)),
-            extra => return Err(usage(format!("unexpected argument {extra:?}"))),
-        }
-    }
-    if paths.len() < positional {
-        return Err(usage(format!("wyrd save {what}")));
-    }
-    let key_file = key_file.ok_or_else(|| usage("--key-file is required"))?;
-    let mut key = std::fs::read(key_file)
-        .map_err(|e| bad(format!("{key_file}: cannot read the key: {e}")))?;
-    if key.last() == Some(&b'\n') {
-        key.pop();
-        if key.last() == Some(&b'\r') {
-            key.pop();
-        }
-    }
-    if key.is_empty() {
-        return Err(bad(format!("{key_file}: the key file is empty")));
-    }
-    Ok(Args {
-        paths,
-        key: SaveKey::new(key),
-        schema,
-    })
-}
+use super::{Failure, bad, read_save};
 
 /// The documents of a save folder: every file name that is not a backup,
 /// temp or quarantined copy, plus the base of orphaned backups and temps.
@@ -85,16 +35,19 @@ fn utc(ticks: i64) -> String {
 }
 
 /// `wyrd save status DIR --key-file K [--schema N]`.
-pub(crate) fn status(args: &[String], out: &mut String) -> Result<(), Failure> {
-    let a = parse(args, 1, "status needs a save folder")?;
-    let dir = &a.paths[0];
+pub(crate) fn status(
+    dir: &Path,
+    key: &SaveKey,
+    schema: u32,
+    out: &mut String,
+) -> Result<(), Failure> {
     let docs = documents(dir)?;
     if docs.is_empty() {
         out.push_str(&format!("{}: no save files\n", dir.display()));
         return Ok(());
     }
-    let store = SaveStore::new(dir, a.key.clone())
-        .with_documents(docs.iter().map(|d| DocSpec::json(d.clone(), a.schema)));
+    let store = SaveStore::new(dir, key.clone())
+        .with_documents(docs.iter().map(|d| DocSpec::json(d.clone(), schema)));
     let mut survey = store.survey();
     let outcome = survey.outcome.clone();
     out.push_str(&format!(
@@ -193,10 +146,9 @@ fn world_state(path: &Path, key: &SaveKey) -> Result<WorldStateDocument, Failure
 }
 
 /// `wyrd save diff A B --key-file K`: flags and counters that differ, by id.
-pub(crate) fn diff(args: &[String], out: &mut String) -> Result<(), Failure> {
-    let a = parse(args, 2, "diff needs two saves (files or folders)")?;
-    let left = world_state(&a.paths[0], &a.key)?;
-    let right = world_state(&a.paths[1], &a.key)?;
+pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Result<(), Failure> {
+    let left = world_state(a, key)?;
+    let right = world_state(b, key)?;
     fn table<T: Copy>(e: &[wyrd_state::SavedEntry<T>]) -> BTreeMap<&str, (&str, T)> {
         e.iter()
             .map(|e| (e.id.as_str(), (e.debug_name.as_str(), e.value)))

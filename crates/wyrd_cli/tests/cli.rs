@@ -412,3 +412,26 @@ fn graph_labels_switch_cases_and_branches() {
     );
     assert!(dot.contains("Switch\\nroot"), "{dot}");
 }
+
+/// Issue 15: per-command help with examples; usage errors exit 2.
+#[test]
+fn every_command_has_its_own_help() {
+    let o = wyrd(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    for c in ["check", "sim", "graph", "save"] {
+        assert!(text(&o).0.contains(c), "{c} in {:?}", text(&o).0);
+    }
+    for args in [
+        &["check", "--help"][..],
+        &["sim", "--help"],
+        &["graph", "--help"],
+        &["save", "status", "--help"],
+    ] {
+        let o = wyrd(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(text(&o).0.contains("Example"), "{args:?}: {:?}", text(&o).0);
+    }
+    let o = wyrd(&["sim", "tree.bt.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("--script"), "{:?}", text(&o));
+}
