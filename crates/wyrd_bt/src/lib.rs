@@ -182,8 +182,8 @@ pub use compile::{
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use kind::{AuxInit, CursorInit, Family, Kind, KindInfo, node_table};
 pub use plugin::{
-    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtAssetGeneration, BtGlobals, BtLoader, BtPlugin,
-    BtSettings, BtStats, BtSystems, RunMode,
+    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtSettings, BtStats,
+    BtSystems, RunMode,
 };
 pub use program::{
     ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, NodeFacts, PredicateSlot, Program,

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use bevy::app::{App, FixedUpdate, Plugin};
 use bevy::asset::io::Reader;
+use bevy::asset::prelude::AssetChanged;
+use bevy::asset::{AsAssetId, AssetId};
 use bevy::asset::{Asset, AssetApp, AssetLoader, Assets, Handle, LoadContext};
+use bevy::diagnostic::{Diagnostic, DiagnosticPath, Diagnostics, RegisterDiagnostic};
 use bevy::ecs::intern::Interned;
 use bevy::ecs::prelude::*;
 use bevy::ecs::schedule::ScheduleLabel;
@@ -162,24 +165,21 @@ fn act_begin(mut stats: ResMut<BtStats>) {
     stats.act_start = Some(std::time::Instant::now());
 }
 
-fn act_end(mut stats: ResMut<BtStats>) {
+fn act_end(mut stats: ResMut<BtStats>, mut diagnostics: Diagnostics) {
     if let Some(t) = stats.act_start.take() {
         stats.act_ns = t.elapsed().as_nanos() as u64;
+        let act_ms = stats.act_ns as f64 / 1e6;
+        diagnostics.add_measurement(&BtPlugin::ACT_MS, || act_ms);
     }
 }
 
-/// Bumped whenever a tree asset is added, changed or removed, so that agents
-/// look their asset up only then (not every tick).
-#[derive(Resource, Debug, Clone, Copy, Default)]
-pub struct BtAssetGeneration(pub u64);
-
-fn track_tree_assets(
-    mut events: MessageReader<bevy::asset::AssetEvent<BtAsset>>,
-    mut generation: ResMut<BtAssetGeneration>,
-) {
-    if events.read().count() > 0 {
-        generation.0 += 1;
-    }
+/// The world values each program reads, looked up once per program and
+/// tick ([`publish_world_values`]), shared read-only by every agent that runs
+/// it.
+#[derive(Resource, Default)]
+struct BtWorldValues {
+    values: HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>,
+    reported: std::collections::HashSet<(bevy::asset::AssetId<BtAsset>, usize)>,
 }
 
 /// What happens when the root finishes.
@@ -207,6 +207,16 @@ pub struct BehaviorTree {
     pub mode: RunMode,
     /// Seed of the agent's random choices (same seed, same inputs: same run).
     pub seed: u64,
+}
+
+/// Lets `AssetChanged<BehaviorTree>` find agents whose tree asset was
+/// (re)loaded.
+impl AsAssetId for BehaviorTree {
+    type Asset = BtAsset;
+
+    fn as_asset_id(&self) -> AssetId<BtAsset> {
+        self.handle.id()
+    }
 }
 
 impl BehaviorTree {
@@ -246,8 +256,6 @@ pub struct BtAgent {
     /// Node statuses, rule flags, timers, stimuli.
     pub state: AgentState,
     accum: f32,
-    /// [`BtAssetGeneration`] when the agent last looked its asset up.
-    seen_assets: u64,
     finished: bool,
     restart: bool,
     restarts_this_tick: u32,
@@ -332,8 +340,13 @@ impl BtAgent {
 /// The behavior-tree system sets, chained in the plugin's schedule
 /// ([`BtPlugin::schedule`], `FixedUpdate` by default):
 /// - `Sense`: your systems that write blackboards and tags;
-/// - `Decide`: binds new and reloaded trees, applies restarts, ticks every
-///   agent (in parallel; each agent only touches its own components);
+/// - `Decide`, three systems in this order: the world values each program
+///   reads are looked up (once per program); agents whose tree is new or
+///   whose asset was (re)loaded bind to its program (`AssetChanged`); then
+///   restarts, per-tree rates and the tick of every agent (in parallel;
+///   each agent only touches its own components), with the tick's
+///   statistics in [`BtStats`] and Bevy's diagnostics ([`BtPlugin::TICKED`],
+///   [`BtPlugin::DECIDE_MS`], [`BtPlugin::ACT_MS`]);
 /// - `Act`: your action systems read [`BtActions`] and report results.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BtSystems {
@@ -391,6 +404,13 @@ impl Default for BtPlugin {
 }
 
 impl BtPlugin {
+    /// Diagnostic: agents ticked in the last step.
+    pub const TICKED: DiagnosticPath = DiagnosticPath::const_new("wyrd_bt/ticked");
+    /// Diagnostic: time in `BtSystems::Decide`'s tick, ms.
+    pub const DECIDE_MS: DiagnosticPath = DiagnosticPath::const_new("wyrd_bt/decide_ms");
+    /// Diagnostic: time in `BtSystems::Act`, ms.
+    pub const ACT_MS: DiagnosticPath = DiagnosticPath::const_new("wyrd_bt/act_ms");
+
     /// Trees ticked in `schedule` (e.g. `FixedPostUpdate`, or `Update` for
     /// a frame-rate tick) instead of `FixedUpdate`. Time advances by that
     /// schedule's `Time` delta.
@@ -408,8 +428,18 @@ impl Plugin for BtPlugin {
         app.init_asset::<BtAsset>()
             .init_asset_loader::<BtLoader>()
             .init_resource::<BtGlobals>()
-            .init_resource::<BtAssetGeneration>()
-            .add_systems(bevy::app::PreUpdate, track_tree_assets)
+            .init_resource::<BtWorldValues>()
+            .register_diagnostic(Diagnostic::new(BtPlugin::TICKED).with_smoothing_factor(0.1))
+            .register_diagnostic(
+                Diagnostic::new(BtPlugin::DECIDE_MS)
+                    .with_suffix(" ms")
+                    .with_smoothing_factor(0.1),
+            )
+            .register_diagnostic(
+                Diagnostic::new(BtPlugin::ACT_MS)
+                    .with_suffix(" ms")
+                    .with_smoothing_factor(0.1),
+            )
             .insert_resource(BtSettings {
                 max_restarts_per_tick: self.max_restarts_per_tick,
             })
@@ -420,7 +450,9 @@ impl Plugin for BtPlugin {
             .init_resource::<BtStats>()
             .add_systems(
                 self.schedule,
-                (tick_trees, act_begin).chain().in_set(BtSystems::Decide),
+                (publish_world_values, bind_trees, tick_trees, act_begin)
+                    .chain()
+                    .in_set(BtSystems::Decide),
             )
             .add_systems(self.schedule, act_end.after(BtSystems::Act));
         if let Some(hz) = self.tick_hz {
@@ -497,33 +529,25 @@ fn bind(
     }
 }
 
-/// Binds new and reloaded programs, then ticks every agent due.
-#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
-fn tick_trees(
-    time: Res<Time>,
+/// `Decide`, first: the world values each program reads, looked up once per
+/// program and tick; a name the world does not publish is reported once.
+fn publish_world_values(
     assets: Res<Assets<BtAsset>>,
-    settings: Res<BtSettings>,
     globals: Res<BtGlobals>,
-    asset_generation: Res<BtAssetGeneration>,
-    mut stats: ResMut<BtStats>,
-    mut world_values: Local<HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>>,
-    mut reported: Local<std::collections::HashSet<(bevy::asset::AssetId<BtAsset>, usize)>>,
-    mut ticked: Local<bevy::utils::Parallel<u32>>,
-    mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
+    mut world: ResMut<BtWorldValues>,
 ) {
-    // World values, looked up once per program and tick, shared read-only
-    // by every agent running it.
-    world_values.retain(|id, _| assets.contains(*id));
+    let world = &mut *world;
+    world.values.retain(|id, _| assets.contains(*id));
     for (id, asset) in assets.iter() {
         if asset.program.globals.is_empty() {
             continue;
         }
-        let slots = world_values.entry(id).or_default();
+        let slots = world.values.entry(id).or_default();
         slots.clear();
         for (slot, g) in asset.program.globals.iter().enumerate() {
             let v = globals.get(&g.name);
             // Reported once per program and name; the key allocates nothing.
-            if v.is_none() && reported.insert((id, slot)) {
+            if v.is_none() && world.reported.insert((id, slot)) {
                 warn!(
                     "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",
                     g.file, g.line, g.column, g.name
@@ -532,27 +556,55 @@ fn tick_trees(
             slots.push(v);
         }
     }
-    let world_values = &*world_values;
+}
+
+/// `Decide`, second: agents whose tree is new, swapped, or whose asset was
+/// (re)loaded bind to its program (Bevy's `AssetChanged` change detection):
+/// a reload restarts them cleanly on the new program.
+/// Agents whose tree component or tree asset changed.
+type TreeChanged = Or<(Changed<BehaviorTree>, AssetChanged<BehaviorTree>)>;
+
+fn bind_trees(
+    assets: Res<Assets<BtAsset>>,
+    mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions), TreeChanged>,
+) {
+    for (tree, mut agent, mut bb, mut actions) in &mut agents {
+        let Some(asset) = assets.get(&tree.handle) else {
+            continue;
+        };
+        if agent
+            .program
+            .as_ref()
+            .is_none_or(|p| !Arc::ptr_eq(p, &asset.program))
+        {
+            if let Some(old) = agent.program.clone() {
+                agent.state.reset(&old, &mut actions);
+            }
+            bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
+        }
+    }
+}
+
+/// `Decide`, third: restarts, rate division and the tick of every agent due
+/// (in parallel), then the tick's statistics (also published as Bevy
+/// diagnostics: [`BtPlugin::TICKED`], [`BtPlugin::DECIDE_MS`]).
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+fn tick_trees(
+    time: Res<Time>,
+    settings: Res<BtSettings>,
+    globals: Res<BtGlobals>,
+    world: Res<BtWorldValues>,
+    mut stats: ResMut<BtStats>,
+    mut diagnostics: Diagnostics,
+    mut ticked: Local<bevy::utils::Parallel<u32>>,
+    mut agents: Query<(&BehaviorTree, &mut BtAgent, &Blackboard, &mut BtActions)>,
+) {
+    let world_values = &world.values;
     let globals_generation = globals.generation();
     let dt = time.delta_secs();
     let max_restarts = settings.max_restarts_per_tick;
-    let asset_generation = asset_generation.0;
     let started = std::time::Instant::now();
-    agents.par_iter_mut().for_each(|(tree, mut agent, mut bb, mut actions)| {
-        // Assets are looked up only when one changed (or the agent is new).
-        if agent.program.is_none() || agent.seen_assets != asset_generation {
-            let Some(asset) = assets.get(&tree.handle) else {
-                return;
-            };
-            // A reload swaps the program: agents restart cleanly on the new one.
-            if agent.program.as_ref().is_none_or(|p| !Arc::ptr_eq(p, &asset.program)) {
-                if let Some(old) = agent.program.clone() {
-                    agent.state.reset(&old, &mut actions);
-                }
-                bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
-            }
-            agent.seen_assets = asset_generation;
-        }
+    agents.par_iter_mut().for_each(|(tree, mut agent, bb, mut actions)| {
         let agent = &mut *agent;
         // Borrowed, not cloned: an `Arc` clone per agent and tick is an
         // atomic write to one cache line shared by every thread.
@@ -606,7 +658,7 @@ fn tick_trees(
         let status = tick_agent_traced(
             program,
             &mut agent.state,
-            &bb,
+            bb,
             &mut actions,
             step_ms,
             env,
@@ -626,4 +678,7 @@ fn tick_trees(
     } else {
         stats.ticks_per_second * 0.9 + per_second * 0.1
     };
+    let (ticked, decide_ms) = (stats.ticked, stats.decide_ns as f64 / 1e6);
+    diagnostics.add_measurement(&BtPlugin::TICKED, || f64::from(ticked));
+    diagnostics.add_measurement(&BtPlugin::DECIDE_MS, || decide_ms);
 }

@@ -411,3 +411,27 @@ fn the_plugin_leaves_the_fixed_timestep_alone_unless_asked() {
     let step = app.world().resource::<Time<Fixed>>().timestep();
     assert_eq!(step, Duration::from_millis(40));
 }
+
+/// Issue 15: tick timings are Bevy diagnostics (what the inspector and HUDs
+/// can read from `DiagnosticsStore`).
+#[test]
+fn tick_timings_are_published_as_diagnostics() {
+    use bevy::diagnostic::DiagnosticsStore;
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "a.bt.ron");
+    spawn(&mut app, BehaviorTree::new(h.clone()), Blackboard::new());
+    spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    for _ in 0..3 {
+        app.update();
+    }
+    let store = app.world().resource::<DiagnosticsStore>();
+    let ticked = store.get(&BtPlugin::TICKED).and_then(|d| d.value());
+    assert_eq!(ticked, Some(2.0));
+    assert!(
+        store
+            .get(&BtPlugin::DECIDE_MS)
+            .and_then(|d| d.value())
+            .is_some()
+    );
+}
