@@ -240,7 +240,12 @@ impl Compiler<'_> {
             .map(|(i, _)| i + 1)
             .or_else(|| text.find(needle))
             .unwrap_or(0);
-        let (line, column) = line_col(text, at);
+        self.err_offset(file, at, problem)
+    }
+
+    /// An error at a byte offset of a file's text.
+    fn err_offset(&self, file: &str, at: usize, problem: BtProblem) -> BtError {
+        let (line, column) = line_col(self.text(file), at);
         BtError {
             file: file.to_owned(),
             line,
@@ -255,31 +260,15 @@ impl Compiler<'_> {
 
     /// Error at a `behavior: "name"` reference (falls back to the name).
     pub(crate) fn err_ref(&self, file: &str, behavior: &str, problem: BtProblem) -> BtError {
-        let text = self.text(file);
-        match text.find(&format!("behavior: \"{behavior}\"")) {
-            Some(at) => {
-                let (line, column) = line_col(text, at);
-                BtError {
-                    file: file.to_owned(),
-                    line,
-                    column,
-                    problem,
-                }
-            }
+        match self.text(file).find(&format!("behavior: \"{behavior}\"")) {
+            Some(at) => self.err_offset(file, at, problem),
             None => self.err_at(file, behavior, problem),
         }
     }
 
     pub(crate) fn err_kind(&self, file: &str, kind: &str, problem: BtProblem) -> BtError {
-        let text = self.text(file);
-        let at = text.find(&format!("{kind}(")).unwrap_or(0);
-        let (line, column) = line_col(text, at);
-        BtError {
-            file: file.to_owned(),
-            line,
-            column,
-            problem,
-        }
+        let at = self.text(file).find(&format!("{kind}(")).unwrap_or(0);
+        self.err_offset(file, at, problem)
     }
 
     /// Error located at a node: its name, else its kind.
@@ -325,15 +314,7 @@ impl Compiler<'_> {
             format!("key: \"{k}\""),
         ];
         match uses.iter().filter_map(|u| text.find(u.as_str())).min() {
-            Some(at) => {
-                let (line, column) = line_col(text, at);
-                BtError {
-                    file: file.to_owned(),
-                    line,
-                    column,
-                    problem,
-                }
-            }
+            Some(at) => self.err_offset(file, at, problem),
             None => self.err_at(file, k, problem),
         }
     }
