@@ -341,6 +341,7 @@ fn draw(
     world_state: Option<Res<WorldState>>,
     save: Option<Res<SaveStatus>>,
     stats: Option<Res<BtStats>>,
+    diagnostics: Option<Res<bevy::diagnostic::DiagnosticsStore>>,
     evaluation: Option<Res<WorldStateEvaluation>>,
 ) -> Result {
     if !state.open {
@@ -354,7 +355,7 @@ fn draw(
             .map(|a| a.0)
             .or_else(|| evaluation.as_ref().map(|_| Entity::PLACEHOLDER));
     }
-    let (snap, entities) = take_snapshot(
+    let (mut snap, entities) = take_snapshot(
         &state,
         &agents,
         server.as_deref(),
@@ -363,6 +364,20 @@ fn draw(
         stats.as_deref(),
         evaluation.as_deref(),
     );
+    // The tick's timings as Bevy's diagnostics smooth them (what any
+    // diagnostics overlay shows too).
+    if let Some(d) = diagnostics.as_deref() {
+        let smoothed = |p: &bevy::diagnostic::DiagnosticPath| {
+            d.get(p).and_then(|d| d.smoothed()).map(|v| v as f32)
+        };
+        let (decide, act) = (wyrd_bt::BtPlugin::DECIDE_MS, wyrd_bt::BtPlugin::ACT_MS);
+        if let Some(ms) = smoothed(&decide) {
+            snap.timing.decide_ms = ms;
+        }
+        if let Some(ms) = smoothed(&act) {
+            snap.timing.act_ms = ms;
+        }
+    }
     let ctx = contexts.ctx_mut()?;
     let mut actions = Vec::new();
     egui::Window::new("Wyrd inspector (F1)")
