@@ -35,6 +35,59 @@ use crate::runtime::{
 };
 use crate::value::Value;
 
+/// Why a simulated agent refused a change or a script could not run. The
+/// messages are what `wyrd sim` prints.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// A blackboard or tag write the tree refuses.
+    #[error(transparent)]
+    Blackboard(#[from] crate::blackboard::BlackboardError),
+    /// A stimulus the tree refuses.
+    #[error(transparent)]
+    Stimulus(#[from] crate::runtime::StimulusError),
+    /// `finish` named a path where no leaf runs.
+    #[error("no running leaf at {path:?} ({})", running_text(.running))]
+    NoRunningLeaf {
+        /// The path given.
+        path: String,
+        /// The leaves that do run.
+        running: Vec<String>,
+    },
+    /// `finish` named a running leaf that is not an action (a rule, a wait).
+    #[error("{0} is not a running action")]
+    NotAnAction(String),
+    /// The script's text (RON) is malformed.
+    #[error("{line}:{column}: {message}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// An event of a script could not be applied.
+    #[error("{position}: event {number} (tick {tick}): {error}")]
+    Event {
+        /// Where the event is written (`line:column`).
+        position: String,
+        /// Its number in the script (from 1).
+        number: usize,
+        /// The tick it applies before.
+        tick: u64,
+        /// Why.
+        error: Box<SimError>,
+    },
+}
+
+fn running_text(running: &[String]) -> String {
+    if running.is_empty() {
+        "no leaf is running".into()
+    } else {
+        format!("running: {}", running.join(", "))
+    }
+}
+
 /// How a scripted `finish` ends an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub enum Outcome {
@@ -129,11 +182,15 @@ pub struct Script {
 
 impl Script {
     /// Parses a script (RON). The error carries line and column.
-    pub fn parse(text: &str) -> Result<Script, String> {
+    pub fn parse(text: &str) -> Result<Script, SimError> {
         let mut script: Script = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
             .from_str(text)
-            .map_err(|e| format!("{}:{}: {}", e.span.start.line, e.span.start.col, e.code))?;
+            .map_err(|e| SimError::Syntax {
+                line: e.span.start.line,
+                column: e.span.start.col,
+                message: e.code.to_string(),
+            })?;
         script.positions = event_positions(text);
         Ok(script)
     }
@@ -436,23 +493,23 @@ impl<'p> Sim<'p> {
     }
 
     /// Sets a blackboard value.
-    pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), String> {
-        self.blackboard.set(key, value).map_err(|e| e.to_string())
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), SimError> {
+        Ok(self.blackboard.set(key, value)?)
     }
 
     /// Sets or clears a tag.
-    pub fn tag(&mut self, tag: &str, on: bool) -> Result<(), String> {
-        self.blackboard.set_tag(tag, on).map_err(|e| e.to_string())
+    pub fn tag(&mut self, tag: &str, on: bool) -> Result<(), SimError> {
+        Ok(self.blackboard.set_tag(tag, on)?)
     }
 
     /// Finishes the running action at `path`.
-    pub fn finish(&mut self, path: &str, outcome: Outcome) -> Result<(), String> {
+    pub fn finish(&mut self, path: &str, outcome: Outcome) -> Result<(), SimError> {
         let node = self.running_leaf(path)?;
         let slot = self
             .actions
             .iter_mut()
             .find(|a| a.node == node && a.is_running())
-            .ok_or_else(|| format!("{path} is not a running action"))?;
+            .ok_or_else(|| SimError::NotAnAction(path.to_owned()))?;
         match outcome {
             Outcome::Success => slot.succeed(),
             Outcome::Failure => slot.fail(),
@@ -460,24 +517,17 @@ impl<'p> Sim<'p> {
         Ok(())
     }
 
-    fn running_leaf(&self, path: &str) -> Result<u32, String> {
+    fn running_leaf(&self, path: &str) -> Result<u32, SimError> {
         self.state
             .active_leaves(self.program)
             .find(|&i| self.state.display_path(self.program, i) == path)
-            .ok_or_else(|| {
-                let running: Vec<String> = self
+            .ok_or_else(|| SimError::NoRunningLeaf {
+                path: path.to_owned(),
+                running: self
                     .state
                     .active_leaves(self.program)
                     .map(|i| self.state.display_path(self.program, i))
-                    .collect();
-                if running.is_empty() {
-                    format!("no running leaf at {path:?} (no leaf is running)")
-                } else {
-                    format!(
-                        "no running leaf at {path:?} (running: {})",
-                        running.join(", ")
-                    )
-                }
+                    .collect(),
             })
     }
 
@@ -488,10 +538,10 @@ impl<'p> Sim<'p> {
         behavior: &str,
         priority: u16,
         seconds: f32,
-    ) -> Result<(), String> {
-        self.state
-            .insert_stimulus(self.program, at, behavior, priority, seconds)
-            .map_err(|e| e.to_string())
+    ) -> Result<(), SimError> {
+        Ok(self
+            .state
+            .insert_stimulus(self.program, at, behavior, priority, seconds)?)
     }
 
     /// Runs one tick and reports it.
@@ -611,7 +661,7 @@ impl<'p> Sim<'p> {
         program: &'p Program,
         script: &Script,
         mut out: impl FnMut(&TickRecord),
-    ) -> Result<Vec<TickRecord>, String> {
+    ) -> Result<Vec<TickRecord>, SimError> {
         let mut sim = Sim::new(program, script.seed)
             .with_hz(script.hz.unwrap_or(30.0))
             .with_auto_finish(script.auto_finish)
@@ -628,8 +678,11 @@ impl<'p> Sim<'p> {
                 .enumerate()
                 .filter(|(_, e)| e.tick == tick)
             {
-                let fail = |m: String| {
-                    format!("{}: event {} (tick {tick}): {m}", script.position(n), n + 1)
+                let fail = |error: SimError| SimError::Event {
+                    position: script.position(n),
+                    number: n + 1,
+                    tick,
+                    error: Box::new(error),
                 };
                 if let Some((k, v)) = &e.set {
                     sim.set(k, *v).map_err(fail)?;

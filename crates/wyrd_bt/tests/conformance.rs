@@ -209,8 +209,22 @@ fn a_restart_after_a_finished_run_once_tree_runs_it_again() {
         Script::parse("(ticks: 2, events: [(tick: 2, finish: (\"root/B\", Success))])").unwrap();
     let err = Sim::run_script(&program, &script, |_| {}).unwrap_err();
     assert_eq!(
-        err,
+        err.to_string(),
         "1:21: event 1 (tick 2): no running leaf at \"root/B\" (running: root)"
+    );
+    // A typed error: tools can tell what went wrong without reading text.
+    let wyrd_bt::sim::SimError::Event {
+        number,
+        tick,
+        error,
+        ..
+    } = err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!((number, tick), (1, 2));
+    assert!(
+        matches!(*error, wyrd_bt::sim::SimError::NoRunningLeaf { ref running, .. } if running == &["root"])
     );
 }
 
