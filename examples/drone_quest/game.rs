@@ -334,7 +334,7 @@ fn register_nodes(app: &mut App) {
     app.register_world_state_node("AddQuest", |world, info| {
         let (id, _) = first_param(info)?;
         if !world.resource::<Content>().quests.contains_key(id) {
-            return Err(format!("unknown quest {id:?}"));
+            return Err(format!("unknown quest {id:?}").into());
         }
         let mut quests = world.resource_mut::<QuestManager>();
         if !quests.active.iter().any(|q| q == id) {
@@ -348,12 +348,11 @@ fn register_nodes(app: &mut App) {
             format!("AddNPCDialogue wants {{\"Npc/dialogue_id\": true}}, got {key:?}")
         })?;
         match world.resource::<Content>().dialogue.get(dialogue) {
-            None => return Err(format!("unknown dialogue {dialogue:?}")),
+            None => return Err(format!("unknown dialogue {dialogue:?}").into()),
             Some(d) if d.npc != npc => {
-                return Err(format!(
-                    "dialogue {dialogue:?} belongs to {}, not {npc}",
-                    d.npc
-                ));
+                return Err(
+                    format!("dialogue {dialogue:?} belongs to {}, not {npc}", d.npc).into(),
+                );
             }
             Some(_) => {}
         }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use bevy::app::{App, FixedUpdate, Plugin, PreUpdate, Update};
 use bevy::asset::{AssetServer, Assets, Handle};
+use bevy::ecs::error::BevyError;
 use bevy::ecs::message::MessageCursor;
 use bevy::ecs::prelude::*;
 use bevy::log::{error, info};
@@ -66,8 +67,10 @@ pub enum NodeEffect {
 }
 
 /// A world-state evaluation node: runs on the world when its action starts.
+/// An error (any error type, or a message: `Err("why".into())`) fails the
+/// node and is logged with the node's path.
 pub type WorldNodeHandler =
-    Arc<dyn Fn(&mut World, &ActionInfo) -> Result<NodeEffect, String> + Send + Sync>;
+    Arc<dyn Fn(&mut World, &ActionInfo) -> Result<NodeEffect, BevyError> + Send + Sync>;
 
 /// A manager that holds what the last evaluation gave it (quests, shop
 /// items, NPCs) and clears it on `ResetWorldStateManagers`.
@@ -112,7 +115,7 @@ pub trait WorldStateEvalAppExt {
     fn register_world_state_node(
         &mut self,
         name: &str,
-        f: impl Fn(&mut World, &ActionInfo) -> Result<NodeEffect, String> + Send + Sync + 'static,
+        f: impl Fn(&mut World, &ActionInfo) -> Result<NodeEffect, BevyError> + Send + Sync + 'static,
     ) -> &mut Self;
     /// Resets this resource on `ResetWorldStateManagers`.
     fn add_world_state_manager<R: WorldStateManager>(&mut self) -> &mut Self;
@@ -122,7 +125,7 @@ impl WorldStateEvalAppExt for App {
     fn register_world_state_node(
         &mut self,
         name: &str,
-        f: impl Fn(&mut World, &ActionInfo) -> Result<NodeEffect, String> + Send + Sync + 'static,
+        f: impl Fn(&mut World, &ActionInfo) -> Result<NodeEffect, BevyError> + Send + Sync + 'static,
     ) -> &mut Self {
         self.register_bt_action(name);
         self.world_mut()
@@ -203,10 +206,7 @@ impl Plugin for WorldStateEvaluationPlugin {
             let mut state = world.resource_mut::<WorldState>();
             let mut effect = NodeEffect::Done;
             for (name, v) in param_names(info) {
-                if state
-                    .set_flag(name, v.as_bool(), "world_state_evaluation")
-                    .map_err(|e| e.to_string())?
-                {
+                if state.set_flag(name, v.as_bool(), "world_state_evaluation")? {
                     effect = NodeEffect::Restart;
                 }
             }
@@ -215,9 +215,7 @@ impl Plugin for WorldStateEvaluationPlugin {
         app.register_world_state_node("SetCounterValue", |world, info| {
             let mut state = world.resource_mut::<WorldState>();
             for (name, v) in param_names(info) {
-                state
-                    .set_counter(name, v.as_f64() as i64, "world_state_evaluation")
-                    .map_err(|e| e.to_string())?;
+                state.set_counter(name, v.as_f64() as i64, "world_state_evaluation")?;
             }
             Ok(NodeEffect::Done)
         });
@@ -391,7 +389,7 @@ fn evaluate_inner(
                 ended |= &*info.name == "EndWorldStateEvaluation";
                 let outcome = match handlers.handlers.get(&*info.name) {
                     Some(h) => h(world, info),
-                    None => Err(format!("no handler for node {}", info.name)),
+                    None => Err(format!("no handler for node {}", info.name).into()),
                 };
                 let slot = actions
                     .iter_mut()
