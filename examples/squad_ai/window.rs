@@ -3,10 +3,11 @@
 
 use std::path::PathBuf;
 
+use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::window::PrimaryWindow;
-use wyrd::bt::BtStats;
+use wyrd::bt::{BtPlugin, BtStats};
 use wyrd::inspector::InspectorState;
 use wyrd::prelude::*;
 
@@ -345,23 +346,25 @@ fn draw_effects(mut gizmos: Gizmos, grenades: Res<Grenades>, tracers: Res<Tracer
 
 fn update_counter(
     stats: Res<BtStats>,
+    diagnostics: Res<DiagnosticsStore>,
     player: Res<Player>,
     ais: Query<(), With<Ai>>,
     mut counter: Query<&mut Text, With<Counter>>,
-    mut smooth: Local<f32>,
 ) {
-    let ms = (stats.decide_ns + stats.act_ns) as f32 / 1e6;
-    *smooth = if *smooth == 0.0 {
-        ms
-    } else {
-        *smooth * 0.95 + ms * 0.05
+    // The tick's timings as Bevy's diagnostics smooth them.
+    let smoothed = |path: &DiagnosticPath| {
+        diagnostics
+            .get(path)
+            .and_then(|d| d.smoothed())
+            .unwrap_or(0.0)
     };
+    let (trees, actions) = (smoothed(&BtPlugin::DECIDE_MS), smoothed(&BtPlugin::ACT_MS));
     let text = format!(
         "agents {}   tick {:.2} ms (trees {:.2} + game actions {:.2})   {:.0} agent-ticks/s\nhealth {:.0}{}",
         ais.iter().count(),
-        *smooth,
-        stats.decide_ns as f32 / 1e6,
-        stats.act_ns as f32 / 1e6,
+        trees + actions,
+        trees,
+        actions,
         stats.ticks_per_second,
         player.health.max(0.0),
         if player.vehicle.is_some() {
