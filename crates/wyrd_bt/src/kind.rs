@@ -822,10 +822,11 @@ pub(crate) fn lower(
             )),
         }
     };
-    let zero = |this: &Compiler<'_>, kind: &'static str, field: &'static str| {
-        let hint = "would never run its child (leave the field out to repeat forever)";
-        this.err_node(file, def, BtProblem::ZeroCount { kind, field, hint })
-    };
+    let zero =
+        |this: &Compiler<'_>, kind: &'static str, field: &'static str, hint: &'static str| {
+            this.err_node(file, def, BtProblem::ZeroCount { kind, field, hint })
+        };
+    const NEVER_RUNS: &str = "would never run its child (leave the field out to repeat forever)";
     let in_place_impulse = in_place;
     Ok(match def {
         NodeDef::Sequence(_) => Kind::Sequence,
@@ -880,15 +881,8 @@ pub(crate) fn lower(
         }
         NodeDef::ParallelAll(d) => {
             if d.max_failures == 0 {
-                return Err(c.err_node(
-                    file,
-                    def,
-                    BtProblem::ZeroCount {
-                        kind: "ParallelAll",
-                        field: "max_failures",
-                        hint: "would fail even when no child fails",
-                    },
-                ));
+                let hint = "would fail even when no child fails";
+                return Err(zero(c, "ParallelAll", "max_failures", hint));
             }
             Kind::ParallelAll {
                 max_failures: d.max_failures,
@@ -924,14 +918,14 @@ pub(crate) fn lower(
         NodeDef::ForceFailure(_) => Kind::ForceFailure,
         NodeDef::Repeat(d) => Kind::Repeat {
             count: match d.count {
-                Some(0) => return Err(zero(c, "Repeat", "count")),
+                Some(0) => return Err(zero(c, "Repeat", "count", NEVER_RUNS)),
                 Some(n) => n,
                 None => 0,
             },
         },
         NodeDef::RetryUntilSuccessful(d) => Kind::RetryUntilSuccessful {
             attempts: match d.attempts {
-                Some(0) => return Err(zero(c, "RetryUntilSuccessful", "attempts")),
+                Some(0) => return Err(zero(c, "RetryUntilSuccessful", "attempts", NEVER_RUNS)),
                 Some(n) => n,
                 None => 0,
             },
@@ -1010,15 +1004,8 @@ pub(crate) fn lower(
             cond: c.check(file, &d.check)?,
         },
         NodeDef::Threshold(d) if d.count == 0 => {
-            return Err(c.err_node(
-                file,
-                def,
-                BtProblem::ZeroCount {
-                    kind: "Threshold",
-                    field: "count",
-                    hint: "would succeed without polling its condition once",
-                },
-            ));
+            let hint = "would succeed without polling its condition once";
+            return Err(zero(c, "Threshold", "count", hint));
         }
         NodeDef::Threshold(d) => Kind::Threshold {
             cond: c.check(file, &d.check)?,

@@ -345,6 +345,9 @@ pub struct TickRecord {
     pub finished: Vec<(String, Status)>,
     /// Actions the tree stopped in this tick.
     pub aborted: Vec<String>,
+    /// Actions aborted and then started again in this tick (the dithering
+    /// the semantics forbid: always empty; tests check it).
+    pub restarted: Vec<String>,
     /// Nodes ticked in this tick, in order, each time it was ticked (loops
     /// and a restarted root tick nodes more than once). Relevancy checks
     /// (a prioritized list asking a child's guard) are not ticks.
@@ -652,6 +655,7 @@ impl<'p> Sim<'p> {
             started,
             finished,
             aborted,
+            restarted: self.trace.restarted().into_iter().map(path).collect(),
             ticked,
         }
     }
@@ -726,6 +730,7 @@ impl<'p> Sim<'p> {
                     started: Vec::new(),
                     finished: Vec::new(),
                     aborted: Vec::new(),
+                    restarted: Vec::new(),
                     ticked: Vec::new(),
                     ..last
                 }

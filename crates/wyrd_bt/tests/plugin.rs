@@ -21,6 +21,10 @@ const TREE: &str = r#"(
 )"#;
 
 fn app(dir: &Path) -> App {
+    app_with(dir, BtPlugin::default())
+}
+
+fn app_with(dir: &Path, plugin: BtPlugin) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -28,7 +32,7 @@ fn app(dir: &Path) -> App {
             file_path: dir.to_string_lossy().into_owned(),
             ..Default::default()
         },
-        BtPlugin::default(),
+        plugin,
     ))
     // One update = one 30 Hz fixed step.
     .insert_resource(Time::<Fixed>::from_hz(30.0))
@@ -348,23 +352,7 @@ fn a_long_wait_lasts_its_ticks_in_the_app() {
 #[test]
 fn trees_tick_in_the_schedule_the_plugin_is_given() {
     let dir = dir_with(&[("a.bt.ron", TREE)]);
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: dir.path().to_string_lossy().into_owned(),
-            ..Default::default()
-        },
-        BtPlugin {
-            tick_hz: None,
-            ..BtPlugin::new(Update)
-        },
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 30.0,
-    )))
-    .register_bt_action("Shoot")
-    .register_bt_action("Idle");
+    let mut app = app_with(dir.path(), BtPlugin::new(Update));
     // An action system in the plugin's schedule sees the tick's actions.
     #[derive(Resource, Default)]
     struct Seen(u32);
@@ -434,4 +422,24 @@ fn tick_timings_are_published_as_diagnostics() {
             .and_then(|d| d.value())
             .is_some()
     );
+}
+
+/// A run-once tree whose root is skipped (masked by the agent's tags) has
+/// finished: it is not ticked again (it used to finish only on success or
+/// failure, so a skipped root ran every tick).
+#[test]
+fn a_run_once_tree_whose_root_is_skipped_is_finished() {
+    let tree =
+        r#"(tags: ["driver"], root: Action(name: "root", action: "Idle", tags: ["driver"]))"#;
+    let dir = dir_with(&[("m.bt.ron", tree)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "m.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h).once(), Blackboard::new());
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert_eq!(agent.status(), Status::Skipped);
+    let ticks = agent.state.ticks;
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(app.world().get::<BtAgent>(e).unwrap().state.ticks, ticks);
 }

@@ -52,8 +52,15 @@ impl Interp<'_> {
     /// next activation retries the failed child; BT.CPP
     /// `SequenceWithMemoryTest.Issue_636`).
     pub(super) fn sequence(&mut self, i: u32, retry: bool) -> Status {
+        let start = self.sequence_start(i, self.cursor_of(i) as usize);
+        self.sequence_from(i, start, retry)
+    }
+
+    /// The loop of every sequence: children from `k` on, until one runs or
+    /// fails. Inlined: the guard sequence is the hottest composite.
+    #[inline(always)]
+    fn sequence_from(&mut self, i: u32, mut k: usize, retry: bool) -> Status {
         let count = self.child_count(i);
-        let mut k = self.sequence_start(i, self.cursor_of(i) as usize);
         let mut skipped = 0;
         while k < count {
             let c = self.child(i, k);
@@ -104,8 +111,7 @@ impl Interp<'_> {
     /// broken guard stops the sequence. The guards are its relevancy in
     /// Halo schemes.
     pub(super) fn guard_sequence(&mut self, i: u32) -> Status {
-        let n = &self.p.nodes[i as usize];
-        let (guard_len, count) = (n.guard_len as usize, n.child_count as usize);
+        let guard_len = self.p.nodes[i as usize].guard_len as usize;
         let unguarded = i == self.unguarded;
         let cursor = self.sequence_start(i, self.cursor_of(i) as usize);
         if !unguarded {
@@ -119,22 +125,7 @@ impl Interp<'_> {
                 }
             }
         }
-        for k in cursor..count {
-            let c = self.child(i, k);
-            match self.tick_child(c) {
-                Status::Running => {
-                    self.set_cursor_at(i as usize, k as u16);
-                    return Status::Running;
-                }
-                Status::Failure => {
-                    self.set_cursor_at(i as usize, 0);
-                    return Status::Failure;
-                }
-                _ => {}
-            }
-        }
-        self.set_cursor_at(i as usize, 0);
-        Status::Success
+        self.sequence_from(i, cursor, false)
     }
 
     pub(super) fn running_child(&self, i: u32) -> u32 {
