@@ -323,10 +323,10 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
 }
 
 fn first_param(info: &wyrd::bt::ActionInfo) -> Result<(&str, wyrd::bt::Value), String> {
-    info.params
+    info.params()
         .first()
         .map(|(k, v)| (&**k, *v))
-        .ok_or_else(|| format!("{} needs a parameter", info.name))
+        .ok_or_else(|| format!("{} needs a parameter", info.name()))
 }
 
 /// The game's own evaluation nodes (the suite's extension API).

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use wyrd::bt::{Status, rule};
+use wyrd::bt::Status;
 use wyrd::prelude::*;
 
 /// The rule tree.
@@ -394,12 +394,11 @@ pub fn flags_of(agent: &BtAgent) -> Vec<(String, String)> {
     let Some(program) = agent.program() else {
         return Vec::new();
     };
-    (0..program.main_len())
-        .map(|i| {
-            (
-                program.paths[i].clone(),
-                rule::letters(agent.state.nodes[i].flags()),
-            )
+    program
+        .nodes()
+        .map(|n| {
+            let flags = agent.state().node(n.index()).flags();
+            (n.path().to_owned(), flags.to_string())
         })
         .collect()
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, save_to_disk};
-use wyrd::bt::rule;
+use wyrd::bt::RuleFlags;
 use wyrd::inspector::InspectorState;
 use wyrd::prelude::*;
 
@@ -358,8 +358,8 @@ fn route_taken(agent: Option<&BtAgent>) -> Option<bool> {
     let program = agent.program()?;
     let picked = |path: &str| {
         program.node(path).is_some_and(|i| {
-            let f = agent.state.nodes[i as usize].flags();
-            f & rule::PAUSED == 0 || f & rule::WAS_COMPLETE != 0
+            let f = agent.state().node(i).flags();
+            !f.contains(RuleFlags::PAUSED) || f.contains(RuleFlags::WAS_COMPLETE)
         })
     };
     if picked("session/objectives/route/scenic") {

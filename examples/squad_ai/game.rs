@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use wyrd::bt::{ActionState, BtStats, Kind, NONE, Program, Value};
+use wyrd::bt::{ActionState, BtStats, NONE, Program, Value};
 use wyrd::prelude::*;
 
 /// The AI's tree.
@@ -337,39 +337,32 @@ impl Behaviors {
             return Ok(());
         }
         self.labels = vec!["-".to_owned()];
-        let n = program.nodes.len();
+        let n = program.len();
         self.leaf_label = vec![0; n];
         self.leaf_top = vec![0; n];
         self.leaf_rank = vec![[u16::MAX; 4]; n];
-        for i in 0..n as u32 {
-            if !program.nodes[i as usize].kind.is_leaf() {
-                continue;
-            }
+        for leaf in program.all_nodes().filter(|n| n.is_leaf()) {
+            let i = leaf.index();
             let mut chain: Vec<(String, u16)> = Vec::new();
-            let mut j = i;
+            let mut j = leaf;
             loop {
-                let parent = program.nodes[j as usize].parent;
-                if parent == NONE {
-                    if j as usize >= program.main_len() {
+                let Some(parent) = j.parent() else {
+                    if j.is_detached() {
                         // A detached behavior (a stimulus): its rank comes
                         // from where it is inserted, at run time.
-                        chain.push((program.name(j).trim_start_matches('~').to_owned(), 0));
+                        chain.push((j.name().trim_start_matches('~').to_owned(), 0));
                     }
                     break;
-                }
-                if matches!(program.nodes[parent as usize].kind, Kind::PrioritizedList) {
-                    let k = program
-                        .children_of(parent)
-                        .iter()
-                        .position(|&c| c == j)
+                };
+                if parent.is_prioritized_list() {
+                    let k = parent
+                        .children()
+                        .position(|c| c.index() == j.index())
                         .unwrap_or(0);
                     // An impulse is labelled with the behavior it runs.
-                    let name = match program.nodes[j as usize].kind {
-                        Kind::Impulse { .. } => program
-                            .children_of(j)
-                            .first()
-                            .map_or(program.name(j), |&c| program.name(c)),
-                        _ => program.name(j),
+                    let name = match j.impulse() {
+                        Some(_) => j.children().next().map_or(j.name(), |c| c.name()),
+                        None => j.name(),
                     };
                     chain.push((name.to_owned(), 2 * k as u16 + 1));
                 }
@@ -844,7 +837,7 @@ fn deaths(
             summary.stimuli_cut_short += 1;
         }
         // Its impulse counts stay in the summary.
-        let fired = &agent.state.impulse_fired;
+        let fired = agent.state().impulse_counts();
         if summary.impulses_of_dead.len() < fired.len() {
             summary.impulses_of_dead.resize(fired.len(), 0);
         }
@@ -1013,15 +1006,15 @@ fn track(
             if bb.get_index(leader_dead_key) == Value::Bool(true) {
                 summary.passenger_ticks_leader_dead += 1;
             }
-            if !agent.state.stimuli.is_empty() {
+            if !agent.state().stimuli().is_empty() {
                 summary.passenger_ticks_stimulus += 1;
             }
         }
-        if tracked.stimulus && agent.state.stimuli.is_empty() {
+        if tracked.stimulus && agent.state().stimuli().is_empty() {
             tracked.stimulus = false;
             summary.stimuli_expired += 1;
         }
-        let leaf = agent.state.active_leaves(program).next().unwrap_or(NONE);
+        let leaf = agent.state().active_leaves(program).next().unwrap_or(NONE);
         if leaf == tracked.leaf {
             continue;
         }
@@ -1037,15 +1030,10 @@ fn track(
         };
         if leaf != NONE && leaf as usize >= program.main_len() {
             // A stimulus ranks just above the child at its priority.
-            if let Some(s) = agent
-                .state
-                .stimuli
-                .iter()
-                .find(|s| s.root <= leaf && leaf < program.nodes[s.root as usize].end)
-            {
+            if let Some(s) = agent.state().stimulus_of(program, leaf) {
                 // (Stimuli are inserted at the root here: rank among its
                 // children.)
-                rank = [s.priority.saturating_mul(2), u16::MAX, u16::MAX, u16::MAX];
+                rank = [s.priority().saturating_mul(2), u16::MAX, u16::MAX, u16::MAX];
             }
         }
         // A passenger entering anything with flight in it, at any depth.
@@ -1120,7 +1108,7 @@ fn act(
         let Some(program) = agent.program() else {
             continue;
         };
-        let now_ms = agent.state.now_ms;
+        let now_ms = agent.state().now_ms();
         let ai = &mut *ai;
         for slot in actions.iter_mut() {
             if !slot.is_running() {
@@ -1353,14 +1341,15 @@ pub fn summary_json(world: &World) -> serde_json::Value {
     let mut impulses = BTreeMap::new();
     if let Some(p) = &b.program {
         let mut q = world.try_query::<&BtAgent>();
-        for (i, info) in p.impulses.iter().enumerate() {
+        for imp in p.impulses() {
+            let i = imp.index();
             let alive: u64 = q.as_mut().map_or(0, |q| {
                 q.iter(world)
-                    .map(|a| u64::from(a.state.impulse_fired.get(i).copied().unwrap_or(0)))
+                    .map(|a| u64::from(a.state().impulse_counts().get(i).copied().unwrap_or(0)))
                     .sum()
             });
             let n = alive + s.impulses_of_dead.get(i).copied().unwrap_or(0);
-            impulses.insert(p.name(info.node).to_owned(), n);
+            impulses.insert(imp.node().name().to_owned(), n);
         }
     }
     serde_json::json!({

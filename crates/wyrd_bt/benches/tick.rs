@@ -96,7 +96,7 @@ impl Runtime {
             .zip(self.actions.iter_mut())
         {
             tick_agent(&self.program, st, bb, ac, DT_MS, env);
-            done += finish_actions(ac, &self.durations, st.now_ms, DT_MS);
+            done += finish_actions(ac, &self.durations, st.now_ms(), DT_MS);
         }
         done
     }
@@ -334,7 +334,7 @@ fn bench_evaluation(c: &mut Criterion) {
     .expect("compiles");
     // Progress: line l has finished (l % 5) steps.
     let globals: Vec<Option<Value>> = program
-        .globals
+        .globals()
         .iter()
         .map(|g| {
             let (l, s) = g.name[1..].split_once("_S").expect("name");

@@ -89,7 +89,7 @@ fn main() {
     let mut actions: Vec<BtActions> = (0..agents)
         .map(|_| {
             let mut a = BtActions::default();
-            a.reserve(program.actions.len());
+            a.reserve(program.actions().len());
             a
         })
         .collect();
@@ -105,7 +105,7 @@ fn main() {
                 ..TickEnv::default()
             };
             tick_agent(&program, st, bb, ac, DT_MS, env);
-            done += finish_actions(ac, &durations, st.now_ms, DT_MS);
+            done += finish_actions(ac, &durations, st.now_ms(), DT_MS);
         }
         done
     };
@@ -152,8 +152,8 @@ fn main() {
     let slots = program.action_capacity() * std::mem::size_of::<wyrd_bt::ActiveAction>();
     let inline = std::mem::size_of::<AgentState>() + std::mem::size_of::<BtActions>();
     let bytes = states[0].heap_bytes() + inline + slots;
-    let skipped: u64 = states.iter().map(|s| s.skipped).sum();
-    let total: u64 = states.iter().map(|s| s.ticks).sum();
+    let skipped: u64 = states.iter().map(|s| s.skipped_walks()).sum();
+    let total: u64 = states.iter().map(|s| s.ticks()).sum();
     println!("agents                    {agents}");
     println!("threads                   {threads}");
     println!("ticks measured            {ticks}");

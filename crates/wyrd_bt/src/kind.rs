@@ -8,7 +8,7 @@
 /// [`Program`](crate::Program)'s tables.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[allow(missing_docs)]
-pub enum Kind {
+pub(crate) enum Kind {
     // Standard composites (BT.CPP names and rules).
     Sequence,
     SequenceWithMemory,
@@ -87,7 +87,7 @@ pub enum Family {
 /// How a node's aux word (timer, counter, remembered child) starts when the
 /// node is entered afresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuxInit {
+pub(crate) enum AuxInit {
     /// The node has no aux word.
     None,
     /// Zero.
@@ -102,7 +102,7 @@ pub enum AuxInit {
 
 /// How a node's cursor starts when the node is entered afresh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CursorInit {
+pub(crate) enum CursorInit {
     /// The node has no cursor.
     None,
     /// The first child.
@@ -126,9 +126,9 @@ pub struct KindInfo {
     /// Most children (`usize::MAX`: any number).
     pub max_children: usize,
     /// Its aux word.
-    pub aux: AuxInit,
+    pub(crate) aux: AuxInit,
     /// Its cursor.
-    pub cursor: CursorInit,
+    pub(crate) cursor: CursorInit,
     /// It reads time or counts ticks, so a walk with unchanged inputs may
     /// still change something (the agent cannot skip the walk).
     pub timed: bool,
@@ -703,8 +703,14 @@ impl Kind {
     ];
 }
 
+/// The facts of every node kind, in table order (for docs and tools that
+/// list kinds).
+pub fn kinds() -> impl ExactSizeIterator<Item = KindInfo> {
+    Kind::ALL.iter().map(Kind::info)
+}
+
 /// The node table of the crate docs, as markdown (kind, rule, BT.CPP,
-/// Unreal), generated from [`Kind::info`]. A test keeps the docs equal to
+/// Unreal), generated from [`kinds`]. A test keeps the docs equal to
 /// it.
 pub fn node_table() -> String {
     let mut s =

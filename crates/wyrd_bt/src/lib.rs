@@ -41,7 +41,7 @@
 //!
 //! The table below is the contract: what each kind does, in one line, and
 //! its nearest BehaviorTree.CPP 4.x and Unreal equivalents. It is generated
-//! from [`Kind::info`] (`crates/wyrd_bt/NODES.md`; a test keeps the two
+//! from `Kind::info` (`crates/wyrd_bt/NODES.md`; a test keeps the two
 //! equal). Besides these, files may write `Fallback` (= `Selector`),
 //! `CheckWorldStateFlags` / `CheckWorldStateCounters` (conditions on world
 //! values) and `Use(behavior: ..)` (a named behavior placed here).
@@ -135,10 +135,10 @@
 //! ## How the crate fits together (and adding a node kind)
 //!
 //! `def` (the file format, serde) → `compile` (checks names, types and
-//! arities, lowers each node to a [`Kind`], lays the tree out flat in
+//! arities, lowers each node to a `Kind`, lays the tree out flat in
 //! depth-first order: a [`Program`]) → `runtime` (one agent's tick over the
 //! shared program: `runtime/mod.rs` walks and keeps the bookkeeping, one
-//! file per node family ticks its kinds). [`Kind::info`] is the one table of
+//! file per node family ticks its kinds). `Kind::info` is the one table of
 //! per-kind facts the compiler and the runtime read: family, child counts,
 //! what state the node needs and how it starts, whether it reads time, its
 //! rule and equivalents (the docs table).
@@ -148,9 +148,9 @@
 //! 1. `def.rs`, the file format: its variant of [`NodeDef`] (with a fields
 //!    struct if it has a new shape) and its arms in `kind_name`, `common`,
 //!    `children`;
-//! 2. `kind.rs`, its facts: its [`Kind`] variant, its row in [`Kind::info`]
+//! 2. `kind.rs`, its facts: its `Kind` variant, its row in `Kind::info`
 //!    (family, child counts, state, timed, rule, BT.CPP / Unreal
-//!    equivalents) and in [`Kind::ALL`], its arm in `lower` (file node →
+//!    equivalents) and in `Kind::ALL`, its arm in `lower` (file node →
 //!    kind payload) and in `completes` (instant? DOES_COMPLETE?). Arity
 //!    checks, state slots, their initial values and skippability follow
 //!    from the row: the compiler and the interpreter's bookkeeping need no
@@ -173,6 +173,7 @@ mod rng;
 mod runtime;
 pub mod sim;
 mod value;
+mod view;
 
 pub use blackboard::{Blackboard, BlackboardError};
 pub use compile::{
@@ -180,22 +181,21 @@ pub use compile::{
     resolve,
 };
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
-pub use kind::{AuxInit, CursorInit, Family, Kind, KindInfo, node_table};
+pub use kind::{Family, KindInfo, kinds, node_table};
 pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtSettings, BtStats,
     BtSystems, RunMode,
 };
-pub use program::{
-    ActionInfo, Cond, GlobalRef, ImpulseInfo, NONE, Node, NodeFacts, PredicateSlot, Program,
-};
+pub use program::{ActionInfo, GlobalRef, NONE, Program};
 pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
 pub use rng::SplitMix64;
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
     MAX_STIMULI, NodeState, PredicateStub, Status, Stimulus, StimulusError, TickEnv, TickTrace,
-    rule, tick_agent, tick_agent_traced,
+    tick_agent, tick_agent_traced,
 };
 pub use value::{Op, Value};
+pub use view::{ImpulseView, NodeView, Progress, RuleFlags};
 
 /// The names most users need.
 pub mod prelude {

@@ -254,7 +254,7 @@ impl BehaviorTree {
 pub struct BtAgent {
     program: Option<Arc<Program>>,
     /// Node statuses, rule flags, timers, stimuli.
-    pub state: AgentState,
+    state: AgentState,
     accum: f32,
     finished: bool,
     restart: bool,
@@ -269,6 +269,13 @@ pub struct BtAgent {
 }
 
 impl BtAgent {
+    /// The agent's tree state: node statuses and rule flags, timers,
+    /// stimuli (read it with [`AgentState`]'s and the
+    /// [`Program`]'s views).
+    pub fn state(&self) -> &AgentState {
+        &self.state
+    }
+
     /// Records what each tick does (nodes ticked, actions started /
     /// finished / aborted) for [`BtAgent::trace`]. Off by default: an agent
     /// that is not traced pays nothing. The inspector turns it on for the

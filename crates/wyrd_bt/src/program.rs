@@ -9,11 +9,11 @@ use crate::value::{Op, Value};
 /// Index of "none" in `u32` fields.
 pub const NONE: u32 = u32::MAX;
 
-pub use crate::kind::Kind;
+pub(crate) use crate::kind::Kind;
 
 /// A compiled condition.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Cond {
+pub(crate) enum Cond {
     /// Blackboard key `key` compared with a value.
     Bb {
         /// Key index.
@@ -107,56 +107,56 @@ pub struct GlobalRef {
 
 /// One node of the flat program (depth-first order).
 #[derive(Debug, Clone)]
-pub struct Node {
+pub(crate) struct Node {
     /// What it does.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Parent index, or [`NONE`].
-    pub parent: u32,
+    pub(crate) parent: u32,
     /// Index one past the node's subtree.
-    pub end: u32,
+    pub(crate) end: u32,
     /// First index into [`Program::children`].
-    pub first_child: u32,
+    pub(crate) first_child: u32,
     /// Number of (static) children.
-    pub child_count: u16,
+    pub(crate) child_count: u16,
     /// Depth from the root (0).
-    pub depth: u16,
+    pub(crate) depth: u16,
     /// Tag bits the agent must all have.
-    pub tags_all: u64,
+    pub(crate) tags_all: u64,
     /// Tag bits of which the agent must have one (0: no requirement).
-    pub tags_any: u64,
+    pub(crate) tags_any: u64,
     /// Tag bits the agent must not have.
-    pub tags_not: u64,
+    pub(crate) tags_not: u64,
     /// Trainz DOES_COMPLETE: whether the node can ever complete.
-    pub does_complete: bool,
+    pub(crate) does_complete: bool,
     /// The subtree is made of conditions only: it finishes in the tick it
     /// starts and has no effects (usable as a guard).
-    pub instant: bool,
+    pub(crate) instant: bool,
     /// Leading instant children of a sequence (its guards).
-    pub guard_len: u16,
+    pub(crate) guard_len: u16,
     /// Index into the agent's aux words, or [`NONE`].
-    pub aux: u32,
+    pub(crate) aux: u32,
     /// Index into the agent's cursors (composites that walk their children
     /// in order or remember a choice), or [`NONE`].
-    pub cursor: u32,
+    pub(crate) cursor: u32,
     /// The node's relevancy as one compiled condition (its guards, or its
     /// own condition), or [`NONE`] for "always". Tags are checked apart.
-    pub guard: u32,
+    pub(crate) guard: u32,
     /// The kind's facts the tick reads, copied from [`Kind::info`] when the
     /// tree compiles (so the hot path does not ask the table).
-    pub facts: NodeFacts,
+    pub(crate) facts: NodeFacts,
 }
 
 /// The per-kind facts a tick needs, one byte each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NodeFacts {
+pub(crate) struct NodeFacts {
     /// Which interpreter family ticks it.
-    pub family: crate::kind::Family,
+    pub(crate) family: crate::kind::Family,
     /// How its aux word starts.
-    pub aux: crate::kind::AuxInit,
+    pub(crate) aux: crate::kind::AuxInit,
     /// How its cursor starts.
-    pub cursor: crate::kind::CursorInit,
+    pub(crate) cursor: crate::kind::CursorInit,
     /// Its children run at once ([`Kind::concurrent`]).
-    pub concurrent: bool,
+    pub(crate) concurrent: bool,
 }
 
 impl NodeFacts {
@@ -184,16 +184,41 @@ impl Node {
 #[derive(Debug, Clone)]
 pub struct ActionInfo {
     /// Registered id.
-    pub id: ActionId,
+    pub(crate) id: ActionId,
     /// Registered name.
-    pub name: Arc<str>,
+    pub(crate) name: Arc<str>,
     /// Parameters.
-    pub params: Vec<(Box<str>, Value)>,
+    pub(crate) params: Vec<(Box<str>, Value)>,
     /// The leaf's node index.
-    pub node: u32,
+    pub(crate) node: u32,
 }
 
 impl ActionInfo {
+    /// The action's registered id.
+    pub fn id(&self) -> ActionId {
+        self.id
+    }
+
+    /// The action's registered name (as the tree file writes it).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The action's name, shared.
+    pub fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    /// Its parameters as the tree file gives them, in file order.
+    pub fn params(&self) -> &[(Box<str>, Value)] {
+        &self.params
+    }
+
+    /// The action leaf's node index.
+    pub fn node(&self) -> u32 {
+        self.node
+    }
+
     /// A parameter by name.
     pub fn param(&self, name: &str) -> Option<Value> {
         self.params
@@ -205,25 +230,25 @@ impl ActionInfo {
 
 /// An impulse, for the runtime and the global list of impulses.
 #[derive(Debug, Clone)]
-pub struct ImpulseInfo {
+pub(crate) struct ImpulseInfo {
     /// The impulse node.
-    pub node: u32,
+    pub(crate) node: u32,
     /// Referenced behavior.
-    pub behavior: String,
+    pub(crate) behavior: String,
     /// Relevancy condition, or [`NONE`] for "always".
-    pub when: u32,
+    pub(crate) when: u32,
     /// Redirect target (the behavior's native node) or [`NONE`] when in
     /// place.
-    pub redirect_to: u32,
+    pub(crate) redirect_to: u32,
 }
 
 /// A predicate used by the program.
 #[derive(Clone)]
-pub struct PredicateSlot {
+pub(crate) struct PredicateSlot {
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its implementation; `None` in tools that run trees without the game.
-    pub f: Option<PredicateFn>,
+    pub(crate) f: Option<PredicateFn>,
 }
 
 impl std::fmt::Debug for PredicateSlot {
@@ -237,13 +262,13 @@ impl std::fmt::Debug for PredicateSlot {
 
 /// A custom node's registration and parameters.
 #[derive(Clone)]
-pub struct CustomInfo {
+pub(crate) struct CustomInfo {
     /// Registered kind name.
-    pub kind: String,
+    pub(crate) kind: String,
     /// The implementation.
-    pub node: Arc<dyn CustomNode>,
+    pub(crate) node: Arc<dyn CustomNode>,
     /// Parameters.
-    pub params: Vec<(Box<str>, Value)>,
+    pub(crate) params: Vec<(Box<str>, Value)>,
 }
 
 impl std::fmt::Debug for CustomInfo {
@@ -258,62 +283,62 @@ impl std::fmt::Debug for CustomInfo {
 #[derive(Debug, Clone, Default)]
 pub struct Program {
     /// The file it came from.
-    pub source: String,
+    pub(crate) source: String,
     /// Nodes in depth-first order; `0` is the root. Nodes at and after
     /// [`detached_start`](Self::detached_start) are named behaviors kept for
     /// stimuli.
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// Children of every node, flat.
-    pub children: Vec<u32>,
+    pub(crate) children: Vec<u32>,
     /// Path of every node (`root/engage/fight`).
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// Path index.
-    pub path_index: HashMap<String, u32>,
+    pub(crate) path_index: HashMap<String, u32>,
     /// First node of the detached behaviors.
-    pub detached_start: u32,
+    pub(crate) detached_start: u32,
     /// Detached behavior roots by name (stimuli).
-    pub detached: HashMap<String, u32>,
+    pub(crate) detached: HashMap<String, u32>,
     /// Tag names in bit order.
-    pub tag_names: Vec<String>,
+    pub(crate) tag_names: Vec<String>,
     /// Blackboard keys in index order.
-    pub bb_keys: Vec<String>,
+    pub(crate) bb_keys: Vec<String>,
     /// Their defaults.
-    pub bb_defaults: Vec<Value>,
+    pub(crate) bb_defaults: Vec<Value>,
     /// The keys, shared with every bound blackboard.
-    pub bb_shared: Arc<[String]>,
+    pub(crate) bb_shared: Arc<[String]>,
     /// The tag names, shared with every bound blackboard.
-    pub tags_shared: Arc<[String]>,
+    pub(crate) tags_shared: Arc<[String]>,
     /// Conditions.
-    pub conds: Vec<Cond>,
+    pub(crate) conds: Vec<Cond>,
     /// Lists of condition indices (for `All` / `Any`).
-    pub cond_lists: Vec<u32>,
+    pub(crate) cond_lists: Vec<u32>,
     /// Predicates by index: name and implementation (`None` in tools that
     /// run trees without the game, like `wyrd sim`).
-    pub predicates: Vec<PredicateSlot>,
+    pub(crate) predicates: Vec<PredicateSlot>,
     /// Action leaves.
-    pub actions: Vec<ActionInfo>,
+    pub(crate) actions: Vec<ActionInfo>,
     /// Impulses.
-    pub impulses: Vec<ImpulseInfo>,
+    pub(crate) impulses: Vec<ImpulseInfo>,
     /// Custom nodes.
-    pub customs: Vec<CustomInfo>,
+    pub(crate) customs: Vec<CustomInfo>,
     /// Case values of `Switch` nodes (per node, `child_count - 1` entries
     /// from the index in [`Kind::Switch`]).
-    pub switch_cases: Vec<Value>,
+    pub(crate) switch_cases: Vec<Value>,
     /// Probabilistic weights (per node, `child_count` entries from the index
     /// in [`Kind::Probabilistic`]).
-    pub weights: Vec<f32>,
+    pub(crate) weights: Vec<f32>,
     /// Number of aux words an agent needs.
-    pub aux_count: u32,
+    pub(crate) aux_count: u32,
     /// Number of cursors an agent needs.
-    pub cursor_count: u32,
+    pub(crate) cursor_count: u32,
     /// Whether a walk with unchanged inputs is guaranteed to change nothing
     /// (no timers, counters, repeats or custom nodes): such agents skip the
     /// walk when nothing they read changed.
-    pub skippable: bool,
+    pub(crate) skippable: bool,
     /// Most actions that can run at once (parallels), stimuli excluded.
-    pub max_concurrent_actions: u32,
+    pub(crate) max_concurrent_actions: u32,
     /// World values the program reads.
-    pub globals: Vec<GlobalRef>,
+    pub(crate) globals: Vec<GlobalRef>,
 }
 
 impl Program {

@@ -30,8 +30,7 @@ use serde::Deserialize;
 use crate::blackboard::Blackboard;
 use crate::program::Program;
 use crate::runtime::{
-    ActionEvent, ActionState, AgentState, BtActions, Status, TickEnv, TickTrace, rule,
-    tick_agent_traced,
+    ActionEvent, ActionState, AgentState, BtActions, Status, TickEnv, TickTrace, tick_agent_traced,
 };
 use crate::value::Value;
 
@@ -601,18 +600,13 @@ impl<'p> Sim<'p> {
             .map(|i| self.state.display_path(p, i))
             .collect();
         let mut flags: Vec<(String, String)> = (0..p.main_len())
-            .map(|i| {
-                (
-                    p.paths[i].clone(),
-                    rule::letters(self.state.nodes[i].flags()),
-                )
-            })
+            .map(|i| (p.paths[i].clone(), self.state.nodes[i].flags().to_string()))
             .collect();
         for s in &self.state.stimuli {
             for i in s.root..p.nodes[s.root as usize].end {
                 flags.push((
                     self.state.display_path(p, i),
-                    rule::letters(self.state.nodes[i as usize].flags()),
+                    self.state.nodes[i as usize].flags().to_string(),
                 ));
             }
         }
@@ -746,7 +740,7 @@ impl<'p> Sim<'p> {
     /// The flag letters of a node path after the last tick.
     pub fn flags_of(&self, path: &str) -> Option<String> {
         let i = self.program.node(path)?;
-        Some(rule::letters(self.state.nodes[i as usize].flags()))
+        Some(self.state.nodes[i as usize].flags().to_string())
     }
 
     /// Node status by path.

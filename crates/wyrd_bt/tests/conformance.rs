@@ -142,8 +142,8 @@ fn every_kind_has_a_case() {
             text.push_str(&std::fs::read_to_string(p).unwrap());
         }
     }
-    for k in wyrd_bt::Kind::ALL {
-        let name = k.name();
+    for k in wyrd_bt::kinds() {
+        let name = k.name;
         if name == "Custom" {
             continue;
         }

@@ -25,13 +25,13 @@ fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
     let program = compile_str(asset, &text, &Vocabulary::permissive()).unwrap();
     let mut rng = Rng(SplitMix64::new(0x5EED));
     let mut sim = Sim::new(&program, 7).with_repeat(true);
-    let keys = program.bb_keys.clone();
-    let tags = program.tag_names.clone();
+    let keys = program.blackboard_keys().to_vec();
+    let tags = program.tag_names().to_vec();
     let (mut started, mut aborted, mut interruptions) = (0usize, 0usize, 0usize);
     for tick in 1..=10_000u32 {
         for _ in 0..rng.below(3) {
             let k = rng.below(keys.len());
-            let v = match program.bb_defaults[k] {
+            let v = match program.blackboard_defaults()[k] {
                 Value::Bool(_) => Value::Bool(rng.below(2) == 0),
                 Value::Int(_) => Value::Int(rng.below(40) as i64),
                 Value::Float(_) => Value::Float(rng.below(100) as f64 / 10.0),

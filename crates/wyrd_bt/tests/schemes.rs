@@ -321,13 +321,12 @@ fn impulse_in_place_runs_the_behavior_at_the_impulse() {
         "the impulse outranks fight and runs enter_vehicle in its own place"
     );
     let imp = p
-        .impulses
-        .iter()
-        .position(|i| i.behavior == "enter_vehicle")
+        .impulses()
+        .position(|i| i.behavior() == "enter_vehicle")
         .unwrap();
-    assert_eq!(sim.state.impulse_fired[imp], 1);
+    assert_eq!(sim.state.impulse_counts()[imp], 1);
     // The runtime lists every impulse, including the hook that never fires.
-    let names: Vec<&str> = p.impulses.iter().map(|i| p.name(i.node)).collect();
+    let names: Vec<&str> = p.impulses().map(|i| i.node().name()).collect();
     assert_eq!(names, ["player_in_vehicle", "scared", "log_hook"]);
 }
 
@@ -485,9 +484,9 @@ fn world_values_are_conditions() {
             Action(name: "idle", action: "Idle"),
         ]))"#,
     );
-    assert_eq!(p.globals.len(), 2);
+    assert_eq!(p.globals().len(), 2);
     assert_eq!(
-        (p.globals[0].line, p.globals[0].file.as_str()),
+        (p.globals()[0].line, p.globals()[0].file.as_str()),
         (3, "test.bt.ron")
     );
     let mut sim = Sim::new(&p, 0);

@@ -254,11 +254,11 @@ fn check(files: &[String], tree_opt: Option<String>, out: &mut String) -> Result
                         format!(
                             "{file}: ok ({} nodes, {} actions, {} impulses)",
                             p.main_len(),
-                            p.actions
+                            p.actions()
                                 .iter()
-                                .filter(|a| (a.node as usize) < p.main_len())
+                                .filter(|a| (a.node() as usize) < p.main_len())
                                 .count(),
-                            p.impulses.len()
+                            p.impulses().len()
                         )
                     })
                 } else if file.ends_with(".flags.ron") {
@@ -458,31 +458,19 @@ fn sim(
 
 /// What an edge means, for parents whose children have roles: the cases of
 /// a `Switch`, the branches of `IfThenElse` / `WhileDoElse`.
-fn edge_label(p: &wyrd_bt::Program, parent: u32, child: u32) -> Option<String> {
-    let k = p.children_of(parent).iter().position(|&c| c == child)?;
-    match p.nodes[parent as usize].kind {
-        wyrd_bt::Kind::Switch { cases, .. } => {
-            let n = p.nodes[parent as usize].child_count as usize - 1;
-            Some(if k < n {
-                format!("= {}", p.switch_cases[cases as usize + k])
-            } else {
-                "default".into()
-            })
-        }
-        wyrd_bt::Kind::IfThenElse => Some(["if", "then", "else"][k].into()),
-        wyrd_bt::Kind::WhileDoElse => Some(["while", "do", "else"][k].into()),
-        _ => None,
-    }
+fn edge_label(node: wyrd_bt::NodeView<'_>) -> Option<String> {
+    let parent = node.parent()?;
+    let k = parent.children().position(|c| c.index() == node.index())?;
+    parent.child_role(k)
 }
 
 fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
     let p = load_tree(tree)?;
-    let label = |i: usize| {
-        let n = &p.nodes[i];
-        let name = p.name(i as u32);
-        let detail = match n.kind {
-            wyrd_bt::Kind::Action { action } => format!("!{}", p.actions[action as usize].name),
-            k => k.name().to_owned(),
+    let label = |n: wyrd_bt::NodeView<'_>| {
+        let name = n.name();
+        let detail = match n.action() {
+            Some(a) => format!("!{}", a.name()),
+            None => n.kind_name().to_owned(),
         };
         if name == detail.trim_start_matches('!') {
             detail
@@ -493,29 +481,26 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
     match format {
         Format::Dot => {
             out.push_str("digraph tree {\n  node [shape=box, fontname=\"Helvetica\"];\n");
-            for i in 0..p.main_len() {
-                let shape = if p.nodes[i].kind.is_leaf() {
-                    "ellipse"
-                } else {
-                    "box"
-                };
+            for n in p.nodes() {
+                let i = n.index();
+                let shape = if n.is_leaf() { "ellipse" } else { "box" };
                 out.push_str(&format!(
                     "  n{i} [label=\"{}\", shape={shape}];\n",
-                    label(i).replace('"', "\\\"")
+                    label(n).replace('"', "\\\"")
                 ));
-                let parent = p.nodes[i].parent;
-                if parent != wyrd_bt::NONE {
-                    match edge_label(&p, parent, i as u32) {
+                if let Some(parent) = n.parent().map(|p| p.index()) {
+                    match edge_label(n) {
                         Some(l) => out.push_str(&format!("  n{parent} -> n{i} [label=\"{l}\"];\n")),
                         None => out.push_str(&format!("  n{parent} -> n{i};\n")),
                     }
                 }
             }
-            for imp in &p.impulses {
-                if imp.redirect_to != wyrd_bt::NONE {
+            for imp in p.impulses() {
+                if let Some(to) = imp.redirect_to() {
                     out.push_str(&format!(
                         "  n{} -> n{} [style=dashed, label=\"redirect\"];\n",
-                        imp.node, imp.redirect_to
+                        imp.node().index(),
+                        to.index()
                     ));
                 }
             }
@@ -523,22 +508,23 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
         }
         Format::Mermaid => {
             out.push_str("flowchart TD\n");
-            for i in 0..p.main_len() {
-                let text = label(i).replace("\\n", "<br/>").replace('"', "#quot;");
+            for n in p.nodes() {
+                let i = n.index();
+                let text = label(n).replace("\\n", "<br/>").replace('"', "#quot;");
                 out.push_str(&format!("  n{i}[\"{text}\"]\n"));
-                let parent = p.nodes[i].parent;
-                if parent != wyrd_bt::NONE {
-                    match edge_label(&p, parent, i as u32) {
+                if let Some(parent) = n.parent().map(|p| p.index()) {
+                    match edge_label(n) {
                         Some(l) => out.push_str(&format!("  n{parent} -- \"{l}\" --> n{i}\n")),
                         None => out.push_str(&format!("  n{parent} --> n{i}\n")),
                     }
                 }
             }
-            for imp in &p.impulses {
-                if imp.redirect_to != wyrd_bt::NONE {
+            for imp in p.impulses() {
+                if let Some(to) = imp.redirect_to() {
                     out.push_str(&format!(
                         "  n{} -. redirect .-> n{}\n",
-                        imp.node, imp.redirect_to
+                        imp.node().index(),
+                        to.index()
                     ));
                 }
             }

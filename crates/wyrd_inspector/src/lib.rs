@@ -129,11 +129,12 @@ fn record_history(mut state: ResMut<InspectorState>, mut agents: Query<&mut BtAg
         return;
     };
     let state = &mut *state;
-    if state.last.len() != agent.state.nodes.len() {
-        state.last = agent.state.nodes.iter().map(|n| n.status()).collect();
+    let nodes = agent.state().node_states();
+    if state.last.len() != nodes.len() {
+        state.last = nodes.iter().map(|n| n.status()).collect();
         return;
     }
-    let tick = agent.state.ticks;
+    let tick = agent.state().ticks();
     if let Some(trace) = agent.trace()
         && state.last_traced_tick != tick
     {
@@ -146,22 +147,16 @@ fn record_history(mut state: ResMut<InspectorState>, mut agents: Query<&mut BtAg
             };
             state.history.push_back(HistoryEntry {
                 tick,
-                path: agent.state.display_path(program, node),
+                path: agent.state().display_path(program, node),
                 event,
             });
         }
     }
-    for (i, n) in agent
-        .state
-        .nodes
-        .iter()
-        .enumerate()
-        .take(program.main_len())
-    {
+    for (i, n) in nodes.iter().enumerate().take(program.main_len()) {
         if state.last[i] != n.status() {
             state.history.push_back(HistoryEntry {
                 tick,
-                path: program.paths[i].clone(),
+                path: program.path(i as u32).to_owned(),
                 event: HistoryEvent::Status {
                     from: state.last[i],
                     to: n.status(),
@@ -215,8 +210,8 @@ pub fn take_snapshot(
         }
         snap.agents.push(AgentRow {
             label: "World State Evaluation".into(),
-            tree: program.source.clone(),
-            status: run.status,
+            tree: program.source().to_owned(),
+            status: run.status(),
         });
         entities.push(Entity::PLACEHOLDER);
     }
@@ -225,25 +220,28 @@ pub fn take_snapshot(
     {
         snap.tree = Some(TreeSnapshot {
             label: name.map_or_else(|| format!("{e}"), |n| n.as_str().to_owned()),
-            nodes: tree_rows(program, &agent.state, bb.tags()),
+            nodes: tree_rows(program, agent.state(), bb.tags()),
             blackboard: bb
                 .iter()
                 .map(|(k, v)| (k.to_owned(), v.to_string()))
                 .collect(),
             tags: program
-                .tag_names
+                .tag_names()
                 .iter()
                 .map(|t| (t.clone(), bb.has_tag(t)))
                 .collect(),
             impulses: program
-                .impulses
-                .iter()
-                .enumerate()
-                .map(|(i, imp)| {
+                .impulses()
+                .map(|imp| {
                     (
-                        program.name(imp.node).to_owned(),
-                        imp.behavior.clone(),
-                        agent.state.impulse_fired.get(i).copied().unwrap_or(0),
+                        imp.node().name().to_owned(),
+                        imp.behavior().to_owned(),
+                        agent
+                            .state()
+                            .impulse_counts()
+                            .get(imp.index())
+                            .copied()
+                            .unwrap_or(0),
                     )
                 })
                 .collect(),

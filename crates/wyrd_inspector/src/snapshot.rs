@@ -1,7 +1,7 @@
 //! Plain data the panels draw: taken from the world only while the
 //! inspector is open.
 
-use wyrd_bt::{Kind, Program, Status, rule};
+use wyrd_bt::{Program, Status};
 
 /// One agent in the list.
 #[derive(Debug, Clone, PartialEq)]
@@ -167,106 +167,62 @@ pub struct InspectorSnapshot {
 /// The rows of a program's tree for one agent.
 pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> Vec<NodeRow> {
     let mut rows = Vec::with_capacity(program.main_len());
-    for i in 0..program.main_len() {
-        let n = &program.nodes[i];
-        let s = state.nodes.get(i).copied().unwrap_or_default();
-        let masked = tags & n.tags_all != n.tags_all
-            || (n.tags_any != 0 && tags & n.tags_any == 0)
-            || tags & n.tags_not != 0;
-        let kind = match n.kind {
-            Kind::Action { action } => format!("Action {}", program.actions[action as usize].name),
-            k => k.name().to_owned(),
+    for n in program.nodes() {
+        let i = n.index();
+        let s = state.node(i);
+        let note = if n.impulse().is_some() {
+            "impulse".to_owned()
+        } else {
+            state
+                .progress(program, i)
+                .map_or_else(String::new, |p| p.to_string())
         };
-        let note = match n.kind {
-            Kind::Cooldown { ms } if n.aux != wyrd_bt::NONE => {
-                let last = state.aux.get(n.aux as usize).copied().unwrap_or(0);
-                let left = if last == 0 {
-                    0
-                } else {
-                    (last - 1 + ms).saturating_sub(state.now_ms)
-                };
-                if left > 0 {
-                    format!("cooldown {:.1} s", left as f32 / 1000.0)
-                } else {
-                    String::new()
-                }
-            }
-            Kind::Repeat { count } if n.aux != wyrd_bt::NONE => {
-                let done = state.aux.get(n.aux as usize).copied().unwrap_or(0);
-                if count == 0 {
-                    format!("repeat {done}")
-                } else {
-                    format!("repeat {done}/{count}")
-                }
-            }
-            Kind::Impulse { .. } => "impulse".into(),
-            Kind::RetryUntilSuccessful { attempts } if n.aux != wyrd_bt::NONE => {
-                let failed = state.aux.get(n.aux as usize).copied().unwrap_or(0);
-                if attempts == 0 {
-                    format!("failed {failed}")
-                } else {
-                    format!("failed {failed}/{attempts}")
-                }
-            }
-            Kind::RunOnce { .. } if n.aux != wyrd_bt::NONE => {
-                match state.aux.get(n.aux as usize).copied().unwrap_or(0) {
-                    0 => String::new(),
-                    _ => "ran once".into(),
-                }
-            }
-            _ => String::new(),
-        };
-        let parent_running = n.parent == wyrd_bt::NONE
-            || state
-                .nodes
-                .get(n.parent as usize)
-                .is_some_and(|p| p.status() == Status::Running);
         rows.push(NodeRow {
-            depth: n.depth as usize,
-            kind,
-            name: program.name(i as u32).to_owned(),
-            path: program.paths[i].clone(),
+            depth: n.depth(),
+            kind: n.label(),
+            name: n.name().to_owned(),
+            path: n.path().to_owned(),
             status: s.status(),
-            flags: rule::letters(s.flags()),
-            running: s.status() == Status::Running
-                && s.flags() & rule::PAUSED == 0
-                && parent_running,
-            masked,
+            flags: s.flags().to_string(),
+            running: state.is_live(program, i),
+            masked: !n.runs_with_tags(tags),
             note,
-            has_children: n.child_count > 0,
+            has_children: n.child_count() > 0,
         });
     }
     // Inserted stimuli appear under the node they compete in.
-    for st in &state.stimuli {
-        let root = st.root as usize;
-        let end = program.nodes[root].end as usize;
-        let base = program.nodes[st.target as usize].depth as usize + 1;
+    for st in state.stimuli() {
+        let root = program.view(st.root());
+        let target = program.view(st.target());
+        let base = target.depth() + 1;
         let at = rows
             .iter()
-            .position(|r| r.path == program.paths[st.target as usize])
+            .position(|r| r.path == target.path())
             .map_or(rows.len(), |p| p + 1);
-        let left = st.expires_ms.saturating_sub(state.now_ms) as f32 / 1000.0;
-        let mut inserted = Vec::new();
-        for j in root..end {
-            let n = &program.nodes[j];
-            let s = state.nodes[j];
-            inserted.push(NodeRow {
-                depth: base + n.depth as usize,
-                kind: n.kind.name().to_owned(),
-                name: program.name(j as u32).trim_start_matches('~').to_owned(),
-                path: state.display_path(program, j as u32),
-                status: s.status(),
-                flags: rule::letters(s.flags()),
-                running: s.status() == Status::Running,
-                masked: false,
-                note: if j == root {
-                    format!("stimulus {left:.1} s")
-                } else {
-                    String::new()
-                },
-                has_children: n.child_count > 0,
-            });
-        }
+        let left = st.expires_ms().saturating_sub(state.now_ms()) as f32 / 1000.0;
+        let inserted = program
+            .all_nodes()
+            .filter(|n| root.contains(n.index()))
+            .map(|n| {
+                let s = state.node(n.index());
+                NodeRow {
+                    depth: base + n.depth(),
+                    kind: n.label(),
+                    name: n.name().trim_start_matches('~').to_owned(),
+                    path: state.display_path(program, n.index()),
+                    status: s.status(),
+                    flags: s.flags().to_string(),
+                    running: s.status() == Status::Running,
+                    masked: false,
+                    note: if n.index() == root.index() {
+                        format!("stimulus {left:.1} s")
+                    } else {
+                        String::new()
+                    },
+                    has_children: n.child_count() > 0,
+                }
+            })
+            .collect::<Vec<_>>();
         rows.splice(at..at, inserted);
     }
     rows

@@ -193,7 +193,7 @@ impl WorldStateEvaluationPlugin {
 }
 
 fn param_names(info: &ActionInfo) -> impl Iterator<Item = (&str, Value)> {
-    info.params.iter().map(|(k, v)| (&**k, *v))
+    info.params().iter().map(|(k, v)| (&**k, *v))
 }
 
 impl Plugin for WorldStateEvaluationPlugin {
@@ -324,7 +324,7 @@ fn evaluate_inner(
                 ended: false,
                 error: Some(format!(
                     "{}: restarted more than {max_restarts} times: flags set in the evaluation keep changing (a loop between branches?)",
-                    program.source
+                    program.source()
                 )),
             };
         }
@@ -336,7 +336,7 @@ fn evaluate_inner(
             let globals: Vec<Option<Value>> = {
                 let ws = world.resource::<WorldState>();
                 program
-                    .globals
+                    .globals()
                     .iter()
                     .map(|g| {
                         ws.flag(g.name.as_str())
@@ -377,7 +377,7 @@ fn evaluate_inner(
                     ended,
                     error: Some(format!(
                         "{}: the evaluation waits on nothing",
-                        program.source
+                        program.source()
                     )),
                 };
             }
@@ -386,10 +386,10 @@ fn evaluate_inner(
                 let Some(info) = program.action_of(node) else {
                     continue;
                 };
-                ended |= &*info.name == "EndWorldStateEvaluation";
-                let outcome = match handlers.handlers.get(&*info.name) {
+                ended |= info.name() == "EndWorldStateEvaluation";
+                let outcome = match handlers.handlers.get(info.name()) {
                     Some(h) => h(world, info),
-                    None => Err(format!("no handler for node {}", info.name).into()),
+                    None => Err(format!("no handler for node {}", info.name()).into()),
                 };
                 let slot = actions
                     .iter_mut()
@@ -400,7 +400,7 @@ fn evaluate_inner(
                         restart |= effect == NodeEffect::Restart;
                     }
                     (Err(e), Some(slot)) => {
-                        error!("{}: {}: {e}", program.source, program.paths[node as usize]);
+                        error!("{}: {}: {e}", program.source(), program.path(node));
                         slot.fail();
                     }
                     _ => {}
@@ -415,7 +415,7 @@ fn evaluate_inner(
             ended,
             error: Some(format!(
                 "{}: the evaluation did not finish in 10,000 steps",
-                program.source
+                program.source()
             )),
         };
     }

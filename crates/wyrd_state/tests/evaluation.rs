@@ -44,7 +44,7 @@ fn app(dir: &Path, tree: &str) -> App {
     .init_resource::<Log>()
     .add_world_state_manager::<Log>()
     .register_world_state_node("Note", |world, info| {
-        let (k, _) = info.params.first().ok_or("Note needs a param")?;
+        let (k, _) = info.params().first().ok_or("Note needs a param")?;
         world.resource_mut::<Log>().0.push(k.to_string());
         Ok(NodeEffect::Done)
     });

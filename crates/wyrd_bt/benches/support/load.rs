@@ -59,7 +59,7 @@ pub fn input_keys(p: &Program) -> [u16; 10] {
 
 /// Ticks each action runs, by node index (0 for non-actions).
 pub fn durations(p: &Program) -> Vec<u32> {
-    (0..p.nodes.len() as u32)
+    (0..p.len() as u32)
         .map(|i| {
             p.action_of(i)
                 .and_then(|a| a.param("ticks"))
@@ -138,7 +138,7 @@ pub fn act(load: Res<Load>, mut agents: Query<(&BtAgent, &mut BtActions)>) {
             finish_actions(
                 &mut actions,
                 &load.durations,
-                agent.state.now_ms,
+                agent.state().now_ms(),
                 PLUGIN_DT_MS,
             );
         }

@@ -58,38 +58,19 @@ impl Status {
     }
 }
 
-/// Trainz rule flags of a node, as bits of [`NodeState::flags`].
-pub mod rule {
-    /// PAUSED: the parent is not running the node; it does not change state.
-    pub const PAUSED: u8 = 1;
-    /// COMPLETE: the node has completed (may be lost again, e.g. a rule whose
-    /// condition stops holding).
-    pub const COMPLETE: u8 = 2;
-    /// WAS_COMPLETE: the node completed at some point (latches).
-    pub const WAS_COMPLETE: u8 = 4;
-    /// DOES_COMPLETE: the node can ever complete (static).
-    pub const DOES_COMPLETE: u8 = 8;
-
-    /// The flags as letters `PCWD` (only those set).
-    pub fn letters(flags: u8) -> String {
-        let mut s = String::with_capacity(4);
-        for (bit, c) in [
-            (PAUSED, 'P'),
-            (COMPLETE, 'C'),
-            (WAS_COMPLETE, 'W'),
-            (DOES_COMPLETE, 'D'),
-        ] {
-            if flags & bit != 0 {
-                s.push(c);
-            }
-        }
-        s
-    }
+/// Rule flag bits of [`NodeState`] (the interpreter's; users read
+/// [`RuleFlags`](crate::RuleFlags)).
+pub(crate) mod rule {
+    use crate::view::RuleFlags;
+    pub(crate) const PAUSED: u8 = RuleFlags::PAUSED.bits();
+    pub(crate) const COMPLETE: u8 = RuleFlags::COMPLETE.bits();
+    pub(crate) const WAS_COMPLETE: u8 = RuleFlags::WAS_COMPLETE.bits();
+    pub(crate) const DOES_COMPLETE: u8 = RuleFlags::DOES_COMPLETE.bits();
 }
 
 /// Per-node runtime state, one byte: the status after the node's last tick
-/// (bits 4-6) and its rule flags ([`rule`], bits 0-3). Composites' cursors
-/// live apart, in [`AgentState::cursors`].
+/// (bits 4-6) and its rule flags ([`RuleFlags`](crate::RuleFlags), bits 0-3). Composites' cursors
+/// live apart, in the agent state's cursors.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 pub struct NodeState(u8);
 
@@ -114,26 +95,32 @@ impl NodeState {
 
     /// Sets the status.
     #[inline]
-    pub fn set_status(&mut self, status: Status) {
+    pub(crate) fn set_status(&mut self, status: Status) {
         // The discriminants are the bits (`repr(u8)`, 0..=4).
         self.0 = (self.0 & 0x0F) | ((status as u8) << 4);
     }
 
-    /// Rule flags ([`rule`]).
+    /// Rule flags.
     #[inline]
-    pub fn flags(self) -> u8 {
+    pub fn flags(self) -> crate::RuleFlags {
+        crate::RuleFlags::from_bits_truncate(self.0)
+    }
+
+    /// Rule flag bits ([`rule`]).
+    #[inline]
+    pub(crate) fn bits(self) -> u8 {
         self.0 & 0x0F
     }
 
     /// Sets these rule flags.
     #[inline]
-    pub fn add_flags(&mut self, flags: u8) {
+    pub(crate) fn add_flags(&mut self, flags: u8) {
         self.0 |= flags & 0x0F;
     }
 
     /// Clears these rule flags.
     #[inline]
-    pub fn clear_flags(&mut self, flags: u8) {
+    pub(crate) fn clear_flags(&mut self, flags: u8) {
         self.0 &= !(flags & 0x0F);
     }
 
@@ -157,7 +144,7 @@ impl std::fmt::Debug for NodeState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NodeState")
             .field("status", &self.status())
-            .field("flags", &rule::letters(self.flags()))
+            .field("flags", &self.flags().to_string())
             .finish()
     }
 }
@@ -166,34 +153,34 @@ impl std::fmt::Debug for NodeState {
 #[derive(Debug, Clone, Default)]
 pub struct AgentState {
     /// Per node, in program order.
-    pub nodes: Box<[NodeState]>,
+    pub(crate) nodes: Box<[NodeState]>,
     /// Timers and counters of nodes that need them.
-    pub aux: Box<[u32]>,
+    pub(crate) aux: Box<[u32]>,
     /// Cursors of composites (child position or choice), per
     /// [`Node::cursor`](crate::Node::cursor).
-    pub cursors: Box<[u16]>,
+    pub(crate) cursors: Box<[u16]>,
     /// Per-agent random state (SplitMix64).
-    pub rng: u64,
+    pub(crate) rng: u64,
     /// Agent time in ms (sum of its tick periods).
-    pub now_ms: u32,
+    pub(crate) now_ms: u32,
     /// Ticks so far.
-    pub ticks: u64,
+    pub(crate) ticks: u64,
     /// Active stimuli.
-    pub stimuli: Vec<Stimulus>,
+    pub(crate) stimuli: Vec<Stimulus>,
     /// A redirect impulse ran its behavior at the native position in the
     /// last tick (the next walk checks for a behavior left running by an
     /// impulse that stopped).
     redirect_live: bool,
     /// The root's status after the last tick.
-    pub status: Status,
+    pub(crate) status: Status,
     /// Impulses that won, counted per impulse (index into
     /// [`Program::impulses`]).
-    pub impulse_fired: Box<[u32]>,
+    pub(crate) impulse_fired: Box<[u32]>,
     seed: u64,
     /// Inputs seen by the last walk (blackboard and world generations).
     seen_inputs: (u64, u64),
     /// Walks skipped because nothing the tree reads changed.
-    pub skipped: u64,
+    pub(crate) skipped: u64,
     /// The root's status after the whole tick (a repeating tree that
     /// finished is already running its next cycle).
     live: Status,
@@ -260,7 +247,7 @@ impl AgentState {
         (0..program.nodes.len() as u32).filter(move |&i| {
             program.nodes[i as usize].kind.is_leaf()
                 && self.nodes[i as usize].status() == Status::Running
-                && self.nodes[i as usize].flags() & rule::PAUSED == 0
+                && self.nodes[i as usize].bits() & rule::PAUSED == 0
         })
     }
 }
@@ -428,7 +415,7 @@ impl<'a> Interp<'a> {
     fn sweep_orphans(&mut self) {
         for j in 0..self.p.nodes.len() as u32 {
             let s = self.st.nodes[j as usize];
-            if s.status() == Status::Running && s.flags() & rule::PAUSED != 0 {
+            if s.status() == Status::Running && s.bits() & rule::PAUSED != 0 {
                 let spare = std::mem::replace(&mut self.spare, NONE);
                 self.halt(j);
                 self.spare = spare;

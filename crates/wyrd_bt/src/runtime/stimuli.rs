@@ -7,15 +7,42 @@ use crate::program::{Kind, Program};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stimulus {
     /// The composite it competes in.
-    pub target: u32,
+    pub(crate) target: u32,
     /// The detached behavior's root node.
-    pub root: u32,
+    pub(crate) root: u32,
     /// Position among the target's children (0 = highest priority).
-    pub priority: u16,
+    pub(crate) priority: u16,
     /// Agent time (ms) when it expires.
-    pub expires_ms: u32,
+    pub(crate) expires_ms: u32,
     /// Its duration (ms): it competes in round(duration·hz) ticks.
-    pub duration_ms: u32,
+    pub(crate) duration_ms: u32,
+}
+
+impl Stimulus {
+    /// The composite it competes in.
+    pub fn target(&self) -> u32 {
+        self.target
+    }
+
+    /// The detached behavior's root node.
+    pub fn root(&self) -> u32 {
+        self.root
+    }
+
+    /// Its position among the target's children (0 = highest priority).
+    pub fn priority(&self) -> u16 {
+        self.priority
+    }
+
+    /// Agent time (ms) when it expires.
+    pub fn expires_ms(&self) -> u32 {
+        self.expires_ms
+    }
+
+    /// Its duration (ms).
+    pub fn duration_ms(&self) -> u32 {
+        self.duration_ms
+    }
 }
 
 /// Why a stimulus could not be inserted.

@@ -17,7 +17,7 @@ impl Interp<'_> {
     }
 
     pub(super) fn was_complete(&self, c: u32) -> bool {
-        self.st.nodes[c as usize].flags() & rule::WAS_COMPLETE != 0
+        self.st.nodes[c as usize].bits() & rule::WAS_COMPLETE != 0
     }
 
     /// Trainz ordered execution: iterate top to bottom, pausing children that
@@ -54,7 +54,7 @@ impl Interp<'_> {
         let mut all = true;
         for k in 0..count {
             let c = self.child(i, k);
-            let flags = self.st.nodes[c as usize].flags();
+            let flags = self.st.nodes[c as usize].bits();
             if flags & rule::COMPLETE != 0 {
                 if let Kind::Rule { cond } = self.p.nodes[c as usize].kind {
                     if let Some(t) = self.trace.as_deref_mut() {
