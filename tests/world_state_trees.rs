@@ -45,13 +45,15 @@ fn a_tree_reacts_to_world_state_changes() {
     let tree = app.world().resource::<AssetServer>().load("drone.bt.ron");
     let e = app.world_mut().spawn(BehaviorTree::new(tree)).id();
     let active = |app: &App| app.world().get::<BtAgent>(e).unwrap().active_paths();
-    for _ in 0..2_000 {
-        app.update();
-        if active(&app) == ["root/wait"] && app.world().resource::<WorldStateFiles>().all_merged() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    wyrd_test_support::run_until(
+        &mut app,
+        "the tree and the flags file",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| {
+            w.get::<BtAgent>(e).unwrap().active_paths() == ["root/wait"]
+                && w.resource::<WorldStateFiles>().all_merged()
+        },
+    );
     assert_eq!(active(&app), ["root/wait"]);
     {
         let mut state = app.world_mut().resource_mut::<WorldState>();

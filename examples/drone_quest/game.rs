@@ -390,20 +390,18 @@ fn start_run(mut state: ResMut<WorldState>, combat: Res<CombatManager>, mut run:
     }
 }
 
-/// Runs frames until the state transition and any evaluation are done.
+/// Runs frames until the state transition and any evaluation are done
+/// (bounded by a number of frames, never by the wall clock).
 pub fn settle(app: &mut App) {
-    for _ in 0..500 {
-        app.update();
-        let ready = app.world().resource::<WorldStateFiles>().all_merged();
-        let eval = app.world().get_resource::<WorldStateEvaluation>();
-        let evaluating = eval.is_none_or(|e| e.is_pending() || e.count == 0);
-        if ready && !evaluating {
-            app.update();
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
+    let settled = wyrd_test_support::try_run_until(app, wyrd_test_support::LOAD_UPDATES, |w| {
+        let ready = w.resource::<WorldStateFiles>().all_merged();
+        let eval = w.get_resource::<WorldStateEvaluation>();
+        ready && !eval.is_none_or(|e| e.is_pending() || e.count == 0)
+    });
+    match settled {
+        Ok(_) => app.update(),
+        Err(e) => eprintln!("drone_quest: the game did not settle (assets missing?): {e}"),
     }
-    eprintln!("drone_quest: the game did not settle (assets missing?)");
 }
 
 /// Counts a destroyed enemy for the active, unfinished quests of its kind,

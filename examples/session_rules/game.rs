@@ -411,32 +411,29 @@ pub fn session_status(world: &World) -> Option<Status> {
     Some(agent.status())
 }
 
-/// Updates until the tree is loaded (or gives up after 5 s), then starts
-/// play: the session's time starts with its first tick, however long
-/// loading took.
+/// Updates until the tree is loaded (bounded by a number of frames, never
+/// by the wall clock), then starts play: the session's time starts with its
+/// first tick, however long loading took.
 pub fn settle(app: &mut App) -> Result<(), String> {
-    let start = std::time::Instant::now();
-    while start.elapsed() < Duration::from_secs(5) {
-        app.update();
-        let loaded = {
-            let world = app.world();
-            let server = world.resource::<AssetServer>();
-            world
-                .resource::<SessionState>()
-                .entity
-                .and_then(|e| world.get::<BehaviorTree>(e))
-                .is_some_and(|t| server.is_loaded_with_dependencies(&t.handle))
-        };
-        if loaded {
-            app.insert_resource(Playing);
-            return Ok(());
-        }
-        if let Some(e) = load_error(app) {
-            return Err(e);
-        }
-        std::thread::sleep(Duration::from_millis(1));
+    let loaded = wyrd_test_support::try_run_until(app, wyrd_test_support::LOAD_UPDATES, |w| {
+        let server = w.resource::<AssetServer>();
+        w.resource::<SessionState>()
+            .entity
+            .and_then(|e| w.get::<BehaviorTree>(e))
+            .is_some_and(|t| {
+                server.is_loaded_with_dependencies(&t.handle)
+                    || matches!(
+                        server.get_load_state(&t.handle),
+                        Some(bevy::asset::LoadState::Failed(_))
+                    )
+            })
+    });
+    if let Some(e) = load_error(app) {
+        return Err(e);
     }
-    Err(format!("{TREE} did not load within 5 s"))
+    loaded.map_err(|e| format!("{TREE} did not load: {e}"))?;
+    app.insert_resource(Playing);
+    Ok(())
 }
 
 fn load_error(app: &App) -> Option<String> {

@@ -1379,20 +1379,23 @@ pub fn summary_json(world: &World) -> serde_json::Value {
 /// battle starts on the next tick however long loading took, so a seed
 /// always gives the same battle.
 pub fn settle(app: &mut App) -> Result<(), String> {
-    let start = std::time::Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        app.update();
-        let world = app.world();
-        let handle = &world.resource::<TreeHandle>().0;
-        let server = world.resource::<AssetServer>();
-        if server.is_loaded_with_dependencies(handle) {
-            app.insert_resource(Playing);
-            return Ok(());
-        }
-        if let Some(bevy::asset::LoadState::Failed(e)) = server.get_load_state(handle) {
-            return Err(e.to_string());
-        }
-        std::thread::sleep(Duration::from_millis(1));
+    let done = wyrd_test_support::try_run_until(app, wyrd_test_support::LOAD_UPDATES, |w| {
+        let handle = &w.resource::<TreeHandle>().0;
+        let server = w.resource::<AssetServer>();
+        server.is_loaded_with_dependencies(handle)
+            || matches!(
+                server.get_load_state(handle),
+                Some(bevy::asset::LoadState::Failed(_))
+            )
+    });
+    let world = app.world();
+    let handle = &world.resource::<TreeHandle>().0;
+    if let Some(bevy::asset::LoadState::Failed(e)) =
+        world.resource::<AssetServer>().get_load_state(handle)
+    {
+        return Err(e.to_string());
     }
-    Err(format!("{TREE} did not load within 10 s"))
+    done.map_err(|e| format!("{TREE} did not load: {e}"))?;
+    app.insert_resource(Playing);
+    Ok(())
 }

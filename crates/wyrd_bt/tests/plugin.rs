@@ -52,15 +52,8 @@ fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut World) -> bool) {
-    for _ in 0..2_000 {
-        app.update();
-        if done(app.world_mut()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("gave up waiting for {what}");
+fn run_until(app: &mut App, what: &str, done: impl FnMut(&mut World) -> bool) {
+    wyrd_test_support::run_until(app, what, wyrd_test_support::LOAD_UPDATES, done);
 }
 
 fn active(app: &mut App, e: Entity) -> Vec<String> {
@@ -442,4 +435,33 @@ fn a_run_once_tree_whose_root_is_skipped_is_finished() {
         app.world().get::<BtAgent>(e).unwrap().state().ticks(),
         ticks
     );
+}
+
+/// The test-support crate's in-memory folder: a tree loads with no file on
+/// disk, a missing one is an error naming it, and one update is one tick.
+#[test]
+fn trees_load_from_an_in_memory_folder_and_tick_once_per_update() {
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    let files = MemoryAssets::new().with("a.bt.ron", TREE);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.register_bt_action("Shoot").register_bt_action("Idle");
+        })
+        .build();
+    let missing = load(&mut app, "missing.bt.ron");
+    let err = wait_loaded(&mut app, &missing).unwrap_err();
+    assert!(err.contains("missing.bt.ron"), "{err}");
+    let handle = load(&mut app, "a.bt.ron");
+    wait_loaded(&mut app, &handle).unwrap();
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(handle), Blackboard::default()))
+        .id();
+    step(&mut app, 1);
+    let first = app.world().get::<BtAgent>(e).unwrap().state().ticks();
+    step(&mut app, 10);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert_eq!(agent.state().ticks(), first + 10);
+    assert_eq!(agent.active_paths(), ["root/idle"]);
 }

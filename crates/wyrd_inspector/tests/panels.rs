@@ -155,17 +155,12 @@ fn an_edit_changes_the_world_state_and_sends_its_message() {
         },
     ))
     .add_plugins(wyrd_state::WorldStatePlugin::with_files(["w.flags.ron"]));
-    for _ in 0..2_000 {
-        app.update();
-        if app
-            .world()
-            .resource::<wyrd_state::WorldStateFiles>()
-            .all_merged()
-        {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+    wyrd_test_support::run_until(
+        &mut app,
+        "the flags file",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| w.resource::<wyrd_state::WorldStateFiles>().all_merged(),
+    );
     // The panel's edits, applied as the plugin applies them.
     let mut h = harness(snapshot());
     h.get_by_label("NPC_DRONE_SPK_01").click();

@@ -3,7 +3,6 @@
 #![cfg(all(feature = "bt", feature = "save"))]
 
 use std::path::Path;
-use std::time::Duration;
 
 use bevy::asset::AssetPlugin;
 use bevy::prelude::*;
@@ -57,16 +56,15 @@ fn evaluate(app: &mut App) -> WorldStateEvaluated {
         .get_resource::<WorldStateEvaluation>()
         .map_or(0, |e| e.count);
     app.world_mut().write_message(EvaluateWorldState);
-    for _ in 0..2_000 {
-        app.update();
-        if let Some(e) = app.world().get_resource::<WorldStateEvaluation>()
-            && e.count > before
-        {
-            return e.last.clone().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("no evaluation");
+    wyrd_test_support::run_until(app, "an evaluation", wyrd_test_support::LOAD_UPDATES, |w| {
+        w.get_resource::<WorldStateEvaluation>()
+            .is_some_and(|e| e.count > before)
+    });
+    app.world()
+        .resource::<WorldStateEvaluation>()
+        .last
+        .clone()
+        .unwrap()
 }
 
 const PARENT_TREE: &str = r#"(root: GuardSequence(name: "eval", children: [

@@ -45,15 +45,8 @@ fn app(assets: &Path, save_dir: &Path, autosave: Option<Duration>) -> App {
     app
 }
 
-fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut World) -> bool) {
-    for _ in 0..2_000 {
-        app.update();
-        if done(app.world_mut()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    panic!("gave up waiting for {what}");
+fn run_until(app: &mut App, what: &str, done: impl FnMut(&mut World) -> bool) {
+    wyrd_test_support::run_until(app, what, wyrd_test_support::LOAD_UPDATES, done);
 }
 
 fn ready(app: &mut App) {
@@ -90,23 +83,20 @@ fn the_seed_save_loads_with_one_loaded_message_and_no_change_messages() {
     )
     .unwrap();
     let mut app = app(&assets_dir(), dir.path(), None);
-    // Collect every frame's messages: they only live for two frames.
-    let (mut loaded, mut world_loaded, mut changes) = (Vec::new(), 0, 0);
-    let mut collect = |app: &mut App| {
-        loaded.extend(drain::<SaveLoaded>(app));
-        world_loaded += drain::<WorldStateLoaded>(app).len();
-        changes += drain::<FlagChanged>(app).len() + drain::<CounterChanged>(app).len();
-    };
-    for _ in 0..2_000 {
-        app.update();
-        collect(&mut app);
-        if app.world().resource::<WorldStateFiles>().all_merged() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    // Every message is kept: they only live for two frames.
+    wyrd_test_support::collect::<SaveLoaded>(&mut app);
+    wyrd_test_support::collect::<WorldStateLoaded>(&mut app);
+    wyrd_test_support::collect::<FlagChanged>(&mut app);
+    wyrd_test_support::collect::<CounterChanged>(&mut app);
+    run_until(&mut app, "the flags file", |w| {
+        w.resource::<WorldStateFiles>().all_merged()
+    });
     app.update();
-    collect(&mut app);
+    let w = app.world();
+    let loaded = wyrd_test_support::collected::<SaveLoaded>(w).to_vec();
+    let world_loaded = wyrd_test_support::collected::<WorldStateLoaded>(w).len();
+    let changes = wyrd_test_support::collected::<FlagChanged>(w).len()
+        + wyrd_test_support::collected::<CounterChanged>(w).len();
     let state = app.world().resource::<WorldState>();
     for flag in [
         "NPC_DRONE_SPK_01",

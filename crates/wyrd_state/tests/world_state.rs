@@ -26,15 +26,8 @@ fn app_with(root: &Path, files: &[&str]) -> App {
 }
 
 /// Updates until `done` holds; fails the test after a bounded number of frames.
-fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut World) -> bool) {
-    for _ in 0..2_000 {
-        app.update();
-        if done(app.world_mut()) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    panic!("gave up waiting for {what}");
+fn run_until(app: &mut App, what: &str, done: impl FnMut(&mut World) -> bool) {
+    wyrd_test_support::run_until(app, what, wyrd_test_support::LOAD_UPDATES, done);
 }
 
 fn ready(world: &mut World) -> bool {
