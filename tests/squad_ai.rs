@@ -21,6 +21,42 @@ fn summary(args: &[&str]) -> Json {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The rank of a behavior label of the summary (`engage/fight`), read from
+/// the tree file: at each prioritized list on the way down, child k ranks
+/// 2k + 1 (an impulse by the behavior it runs); the `flee_leader_died`
+/// stimulus is inserted at the root at priority 2, just above child 2
+/// (rank 4). Lower ranks take over from higher ones (Halo 2 seed: "the
+/// higher-priority behavior interrupts").
+fn rank(program: &wyrd::bt::Program, label: &str) -> Vec<u16> {
+    use wyrd::bt::NodeView;
+    fn named<'a>(n: NodeView<'a>) -> &'a str {
+        match n.impulse() {
+            Some(i) => i.behavior(),
+            None => n.name(),
+        }
+    }
+    // The nearest prioritized lists at or under `n` that have a child `seg`.
+    fn find<'a>(n: NodeView<'a>, seg: &str) -> Option<(usize, NodeView<'a>)> {
+        if n.is_prioritized_list()
+            && let Some(k) = n.children().position(|c| named(c) == seg)
+        {
+            return Some((k, n.children().nth(k).unwrap()));
+        }
+        n.children().find_map(|c| find(c, seg))
+    }
+    if label == "flee_leader_died" {
+        return vec![4];
+    }
+    let mut at = program.root();
+    let mut ranks = Vec::new();
+    for seg in label.split('/') {
+        let (k, child) = find(at, seg).unwrap_or_else(|| panic!("{label}: no behavior {seg}"));
+        ranks.push(2 * k as u16 + 1);
+        at = child;
+    }
+    ranks
+}
+
 fn n(v: &Json, key: &str) -> u64 {
     v[key]
         .as_u64()
@@ -38,9 +74,26 @@ fn a_skirmish_shows_interruption_stimuli_and_passengers_that_never_flee() {
 
     // Higher-priority behaviors interrupt running ones: self-preservation
     // (a grenade, low health) takes over from the fight, a target in range
-    // takes over from holding position.
-    assert!(n(&s, "higher_priority_interruptions") > 0, "{s}");
+    // takes over from holding position. Every pair the game counts as such
+    // goes up the tree file's priorities.
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/squad_ai/combat.bt.ron"),
+    )
+    .unwrap();
+    let program =
+        wyrd::bt::compile_str("combat.bt.ron", &text, &wyrd::bt::Vocabulary::permissive()).unwrap();
     let pairs = s["interruption_pairs"].as_object().unwrap();
+    let mut counted = 0;
+    for (pair, count) in pairs {
+        let (from, to) = pair.split_once(" -> ").unwrap();
+        assert!(
+            rank(&program, to) < rank(&program, from),
+            "{pair}: {to} does not outrank {from} in the tree file"
+        );
+        counted += count.as_u64().unwrap();
+    }
+    assert_eq!(counted, n(&s, "higher_priority_interruptions"), "{s}");
+    assert!(n(&s, "higher_priority_interruptions") <= n(&s, "interruptions"));
     assert!(
         pairs
             .keys()
@@ -52,23 +105,47 @@ fn a_skirmish_shows_interruption_stimuli_and_passengers_that_never_flee() {
         "{pairs:?}"
     );
 
-    // Leaders die; their squads get the stimulus, which runs and expires.
-    assert!(n(&s, "leaders_killed") > 0);
-    let fired = n(&s, "stimuli_fired");
-    assert!(fired > 0);
-    assert!(n(&s, "stimuli_expired") > 0, "stimuli run out after 1.5 s");
+    // Leaders die; each living squad mate gets the stimulus, which competes
+    // for exactly its 1.5 s (45 ticks at 30 Hz) and leaves; every stimulus
+    // is accounted for (expired, cut short by death, refreshed by a second
+    // leader's death, or still running).
     assert!(
-        s["entered"]["flee_leader_died"].as_u64().unwrap_or(0) > 0,
-        "infantry flee when the leader dies: {s}"
+        (1..=n(&s, "killed")).contains(&n(&s, "leaders_killed")),
+        "{s}"
+    );
+    let fired = n(&s, "stimuli_fired");
+    assert!(fired >= n(&s, "leaders_killed") / 2, "{s}");
+    assert_eq!(
+        fired,
+        n(&s, "stimuli_expired")
+            + n(&s, "stimuli_cut_short")
+            + n(&s, "stimuli_refreshed")
+            + n(&s, "stimuli_running"),
+        "{s}"
+    );
+    assert!(n(&s, "stimuli_expired") > 0, "{s}");
+    assert_eq!(s["stimulus_ticks"], serde_json::json!([45, 45]), "{s}");
+    let fled = s["entered"]["flee_leader_died"].as_u64().unwrap_or(0);
+    assert!(
+        (1..=fired).contains(&fled),
+        "infantry flee when the leader dies, and only then: {s}"
     );
 
-    // The impulse puts infantry into vehicles when the player drives.
-    assert!(s["impulses_fired"]["player_in_vehicle"].as_u64().unwrap() > 0);
-    assert!(n(&s, "vehicles_entered") > 0);
+    // The impulse puts infantry into vehicles when the player drives; no
+    // one boards without it.
+    let impulse = s["impulses_fired"]["player_in_vehicle"].as_u64().unwrap();
+    assert!((1..=impulse).contains(&n(&s, "vehicles_entered")), "{s}");
+    assert_eq!(
+        s["impulses_fired"]["log_engage"], 0,
+        "a hook that never fires"
+    );
 
     // Passengers whose leader died, holding the stimulus, never flee.
     assert!(n(&s, "passenger_ticks_leader_dead") > 0, "{s}");
-    assert!(n(&s, "passenger_ticks_stimulus") > 0, "{s}");
+    assert!(
+        (1..=n(&s, "passenger_ticks")).contains(&n(&s, "passenger_ticks_stimulus")),
+        "{s}"
+    );
     assert_eq!(n(&s, "passenger_flight"), 0);
 }
 

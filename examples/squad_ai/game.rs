@@ -262,6 +262,10 @@ pub struct Tracked {
     pub top: u16,
     rank: [u16; 4],
     stimulus: bool,
+    /// The agent's tick count when its stimulus was (last) inserted.
+    stimulus_at: u64,
+    /// The last tick it ended with the stimulus in its tree.
+    stimulus_seen: u64,
 }
 
 impl Default for Tracked {
@@ -272,6 +276,8 @@ impl Default for Tracked {
             top: 0,
             rank: [u16::MAX; 4],
             stimulus: false,
+            stimulus_at: 0,
+            stimulus_seen: 0,
         }
     }
 }
@@ -443,6 +449,10 @@ pub struct Summary {
     pub stimuli_expired: u64,
     /// ... whose AI died first.
     pub stimuli_cut_short: u64,
+    /// ... inserted again while running (the running one starts over).
+    pub stimuli_refreshed: u64,
+    /// Fewest and most ticks an expired stimulus competed in.
+    pub stimulus_ticks: Option<(u64, u64)>,
     /// Impulses fired by AIs that died, per impulse.
     pub impulses_of_dead: Vec<u64>,
     /// AIs killed.
@@ -872,7 +882,10 @@ fn deaths(
                 match agent.insert_stimulus("root", "flee_leader_died", 2, LEADER_DIED_FLEE) {
                     Ok(()) => {
                         summary.stimuli_fired += 1;
+                        // A second insertion while one runs refreshes it.
+                        summary.stimuli_refreshed += u64::from(tracked.stimulus);
                         tracked.stimulus = true;
+                        tracked.stimulus_at = agent.state().ticks();
                     }
                     Err(err) => warn!("squad_ai: {err}"),
                 }
@@ -1010,9 +1023,15 @@ fn track(
                 summary.passenger_ticks_stimulus += 1;
             }
         }
-        if tracked.stimulus && agent.state().stimuli().is_empty() {
+        if !agent.state().stimuli().is_empty() {
+            tracked.stimulus_seen = agent.state().ticks();
+        } else if tracked.stimulus {
             tracked.stimulus = false;
             summary.stimuli_expired += 1;
+            // The ticks it competed in.
+            let lived = tracked.stimulus_seen - tracked.stimulus_at;
+            let (lo, hi) = summary.stimulus_ticks.unwrap_or((lived, lived));
+            summary.stimulus_ticks = Some((lo.min(lived), hi.max(lived)));
         }
         let leaf = agent.state().active_leaves(program).next().unwrap_or(NONE);
         if leaf == tracked.leaf {
@@ -1065,7 +1084,7 @@ fn track(
             label,
             top,
             rank,
-            stimulus: tracked.stimulus,
+            ..*tracked
         };
     }
 }
@@ -1365,6 +1384,11 @@ pub fn summary_json(world: &World) -> serde_json::Value {
         "stimuli_fired": s.stimuli_fired,
         "stimuli_expired": s.stimuli_expired,
         "stimuli_cut_short": s.stimuli_cut_short,
+        "stimuli_refreshed": s.stimuli_refreshed,
+        "stimuli_running": world
+            .try_query::<(&Tracked, &Ai)>()
+            .map_or(0, |mut q| q.iter(world).filter(|(t, _)| t.stimulus).count()),
+        "stimulus_ticks": s.stimulus_ticks.map(|(lo, hi)| [lo, hi]),
         "impulses_fired": impulses,
         "vehicles_entered": s.vehicles_entered,
         "passenger_ticks": s.passenger_ticks,
