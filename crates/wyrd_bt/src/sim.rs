@@ -23,7 +23,6 @@
 //! Events of tick `N` apply just before tick `N` runs (ticks count from 1).
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use serde::Deserialize;
 
@@ -354,75 +353,41 @@ pub struct TickRecord {
 }
 
 impl TickRecord {
-    /// One line of JSON, keys in a fixed order.
+    /// One line of JSON, keys in a fixed order (`tick`, `status`, `active`,
+    /// `started`, `finished`, `aborted`, `ticked`, `flags`).
     pub fn to_json(&self) -> String {
-        let mut s = String::with_capacity(256);
-        let _ = write!(
-            s,
-            "{{\"tick\":{},\"status\":\"{}\",\"active\":[",
-            self.tick,
-            self.status.as_str()
-        );
-        for (i, a) in self.active.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            json_str(&mut s, a);
-        }
-        s.push_str("],\"started\":");
-        json_list(&mut s, &self.started);
-        s.push_str(",\"finished\":{");
-        for (i, (p, st)) in self.finished.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            json_str(&mut s, p);
-            s.push(':');
-            json_str(&mut s, st.as_str());
-        }
-        s.push_str("},\"aborted\":");
-        json_list(&mut s, &self.aborted);
-        s.push_str(",\"ticked\":");
-        json_list(&mut s, &self.ticked);
-        s.push_str(",\"flags\":{");
-        for (i, (p, f)) in self.flags.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            json_str(&mut s, p);
-            s.push(':');
-            json_str(&mut s, f);
-        }
-        s.push_str("}}");
-        s
+        serde_json::to_string(self).expect("a tick record is plain strings and numbers")
     }
 }
 
-fn json_list(out: &mut String, items: &[String]) {
-    out.push('[');
-    for (i, a) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+/// `(key, value)` pairs written as a JSON object, in their order.
+struct Pairs<'a, V>(&'a [(String, V)], fn(&V) -> &str);
+
+impl<V> serde::Serialize for Pairs<'_, V> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = ser.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k, (self.1)(v))?;
         }
-        json_str(out, a);
+        map.end()
     }
-    out.push(']');
 }
 
-fn json_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
+impl serde::Serialize for TickRecord {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = ser.serialize_struct("TickRecord", 8)?;
+        st.serialize_field("tick", &self.tick)?;
+        st.serialize_field("status", self.status.as_str())?;
+        st.serialize_field("active", &self.active)?;
+        st.serialize_field("started", &self.started)?;
+        st.serialize_field("finished", &Pairs(&self.finished, |s| s.as_str()))?;
+        st.serialize_field("aborted", &self.aborted)?;
+        st.serialize_field("ticked", &self.ticked)?;
+        st.serialize_field("flags", &Pairs(&self.flags, |f| f.as_str()))?;
+        st.end()
     }
-    out.push('"');
 }
 
 /// One agent running a program, driven by hand.
