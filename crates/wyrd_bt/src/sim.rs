@@ -64,6 +64,10 @@ pub enum SimError {
         /// What is wrong.
         message: String,
     },
+    /// A script names something the tree does not have (or with the wrong
+    /// type): found by [`Script::check`] before anything runs.
+    #[error("{0}")]
+    Mismatch(String),
     /// An event of a script could not be applied.
     #[error("{position}: event {number} (tick {tick}): {error}")]
     Event {
@@ -205,13 +209,19 @@ impl Script {
     /// Checks the script against a program without running it: every key,
     /// tag, action path, stimulus target and behavior, predicate and world
     /// value it names must exist in the tree, with the right type. Each
-    /// problem names the event's line:column.
-    pub fn check(&self, program: &Program) -> Vec<String> {
+    /// problem names the event's line:column ([`SimError::position`]).
+    pub fn check(&self, program: &Program) -> Vec<SimError> {
         let mut problems = Vec::new();
         for (n, e) in self.events.iter().enumerate() {
             let at = self.position(n);
-            let mut say =
-                |m: String| problems.push(format!("{at}: event {} (tick {}): {m}", n + 1, e.tick));
+            let mut say = |m: String| {
+                problems.push(SimError::Event {
+                    position: at.clone(),
+                    number: n + 1,
+                    tick: e.tick,
+                    error: Box::new(SimError::Mismatch(m)),
+                })
+            };
             if e.tick == 0 {
                 say("ticks count from 1".into());
             }
@@ -387,6 +397,21 @@ impl serde::Serialize for TickRecord {
         st.serialize_field("ticked", &self.ticked)?;
         st.serialize_field("flags", &Pairs(&self.flags, |f| f.as_str()))?;
         st.end()
+    }
+}
+
+impl SimError {
+    /// Where in the script text the error is (1-based line and column),
+    /// when it is about a place in it.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        match self {
+            SimError::Syntax { line, column, .. } => Some((*line, *column)),
+            SimError::Event { position, .. } => {
+                let (l, c) = position.split_once(':')?;
+                Some((l.parse().ok()?, c.parse().ok()?))
+            }
+            _ => None,
+        }
     }
 }
 

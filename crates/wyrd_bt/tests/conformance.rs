@@ -168,7 +168,11 @@ fn sim_scripts_are_checked_against_the_tree() {
         "(events: [\n  (tick: 1, set: (\"y\", true)),\n  (tick: 2, set: (\"x\", 3)),\n  (tick: 3, finish: (\"root/B\", Success)),\n])",
     )
     .unwrap();
-    let problems = script.check(&program);
+    let problems: Vec<String> = script
+        .check(&program)
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
     assert_eq!(problems.len(), 3, "{problems:?}");
     assert!(problems[0].starts_with("2:3: event 1 (tick 1): unknown blackboard key \"y\""));
     assert!(

@@ -270,7 +270,10 @@ fn check(files: &[String], tree_opt: Option<String>, out: &mut String) -> Result
                                 f.counters.len()
                             )
                         })
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| {
+                            let text = String::from_utf8_lossy(&bytes);
+                            with_caret(&e.to_string(), Some(&text), e.line, e.column)
+                        })
                 } else if file.ends_with(".script.ron") {
                     let sibling = format!("{}.bt.ron", file.trim_end_matches(".script.ron"));
                     let tree = tree_opt
@@ -303,7 +306,7 @@ fn check(files: &[String], tree_opt: Option<String>, out: &mut String) -> Result
 /// the tree it drives.
 fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8"))?;
-    let script = wyrd_bt::sim::Script::parse(text).map_err(|e| format!("{file}:{e}"))?;
+    let script = wyrd_bt::sim::Script::parse(text).map_err(|e| script_error(file, text, &e))?;
     let Some(tree) = tree else {
         return Err(format!(
             "{file}: which tree does this script drive? give --tree TREE, list the tree before it, or put NAME.bt.ron beside NAME.script.ron"
@@ -319,7 +322,7 @@ fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, 
     } else {
         Err(problems
             .iter()
-            .map(|p| format!("{file}:{p}"))
+            .map(|p| script_error(file, text, p))
             .collect::<Vec<_>>()
             .join("\n"))
     }
@@ -420,14 +423,59 @@ fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
     }
 }
 
+/// An error message followed by the source line it points at and a caret
+/// under the column, the way rustc shows errors:
+///
+/// ```text
+/// assets/a.bt.ron:3:20: unknown kind "Sequnce"
+///   |
+/// 3 |     children: [Sequnce(children: [])],
+///   |                ^
+/// ```
+///
+/// Trees, flags files and scripts all go through here. Without the text or
+/// the line (an I/O error), the message stands alone.
+fn with_caret(message: &str, text: Option<&str>, line: usize, column: usize) -> String {
+    let Some(src) = text.and_then(|t| t.lines().nth(line.checked_sub(1)?)) else {
+        return message.to_owned();
+    };
+    let number = line.to_string();
+    let pad = " ".repeat(number.len());
+    // Columns count bytes; the caret keeps the line's tabs so it lines up.
+    let before = src
+        .get(..column.saturating_sub(1).min(src.len()))
+        .unwrap_or(src);
+    let lead: String = before
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    format!("{message}\n{pad} |\n{number} | {src}\n{pad} | {lead}^")
+}
+
 /// Loads and compiles a tree file and the files it uses. Tools accept any
 /// action and predicate name (the game registers them); everything else is
 /// checked.
 fn load_tree(file: &str) -> Result<wyrd_bt::Program, Failure> {
     let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
-    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| bad(e.to_string()))?;
-    wyrd_bt::compile(file, &files, &wyrd_bt::Vocabulary::permissive())
-        .map_err(|e| bad(e.to_string()))
+    let shown = |e: wyrd_bt::BtError| {
+        let text = std::fs::read_to_string(&e.file).ok();
+        bad(with_caret(
+            &e.to_string(),
+            text.as_deref(),
+            e.line,
+            e.column,
+        ))
+    };
+    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(shown)?;
+    wyrd_bt::compile(file, &files, &wyrd_bt::Vocabulary::permissive()).map_err(shown)
+}
+
+/// A script error with its place in the script shown.
+fn script_error(file: &str, text: &str, e: &wyrd_bt::sim::SimError) -> String {
+    match e.position() {
+        Some((line, column)) => with_caret(&format!("{file}:{e}"), Some(text), line, column),
+        None => format!("{file}: {e}"),
+    }
 }
 
 fn sim(
@@ -440,8 +488,8 @@ fn sim(
     let program = load_tree(tree)?;
     let text =
         std::fs::read_to_string(script_path).map_err(|e| bad(format!("{script_path}: {e}")))?;
-    let mut script =
-        wyrd_bt::sim::Script::parse(&text).map_err(|e| bad(format!("{script_path}:{e}")))?;
+    let mut script = wyrd_bt::sim::Script::parse(&text)
+        .map_err(|e| bad(script_error(script_path, &text, &e)))?;
     if ticks.is_some() {
         script.ticks = ticks;
     }
@@ -452,7 +500,7 @@ fn sim(
         out.push_str(&r.to_json());
         out.push('\n');
     })
-    .map_err(|e| bad(format!("{script_path}: {e}")))?;
+    .map_err(|e| bad(script_error(script_path, &text, &e)))?;
     Ok(())
 }
 

@@ -176,6 +176,55 @@ fn check_reports_ok_and_file_line_column_errors() {
     assert_eq!(wyrd(&["nonsense"]).status.code(), Some(2));
 }
 
+/// Errors in trees, flags files and scripts show the line they point at
+/// with a caret under the column.
+#[test]
+fn errors_show_the_source_line_and_a_caret() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let tree = write(
+        "bad.bt.ron",
+        "(\n    root: Selector(name: \"root\", children: [\n        Sequnce(children: []),\n    ]),\n)\n",
+    );
+    let flags = write(
+        "bad.flags.ron",
+        "(flags: [\n\t(id: \"xyz\", name: \"A\", default: true),\n])",
+    );
+    let ok = write(
+        "ok.bt.ron",
+        "(blackboard: {\"k\": 1}, root: Action(name: \"a\", action: \"A\"))",
+    );
+    let script = write(
+        "s.script.ron",
+        "(events: [\n  (tick: 1, set: (\"nokey\", true)),\n])",
+    );
+    let o = wyrd(&["check", &tree, &flags]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o).1;
+    assert!(
+        err.contains("bad.bt.ron:3:9: unknown node kind \"Sequnce\"")
+            && err.contains("\n  |\n3 |         Sequnce(children: []),\n  |         ^\n"),
+        "{err}"
+    );
+    // A tab before the column stays a tab, so the caret lines up.
+    assert!(
+        err.contains("2 | \t(id: \"xyz\", name: \"A\", default: true),\n  | \t      ^"),
+        "{err}"
+    );
+    let o = wyrd(&["check", "--tree", &ok, &script]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o).1;
+    assert!(
+        err.contains("s.script.ron:2:3: event 1 (tick 1): unknown blackboard key \"nokey\"")
+            && err.contains("2 |   (tick: 1, set: (\"nokey\", true)),\n  |   ^"),
+        "{err}"
+    );
+}
+
 fn bt(path: &str) -> String {
     repo("crates/wyrd_bt/tests/trees")
         .join(path)
