@@ -174,13 +174,45 @@ fn the_same_seed_fights_the_same_battle() {
 fn bad_arguments_are_named() {
     let out = run(&["--headless", "--agents", "0"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--agents must be between 1"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'0' for '--agents <N>'") && err.contains("not in 1..=1000000"),
+        "{err}"
+    );
     let out = run(&["--headless", "--ticks", "many"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("\"many\" is not a whole number"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'many' for '--ticks <N>'"),
+        "{err}"
+    );
     // A missing tree is an error naming it, not a hang.
     let empty = tempfile::tempdir().unwrap();
     let out = run(&["--headless", "--assets", empty.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("squad_ai/combat.bt.ron"));
+}
+
+/// The example games share their flags (clap, `examples/common`): each
+/// prints its help with the common flags and its own.
+#[test]
+fn the_games_print_their_flags() {
+    for (game, own) in [
+        ("squad_ai", "--agents <N>"),
+        ("drone_quest", "--save-dir <DIR>"),
+        ("session_rules", "--drive <FILE>"),
+    ] {
+        let out = support::headless(game).arg("--help").output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{game}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        for flag in [
+            "--headless",
+            "--assets <DIR>",
+            "--screenshot <PNG>",
+            own,
+            "Examples:",
+        ] {
+            assert!(help.contains(flag), "{game} --help lacks {flag}:\n{help}");
+        }
+    }
 }

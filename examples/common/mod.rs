@@ -1,7 +1,7 @@
-//! What the example games share: whether a window can open, and the
-//! window's plugins.
+//! What the example games share: their common flags, whether a window can
+//! open, and the window's plugins.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
@@ -28,4 +28,28 @@ pub fn window_plugins(title: &str, assets: &Path) -> PluginGroupBuilder {
             }),
             ..Default::default()
         })
+}
+
+/// The flags every example game takes (`#[command(flatten)]` into its own).
+#[derive(clap::Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// Play without a window, printing JSON on stdout (the default when no
+    /// display is available).
+    #[arg(long)]
+    pub headless: bool,
+    /// The asset folder.
+    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/assets"))]
+    pub assets: PathBuf,
+    /// Play the scripted start in a window, save a screenshot and quit.
+    #[arg(long, value_name = "PNG", conflicts_with = "headless")]
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Exits with clap's usage error (exit code 2) for a problem found after
+/// parsing (a bad script file, an out-of-range combination).
+#[allow(dead_code, reason = "not every example reads files after parsing")]
+pub fn usage_error<P: clap::CommandFactory>(problem: impl std::fmt::Display) -> ! {
+    P::command()
+        .error(clap::error::ErrorKind::ValueValidation, problem)
+        .exit()
 }

@@ -42,57 +42,46 @@ fn default_save_dir() -> PathBuf {
     base.join("wyrd/drone_quest")
 }
 
-fn usage(problem: &str) -> ! {
-    eprintln!("error: {problem}");
-    eprintln!(
-        "usage: drone_quest [--headless] [--script FILE | --autoplay] [--save-dir DIR] [--assets DIR] [--screenshot PNG] [--inspector]"
-    );
-    std::process::exit(2);
+/// The Drone quest: a hub/run game whose progression is a behavior tree
+/// over flags and counters, saved in signed files.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "drone_quest",
+    after_help = "Examples:\n  cargo run --example drone_quest\n  cargo run --example drone_quest -- --headless --autoplay --save-dir /tmp/dq\n  cargo run --example drone_quest -- --headless --script my_script.txt"
+)]
+struct Args {
+    #[command(flatten)]
+    common: common::CommonArgs,
+    /// Headless: play these commands, one per line (`talk NPC`, `choose
+    /// OPTION`, `start_run`, `destroy KIND N`, `end_run`, `save`, `reload`).
+    #[arg(long, value_name = "FILE", conflicts_with = "autoplay")]
+    script: Option<PathBuf>,
+    /// Headless: play the seed's expected sequence
+    /// (`assets/drone_quest/autoplay.txt`).
+    #[arg(long)]
+    autoplay: bool,
+    /// The save folder (default: `$XDG_DATA_HOME/wyrd/drone_quest`, else
+    /// `~/.local/share/wyrd/drone_quest`).
+    #[arg(long, value_name = "DIR")]
+    save_dir: Option<PathBuf>,
+    /// Open the inspector at start.
+    #[arg(long)]
+    inspector: bool,
+}
+
+fn usage(problem: impl std::fmt::Display) -> ! {
+    common::usage_error::<Args>(problem)
 }
 
 fn main() {
-    let mut headless = false;
-    let mut script: Option<PathBuf> = None;
-    let mut autoplay = false;
-    let mut screenshot: Option<PathBuf> = None;
-    let mut inspector = false;
-    let mut save_dir = default_save_dir();
-    let mut assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"));
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--headless" => headless = true,
-            "--autoplay" => autoplay = true,
-            "--script" => {
-                script = Some(
-                    args.next()
-                        .unwrap_or_else(|| usage("--script needs a file"))
-                        .into(),
-                )
-            }
-            "--save-dir" => {
-                save_dir = args
-                    .next()
-                    .unwrap_or_else(|| usage("--save-dir needs a folder"))
-                    .into()
-            }
-            "--inspector" => inspector = true,
-            "--screenshot" => {
-                screenshot = Some(
-                    args.next()
-                        .unwrap_or_else(|| usage("--screenshot needs a file"))
-                        .into(),
-                )
-            }
-            "--assets" => {
-                assets = args
-                    .next()
-                    .unwrap_or_else(|| usage("--assets needs a folder"))
-                    .into()
-            }
-            other => usage(&format!("unknown argument {other:?}")),
-        }
-    }
+    let args = <Args as clap::Parser>::parse();
+    let common::CommonArgs {
+        headless,
+        assets,
+        screenshot,
+    } = args.common;
+    let (script, mut autoplay, inspector) = (args.script, args.autoplay, args.inspector);
+    let save_dir = args.save_dir.unwrap_or_else(default_save_dir);
     if !headless {
         if common::display_available() {
             let config = GameConfig::new(assets, save_dir);

@@ -31,36 +31,37 @@ use std::path::PathBuf;
 
 use game::{Autopilot, GameConfig, SessionState, build_headless, parse_drive, rule_flags};
 
-fn usage(problem: &str) -> ! {
-    eprintln!("error: {problem}");
-    eprintln!(
-        "usage: session_rules [--headless] [--drive FILE] [--autopilot] [--assets DIR] [--screenshot PNG]"
-    );
-    std::process::exit(2);
+/// Trainz session rules: a driving session whose rules are a behavior tree
+/// of Trainz parent styles.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "session_rules",
+    after_help = "Examples:\n  cargo run --example session_rules\n  cargo run --example session_rules -- --autopilot\n  cargo run --example session_rules -- --headless --drive my_drive.txt"
+)]
+struct Args {
+    #[command(flatten)]
+    common: common::CommonArgs,
+    /// Drive these steps (one per line: `goto PLACE`, `speed KMH`, ...);
+    /// default `assets/session_rules/drive.txt`.
+    #[arg(long, value_name = "FILE")]
+    drive: Option<PathBuf>,
+    /// In a window: drive the steps instead of the keyboard.
+    #[arg(long)]
+    autopilot: bool,
+}
+
+fn usage(problem: impl std::fmt::Display) -> ! {
+    common::usage_error::<Args>(problem)
 }
 
 fn main() {
-    let mut headless = false;
-    let mut autopilot = false;
-    let mut drive: Option<PathBuf> = None;
-    let mut screenshot: Option<PathBuf> = None;
-    let mut assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"));
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = |what: &str| -> PathBuf {
-            args.next()
-                .unwrap_or_else(|| usage(&format!("{a} needs {what}")))
-                .into()
-        };
-        match a.as_str() {
-            "--headless" => headless = true,
-            "--autopilot" => autopilot = true,
-            "--drive" => drive = Some(value("a file")),
-            "--screenshot" => screenshot = Some(value("a file")),
-            "--assets" => assets = value("a folder"),
-            other => usage(&format!("unknown argument {other:?}")),
-        }
-    }
+    let args = <Args as clap::Parser>::parse();
+    let common::CommonArgs {
+        headless,
+        assets,
+        screenshot,
+    } = args.common;
+    let (drive, autopilot) = (args.drive, args.autopilot);
     // The drive is read only when something plays it.
     let steps = || {
         let path = drive
@@ -80,8 +81,6 @@ fn main() {
         eprintln!(
             "session_rules: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the drive headless"
         );
-    } else if screenshot.is_some() {
-        usage("--screenshot needs a window, not --headless");
     }
     let steps = steps();
     std::process::exit(run_headless(&GameConfig { assets }, steps));

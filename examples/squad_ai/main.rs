@@ -28,60 +28,39 @@ mod common;
 mod game;
 mod window;
 
-use std::path::PathBuf;
-
 use bevy::prelude::*;
 use game::{GameConfig, build_headless, scripted_player, settle, summary_json};
 
-fn usage(problem: &str) -> ! {
-    eprintln!("error: {problem}");
-    eprintln!(
-        "usage: squad_ai [--headless] [--ticks N] [--agents N] [--seed N] [--assets DIR] [--screenshot PNG]"
-    );
-    std::process::exit(2);
-}
-
-fn number(args: &mut impl Iterator<Item = String>, flag: &str) -> u64 {
-    let v = args
-        .next()
-        .unwrap_or_else(|| usage(&format!("{flag} needs a number")));
-    v.parse()
-        .unwrap_or_else(|_| usage(&format!("{flag}: {v:?} is not a whole number")))
+/// Halo-style squad AI: a top-down skirmish against squads running the
+/// combat tree.
+#[derive(clap::Parser, Debug)]
+#[command(
+    name = "squad_ai",
+    after_help = "Examples:\n  cargo run --release --example squad_ai\n  cargo run --release --example squad_ai -- --headless --ticks 3000 --agents 64"
+)]
+struct Args {
+    #[command(flatten)]
+    common: common::CommonArgs,
+    /// Headless: fixed 30 Hz ticks to play.
+    #[arg(long, value_name = "N", default_value_t = 3000)]
+    ticks: u64,
+    /// AIs at the start.
+    #[arg(long, value_name = "N", default_value_t = 48,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    agents: u64,
+    /// Seed of the battle (the same seed fights the same battle).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    seed: u64,
 }
 
 fn main() {
-    let mut headless = false;
-    let mut ticks = 3000;
-    let mut agents = 48;
-    let mut seed = 2;
-    let mut screenshot: Option<PathBuf> = None;
-    let mut assets = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets"));
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--headless" => headless = true,
-            "--ticks" => ticks = number(&mut args, "--ticks"),
-            "--agents" => agents = number(&mut args, "--agents") as usize,
-            "--seed" => seed = number(&mut args, "--seed"),
-            "--screenshot" => {
-                screenshot = Some(
-                    args.next()
-                        .unwrap_or_else(|| usage("--screenshot needs a file"))
-                        .into(),
-                )
-            }
-            "--assets" => {
-                assets = args
-                    .next()
-                    .unwrap_or_else(|| usage("--assets needs a folder"))
-                    .into()
-            }
-            other => usage(&format!("unknown argument {other:?}")),
-        }
-    }
-    if agents == 0 || agents > 1_000_000 {
-        usage("--agents must be between 1 and 1000000");
-    }
+    let args = <Args as clap::Parser>::parse();
+    let common::CommonArgs {
+        headless,
+        assets,
+        screenshot,
+    } = args.common;
+    let (ticks, agents, seed) = (args.ticks, args.agents as usize, args.seed);
     let config = GameConfig { assets };
     if !headless {
         if common::display_available() {
@@ -89,8 +68,6 @@ fn main() {
             return;
         }
         eprintln!("squad_ai: no display (DISPLAY / WAYLAND_DISPLAY unset); running headless");
-    } else if screenshot.is_some() {
-        usage("--screenshot needs a window, not --headless");
     }
     let mut app = build_headless(&config, agents, seed);
     app.add_systems(
