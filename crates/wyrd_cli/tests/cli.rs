@@ -484,3 +484,35 @@ fn every_command_has_its_own_help() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("--script"), "{:?}", text(&o));
 }
+
+/// Every `wyrd` command the README shows parses with the real flags; the
+/// ones on the repository's own files succeed.
+#[test]
+fn the_readme_commands_use_the_real_flags() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    let section = readme
+        .split("## The `wyrd` command")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("README has a `wyrd` section");
+    let mut seen = 0;
+    for line in section.lines() {
+        let Some(args) = line.strip_prefix("cargo run -p wyrd_cli -- ") else {
+            continue;
+        };
+        let args: Vec<&str> = args.split('#').next().unwrap().split_whitespace().collect();
+        let o = Command::new(env!("CARGO_BIN_EXE_wyrd"))
+            .args(&args)
+            .current_dir(repo(""))
+            .output()
+            .unwrap();
+        let (_, err) = text(&o);
+        assert_ne!(o.status.code(), Some(2), "README: wyrd {args:?}: {err}");
+        // Saves and keys of the README are the reader's; the rest are ours.
+        if !args.contains(&"--key-file") {
+            assert_eq!(o.status.code(), Some(0), "README: wyrd {args:?}: {err}");
+        }
+        seen += 1;
+    }
+    assert!(seen >= 8, "README shows {seen} wyrd commands");
+}
