@@ -98,9 +98,9 @@ fn main() {
     }
     let text = match (&script, autoplay) {
         (Some(path), _) => std::fs::read_to_string(path)
-            .unwrap_or_else(|e| usage(&format!("{}: {e}", path.display()))),
+            .unwrap_or_else(|e| usage(format!("{}: {e}", path.display()))),
         (None, _) => std::fs::read_to_string(assets.join("drone_quest/autoplay.txt"))
-            .unwrap_or_else(|e| usage(&format!("autoplay script: {e}"))),
+            .unwrap_or_else(|e| usage(format!("autoplay script: {e}"))),
     };
     let config = GameConfig::new(assets, save_dir);
     std::process::exit(run_script(&config, &text));

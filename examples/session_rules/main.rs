@@ -70,7 +70,7 @@ fn main() {
         std::fs::read_to_string(&path)
             .map_err(|e| e.to_string())
             .and_then(|text| parse_drive(&text))
-            .unwrap_or_else(|e| usage(&format!("{}: {e}", path.display())))
+            .unwrap_or_else(|e| usage(format!("{}: {e}", path.display())))
     };
     if !headless {
         if common::display_available() {
