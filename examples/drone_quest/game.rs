@@ -322,17 +322,23 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
     Ok(())
 }
 
-fn first_param(info: &wyrd::bt::ActionInfo) -> Result<(&str, wyrd::bt::Value), String> {
-    info.params()
-        .first()
-        .map(|(k, v)| (&**k, *v))
-        .ok_or_else(|| format!("{} needs a parameter", info.name()))
+wyrd::bt::bt_action! {
+    /// Seed: "Adds an active quest to the QuestManager."
+    pub struct AddQuest { pub quest: Sym }
+    /// Seed: "Adds a new dialogue piece or an NPC with a dialogue to the
+    /// world."
+    pub struct AddNPCDialogue { pub npc: Sym, pub dialogue: Sym }
+    /// Seed: "Adds a new item to a given shop."
+    pub struct AddShopItem { pub item: Sym, pub price: i64 }
+    /// Seed: "Adds a combatant NPC to spawn in a given biome/wave/scenario."
+    pub struct AddCombatNPC { pub kind: Sym, pub count: i64 = 1 }
 }
 
-/// The game's own evaluation nodes (the suite's extension API).
+/// The game's own evaluation nodes (the suite's extension API), declared
+/// once as types: a tree that misspells a parameter does not load.
 fn register_nodes(app: &mut App) {
-    app.register_world_state_node("AddQuest", |world, info| {
-        let (id, _) = first_param(info)?;
+    app.add_world_state_action(|world, AddQuest { quest }: AddQuest| {
+        let id = quest.as_str();
         if !world.resource::<Content>().quests.contains_key(id) {
             return Err(format!("unknown quest {id:?}").into());
         }
@@ -342,11 +348,8 @@ fn register_nodes(app: &mut App) {
         }
         Ok(NodeEffect::Done)
     })
-    .register_world_state_node("AddNPCDialogue", |world, info| {
-        let (key, _) = first_param(info)?;
-        let (npc, dialogue) = key.split_once('/').ok_or_else(|| {
-            format!("AddNPCDialogue wants {{\"Npc/dialogue_id\": true}}, got {key:?}")
-        })?;
+    .add_world_state_action(|world, AddNPCDialogue { npc, dialogue }: AddNPCDialogue| {
+        let (npc, dialogue) = (npc.as_str(), dialogue.as_str());
         match world.resource::<Content>().dialogue.get(dialogue) {
             None => return Err(format!("unknown dialogue {dialogue:?}").into()),
             Some(d) if d.npc != npc => {
@@ -362,19 +365,17 @@ fn register_nodes(app: &mut App) {
             .insert(npc.to_owned(), dialogue.to_owned());
         Ok(NodeEffect::Done)
     })
-    .register_world_state_node("AddShopItem", |world, info| {
-        let (item, price) = first_param(info)?;
+    .add_world_state_action(|world, AddShopItem { item, price }: AddShopItem| {
         let mut shop = world.resource_mut::<ShopManager>();
-        if !shop.items.iter().any(|(i, _)| i == item) {
-            shop.items.push((item.to_owned(), price.as_f64() as i64));
+        if !shop.items.iter().any(|(i, _)| i == item.as_str()) {
+            shop.items.push((item.as_str().to_owned(), price));
         }
         Ok(NodeEffect::Done)
     })
-    .register_world_state_node("AddCombatNPC", |world, info| {
-        let (kind, count) = first_param(info)?;
+    .add_world_state_action(|world, AddCombatNPC { kind, count }: AddCombatNPC| {
         let mut combat = world.resource_mut::<CombatManager>();
-        if !combat.extra.iter().any(|(k, _)| k == kind) {
-            combat.extra.push((kind.to_owned(), count.as_f64() as i64));
+        if !combat.extra.iter().any(|(k, _)| k == kind.as_str()) {
+            combat.extra.push((kind.as_str().to_owned(), count));
         }
         Ok(NodeEffect::Done)
     });

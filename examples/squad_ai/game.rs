@@ -1016,7 +1016,7 @@ fn track(
         let passenger = bb.tags() & k.passenger != 0;
         if passenger {
             summary.passenger_ticks += 1;
-            if bb.get_index(leader_dead_key) == Value::Bool(true) {
+            if bb.get_index(leader_dead_key) == Some(Value::Bool(true)) {
                 summary.passenger_ticks_leader_dead += 1;
             }
             if !agent.state().stimuli().is_empty() {

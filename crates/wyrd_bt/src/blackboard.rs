@@ -4,19 +4,29 @@ use std::sync::Arc;
 
 use bevy::ecs::component::Component;
 
-use crate::program::Program;
-use crate::value::Value;
+use bevy::ecs::reflect::ReflectComponent;
+use bevy::reflect::Reflect;
+use bevy::reflect::std_traits::ReflectDefault;
+
+use crate::program::{Port, Program};
+use crate::value::{Value, ValueType};
 
 /// An agent's inputs: blackboard values (declared in the tree file, typed by
-/// their defaults) and tag bits.
+/// their defaults or declared types) and tag bits. A key declared with a
+/// type only (`"target": Entity`) holds no value until the game sets one.
 ///
 /// Values can be set by name before the tree has loaded; they are kept and
 /// checked against the tree's declarations when it binds.
-#[derive(Component, Debug, Clone, Default)]
+#[derive(Component, Debug, Clone, Default, Reflect)]
+#[reflect(Component, Default, Debug)]
 pub struct Blackboard {
     // Shared with the program once bound: no per-agent copies of names.
+    #[reflect(ignore)]
     keys: Arc<[String]>,
-    values: Vec<Value>,
+    #[reflect(ignore)]
+    types: Arc<[ValueType]>,
+    values: Vec<Option<Value>>,
+    #[reflect(ignore)]
     tag_names: Arc<[String]>,
     tags: u64,
     /// Bit `i` is set when value `i` (below 64) is `true`: guards on bool
@@ -74,14 +84,17 @@ impl Blackboard {
     fn set_unchecked(&mut self, key: &str, value: Value) {
         let i = match self.keys.iter().position(|k| k == key) {
             Some(i) => {
-                self.values[i] = value;
+                self.values[i] = Some(value);
                 i
             }
             None => {
                 let mut keys = self.keys.to_vec();
                 keys.push(key.to_owned());
                 self.keys = keys.into();
-                self.values.push(value);
+                let mut types = self.types.to_vec();
+                types.push(value.value_type());
+                self.types = types.into();
+                self.values.push(Some(value));
                 self.values.len() - 1
             }
         };
@@ -94,7 +107,7 @@ impl Blackboard {
     fn sync_bool(&mut self, i: usize) {
         if i < 64 {
             let bit = 1u64 << i;
-            if self.values[i] == Value::Bool(true) {
+            if self.values[i] == Some(Value::Bool(true)) {
                 self.bools |= bit;
             } else {
                 self.bools &= !bit;
@@ -144,11 +157,12 @@ impl Blackboard {
         let mut problems = Vec::new();
         let mut values = program.bb_defaults.clone();
         for (k, v) in self.keys.iter().zip(&self.values) {
+            let Some(v) = v else { continue };
             match program.bb_keys.iter().position(|p| p == k) {
-                Some(i) if values[i].same_kind(v) => values[i] = *v,
+                Some(i) if program.bb_types[i].accepts(v) => values[i] = Some(*v),
                 Some(i) => problems.push(BlackboardError::WrongType {
                     key: k.clone(),
-                    expected: values[i].type_name(),
+                    expected: program.bb_types[i].name(),
                     found: v.type_name(),
                 }),
                 None => problems.push(BlackboardError::UnknownKey(k.clone())),
@@ -164,6 +178,7 @@ impl Blackboard {
             }
         }
         self.keys = program.bb_shared.clone();
+        self.types = program.bb_types_shared.clone();
         self.values = values;
         self.bools = 0;
         for i in 0..self.values.len().min(64) {
@@ -182,15 +197,15 @@ impl Blackboard {
         let value = value.into();
         match self.keys.iter().position(|k| k == key) {
             Some(i) => {
-                if !self.values[i].same_kind(&value) {
+                if !self.types[i].accepts(&value) {
                     return Err(BlackboardError::WrongType {
                         key: key.to_owned(),
-                        expected: self.values[i].type_name(),
+                        expected: self.types[i].name(),
                         found: value.type_name(),
                     });
                 }
-                if self.values[i] != value {
-                    self.values[i] = value;
+                if self.values[i] != Some(value) {
+                    self.values[i] = Some(value);
                     self.sync_bool(i);
                     self.generation += 1;
                 }
@@ -205,32 +220,64 @@ impl Blackboard {
     }
 
     /// Sets a value by index (fast path; the index comes from
-    /// [`Program::bb_key`]).
+    /// [`Program::bb_key`]). A value of the wrong type is ignored (use
+    /// [`Blackboard::set`] or [`Blackboard::write`] to be told).
     pub fn set_index(&mut self, key: u16, value: Value) {
-        if let Some(slot) = self.values.get_mut(key as usize)
-            && *slot != value
+        let i = key as usize;
+        if self.types.get(i).is_some_and(|t| t.accepts(&value))
+            && let Some(slot) = self.values.get_mut(i)
+            && *slot != Some(value)
         {
-            *slot = value;
+            *slot = Some(value);
+            self.sync_bool(i);
+            self.generation += 1;
+        }
+    }
+
+    /// Writes an action's output port (see
+    /// [`ActionInfo::port`](crate::ActionInfo::port)): the tree reads it in
+    /// its next tick.
+    pub fn write(&mut self, port: Port, value: impl Into<Value>) -> Result<(), BlackboardError> {
+        let value = value.into();
+        if !port.ty.accepts(&value) {
+            return Err(BlackboardError::WrongType {
+                key: self.key_name(port.key).unwrap_or("?").to_owned(),
+                expected: port.ty.name(),
+                found: value.type_name(),
+            });
+        }
+        self.set_index(port.key, value);
+        Ok(())
+    }
+
+    /// Makes a key unset again (a target lost).
+    pub fn clear_index(&mut self, key: u16) {
+        if let Some(slot) = self.values.get_mut(key as usize)
+            && slot.is_some()
+        {
+            *slot = None;
             self.sync_bool(key as usize);
             self.generation += 1;
         }
     }
 
-    /// A value by name.
+    /// A value by name (`None` for an unknown or unset key).
     pub fn get(&self, key: &str) -> Option<Value> {
         self.keys
             .iter()
             .position(|k| k == key)
-            .map(|i| self.values[i])
+            .and_then(|i| self.values[i])
     }
 
-    /// A value by index.
+    /// A value by index (`None` while unset).
     #[inline]
-    pub fn get_index(&self, key: u16) -> Value {
-        self.values
-            .get(key as usize)
-            .copied()
-            .unwrap_or(Value::Bool(false))
+    pub fn get_index(&self, key: u16) -> Option<Value> {
+        self.values.get(key as usize).copied().flatten()
+    }
+
+    /// The name of a key.
+    pub fn key_name(&self, key: u16) -> Option<&str> {
+        self.keys.get(key as usize).map(String::as_str)
     }
 
     /// Sets or clears a tag.
@@ -284,8 +331,8 @@ impl Blackboard {
         self.generation
     }
 
-    /// Keys and values, in the tree's order once bound.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, Value)> {
+    /// Keys and values (`None`: unset), in the tree's order once bound.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, Option<Value>)> {
         self.keys
             .iter()
             .map(String::as_str)

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::value::{Op, Value};
+use crate::value::{Op, Value, ValueDef};
 
 /// A whole tree file.
 #[derive(Debug, Clone, Deserialize)]
@@ -16,9 +16,11 @@ pub struct TreeDef {
     /// `tags` / `any_tags` / `not_tags`; agents set them on their blackboard.
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Blackboard keys and their defaults: `{"health": 100, "alert": false}`.
+    /// Blackboard keys with their defaults (`{"health": 100, "alert":
+    /// false, "cover": (0.0, 0.0)}`) or their types when they have no value
+    /// until the game sets one (`{"target": Entity}`).
     #[serde(default)]
-    pub blackboard: BTreeMap<String, Value>,
+    pub blackboard: BTreeMap<String, ValueDef>,
     /// Named behaviors: used with `Use(behavior: ..)` anywhere (a DAG),
     /// referenced by impulses, and inserted as stimuli by game code.
     #[serde(default)]
@@ -34,10 +36,12 @@ pub enum Check {
     Is(String),
     /// A bool blackboard key is false: `IsNot("in_vehicle")`.
     IsNot(String),
-    /// Compares a blackboard key: `Bb("ammo", Gt, 3)`.
-    Bb(String, Op, Value),
-    /// A registered Rust predicate: `Predicate("can_see_player")`.
-    Predicate(String),
+    /// Compares a blackboard key with a constant or another key:
+    /// `Bb("ammo", Gt, 3)`, `Bb("ammo", Lt, "{max_ammo}")`.
+    Bb(String, Op, ValueDef),
+    /// A registered Rust predicate: `Predicate("can_see_player")`, or with
+    /// arguments: `Predicate("within", {"of": "{target}", "meters": 8.0})`.
+    Predicate(String, #[serde(default)] BTreeMap<String, ValueDef>),
     /// The agent has a tag: `HasTag("driver")`.
     HasTag(String),
     /// A world value (a flag or counter of the world state, or any value
@@ -70,6 +74,12 @@ macro_rules! node_struct {
             /// The agent must have none of these tags.
             #[serde(default)]
             pub not_tags: Vec<String>,
+            /// For a named behavior: the parameters it takes, with a default
+            /// (`{"range": 12.0}`) or a type (`{"target": Entity}`); `Use`
+            /// binds them with `with`, and the behavior refers to them as
+            /// `"{range}"`.
+            #[serde(default)]
+            pub parameters: BTreeMap<String, ValueDef>,
             $($(#[$fm])* pub $field: $ty,)*
         }
     };
@@ -254,9 +264,11 @@ node_struct!(
     ActionDef {
         /// The registered action name.
         action: String,
-        /// Parameters the action system reads.
+        /// Parameters the action system reads: constants, or `"{key}"`
+        /// for a blackboard key (read when the action reads it; written
+        /// when the parameter is an output).
         #[serde(default)]
-        params: BTreeMap<String, Value>,
+        params: BTreeMap<String, ValueDef>,
     }
 );
 
@@ -320,6 +332,10 @@ node_struct!(
         /// folder); default: this file.
         #[serde(default)]
         file: Option<String>,
+        /// Bindings of the behavior's parameters: a constant or a
+        /// `"{key}"` of this place (`{"target": "{enemy}", "range": 12.0}`).
+        #[serde(default)]
+        with: BTreeMap<String, ValueDef>,
     }
 );
 
@@ -345,6 +361,10 @@ node_struct!(
         /// In place (default) or redirect.
         #[serde(default)]
         mode: ImpulseMode,
+        /// In place: bindings of the behavior's parameters, as `Use`'s
+        /// `with`.
+        #[serde(default)]
+        with: BTreeMap<String, ValueDef>,
     }
 );
 
@@ -430,6 +450,8 @@ pub struct Common<'a> {
     pub any_tags: &'a [String],
     /// None-of tags.
     pub not_tags: &'a [String],
+    /// A named behavior's parameters.
+    pub parameters: &'a BTreeMap<String, ValueDef>,
 }
 
 impl NodeDef {
@@ -492,6 +514,7 @@ impl NodeDef {
                     tags: &$d.tags,
                     any_tags: &$d.any_tags,
                     not_tags: &$d.not_tags,
+                    parameters: &$d.parameters,
                 }
             };
         }

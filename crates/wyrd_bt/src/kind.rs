@@ -809,7 +809,7 @@ pub(crate) fn lower(
     def: &NodeDef,
     file: &str,
     idx: u32,
-    in_place: &mut Option<(String, String)>,
+    in_place: &mut Option<(String, String, crate::value::Bindings)>,
 ) -> Result<Kind, BtError> {
     let arity = |this: &Compiler<'_>, min: usize, max: usize| this.check_arity(file, def, min, max);
     let policy = |this: &Compiler<'_>, p: Policy| -> Result<u16, BtError> {
@@ -844,16 +844,21 @@ pub(crate) fn lower(
         NodeDef::IfThenElse(_) => Kind::IfThenElse,
         NodeDef::WhileDoElse(_) => Kind::WhileDoElse,
         NodeDef::Switch(d) => {
-            let key = c.key_index(file, &d.key)?;
-            let declared = c.p.bb_defaults[key as usize];
+            let key = match c.key_operand(file, &d.key)? {
+                crate::program::Param::Key { key, .. } => key,
+                crate::program::Param::Const(_) => {
+                    return Err(c.err_key_use(file, &d.key, BtProblem::UnknownKey(d.key.clone())));
+                }
+            };
+            let declared = c.p.bb_types[key as usize];
             for v in &d.cases {
-                if !declared.same_kind(v) {
+                if !declared.accepts(v) {
                     return Err(c.err_key_use(
                         file,
                         &d.key,
                         BtProblem::KeyType {
                             key: d.key.clone(),
-                            expected: declared.type_name(),
+                            expected: declared.name(),
                             found: v.type_name(),
                         },
                     ));
@@ -961,22 +966,29 @@ pub(crate) fn lower(
                 Some(id) => *id,
                 None if c.vocab.permissive => ActionId::of(&d.action),
                 None => {
+                    let mut known: Vec<&str> = c.vocab.actions.keys().map(String::as_str).collect();
+                    known.sort_unstable();
                     return Err(c.err_at(
                         file,
                         &d.action,
-                        BtProblem::UnknownAction(d.action.clone()),
+                        BtProblem::UnknownAction {
+                            name: d.action.clone(),
+                            known: if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            },
+                        },
                     ));
                 }
             };
+            let schema = c.vocab.schemas.get(&d.action).map(Vec::as_slice);
+            let params = c.action_params(file, &d.action, &d.params, schema)?;
             let name: Arc<str> = Arc::from(d.action.as_str());
             c.p.actions.push(ActionInfo {
                 id,
                 name,
-                params: d
-                    .params
-                    .iter()
-                    .map(|(k, v)| (k.as_str().into(), *v))
-                    .collect(),
+                params,
                 node: idx,
             });
             Kind::Action {
@@ -1041,7 +1053,14 @@ pub(crate) fn lower(
             let impulse = c.p.impulses.len() as u32 - 1;
             match d.mode {
                 ImpulseMode::InPlace => {
-                    *in_place_impulse = Some((file.to_owned(), d.behavior.clone()));
+                    *in_place_impulse = Some((file.to_owned(), d.behavior.clone(), d.with.clone()));
+                }
+                ImpulseMode::Redirect if !d.with.is_empty() => {
+                    return Err(c.err_ref(
+                        file,
+                        &d.behavior,
+                        BtProblem::RedirectWith(d.behavior.clone()),
+                    ));
                 }
                 ImpulseMode::Redirect => {
                     c.redirects.push((

@@ -186,21 +186,24 @@ pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtSettings, BtStats,
     BtSystems, RunMode,
 };
-pub use program::{ActionInfo, GlobalRef, NONE, Program};
-pub use registry::{ActionId, BtRegistry, CustomNode, PredicateFn, Vocabulary};
+pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
+pub use registry::{
+    ActionField, ActionId, BtAction, BtRegistry, CustomNode, Out, ParamSpec, PredicateArgs,
+    PredicateFn, Vocabulary,
+};
 pub use rng::SplitMix64;
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
     MAX_STIMULI, NodeState, PredicateStub, Status, Stimulus, StimulusError, TickEnv, TickTrace,
     tick_agent, tick_agent_traced,
 };
-pub use value::{Op, Value};
+pub use value::{Bindings, FromValue, Op, Sym, Value, ValueDef, ValueType};
 pub use view::{ImpulseView, NodeView, Progress, RuleFlags};
 
 /// The names most users need.
 pub mod prelude {
     pub use crate::{
-        ActionId, ActionState, BehaviorTree, Blackboard, BtActions, BtAgent, BtAppExt, BtAsset,
-        BtGlobals, BtPlugin, BtSystems, RunMode, Status, Value,
+        ActionId, ActionState, BehaviorTree, Blackboard, BtAction, BtActions, BtAgent, BtAppExt,
+        BtAsset, BtGlobals, BtPlugin, BtSystems, Out, RunMode, Status, Sym, Value, bt_action,
     };
 }

@@ -266,9 +266,33 @@ pub struct BtAgent {
     trace: Option<Box<TickTrace>>,
     /// The agent's clock in µs (agent time in ms is derived from it).
     clock_us: u64,
+    /// Unset keys already reported (see `AgentState::unset_reads`).
+    unset_reported: u64,
 }
 
 impl BtAgent {
+    /// The leaf data (name, parameters) of a running action.
+    pub fn action_info(&self, action: &crate::ActiveAction) -> Option<&crate::ActionInfo> {
+        self.program.as_ref()?.action_of(action.node)
+    }
+
+    /// A running action's parameters as its [`BtAction`](crate::BtAction)
+    /// type, read by position (the tree was checked against the schema
+    /// when it loaded).
+    pub fn read_action<A: crate::BtAction>(
+        &self,
+        action: &crate::ActiveAction,
+        blackboard: &Blackboard,
+    ) -> Result<A, crate::ParamError> {
+        let info = self
+            .action_info(action)
+            .ok_or_else(|| crate::ParamError::Missing {
+                action: A::NAME.to_owned(),
+                name: "(no program)".into(),
+            })?;
+        A::read(info, blackboard)
+    }
+
     /// The agent's tree state: node statuses and rule flags, timers,
     /// stimuli (read it with [`AgentState`]'s and the
     /// [`Program`]'s views).
@@ -478,8 +502,18 @@ pub trait BtAppExt {
         name: &str,
         f: impl Fn(&Blackboard) -> bool + Send + Sync + 'static,
     ) -> &mut Self;
+    /// Registers a predicate that takes arguments:
+    /// `Predicate("within", {"of": "{target}", "meters": 8.0})`.
+    fn register_bt_predicate_with(
+        &mut self,
+        name: &str,
+        f: impl Fn(&Blackboard, &crate::PredicateArgs<'_>) -> bool + Send + Sync + 'static,
+    ) -> &mut Self;
     /// Registers a custom composite or decorator for `Custom(kind: "name")`.
     fn register_bt_node(&mut self, kind: &str, node: impl CustomNode) -> &mut Self;
+    /// Registers an action type ([`bt_action!`](crate::bt_action)): its
+    /// name, id and parameter schema, checked in every tree that uses it.
+    fn add_bt_action<A: crate::BtAction>(&mut self) -> &mut Self;
 }
 
 impl BtAppExt for App {
@@ -505,12 +539,34 @@ impl BtAppExt for App {
         self
     }
 
+    fn register_bt_predicate_with(
+        &mut self,
+        name: &str,
+        f: impl Fn(&Blackboard, &crate::PredicateArgs<'_>) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        let reg = self
+            .world_mut()
+            .get_resource_or_init::<BtRegistry>()
+            .clone();
+        reg.edit(|v| v.add_predicate_with(name, f));
+        self
+    }
+
     fn register_bt_node(&mut self, kind: &str, node: impl CustomNode) -> &mut Self {
         let reg = self
             .world_mut()
             .get_resource_or_init::<BtRegistry>()
             .clone();
         reg.edit(|v| v.add_custom(kind, node));
+        self
+    }
+
+    fn add_bt_action<A: crate::BtAction>(&mut self) -> &mut Self {
+        let reg = self
+            .world_mut()
+            .get_resource_or_init::<BtRegistry>()
+            .clone();
+        reg.edit(|v| v.add_action_type::<A>());
         self
     }
 }
@@ -671,6 +727,20 @@ fn tick_trees(
             env,
             agent.trace.as_deref_mut(),
         );
+        // A condition read a key the game has not set: said once per key.
+        let fresh = agent.state.unset_reads() & !agent.unset_reported;
+        if fresh != 0 {
+            agent.unset_reported |= fresh;
+            for k in (0..64).filter(|k| fresh & (1u64 << k) != 0) {
+                let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
+                let problem = format!(
+                    "{}: a condition read blackboard key {key:?} before it was set (it does not hold until the game sets it)",
+                    program.source()
+                );
+                warn!("{problem}");
+                agent.problems.push(problem);
+            }
+        }
         // Counted per thread: one shared atomic would bounce between cores.
         ticked.scope(|n| *n += 1);
         if tree.mode == RunMode::Once && status != Status::Running {

@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::blackboard::Blackboard;
 use crate::registry::{ActionId, CustomNode, PredicateFn};
-use crate::value::{Op, Value};
+use crate::value::{FromValue, Op, Value, ValueType};
 
 /// Index of "none" in `u32` fields.
 pub const NONE: u32 = u32::MAX;
@@ -22,6 +23,15 @@ pub(crate) enum Cond {
         op: Op,
         /// Right-hand side.
         value: Value,
+    },
+    /// Blackboard key `key` compared with key `other`.
+    BbKey {
+        /// Key index.
+        key: u16,
+        /// Operator.
+        op: Op,
+        /// The other key.
+        other: u16,
     },
     /// A bool blackboard key has this value (the common case, kept apart so
     /// it is a single compare).
@@ -180,6 +190,104 @@ impl Node {
     }
 }
 
+/// A compiled parameter: a constant, or a blackboard key read (or, for an
+/// output, written) when the action runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Param {
+    /// A constant from the tree file (or a behavior's binding).
+    Const(Value),
+    /// A blackboard key (`"{key}"`), with its declared type.
+    Key {
+        /// Key index (see [`Program::blackboard_keys`]).
+        key: u16,
+        /// Its type.
+        ty: ValueType,
+    },
+}
+
+impl Param {
+    /// The value: the constant, or the key's current value (`None` while
+    /// the key is unset).
+    #[inline]
+    pub fn read(&self, bb: &Blackboard) -> Option<Value> {
+        match *self {
+            Param::Const(v) => Some(v),
+            Param::Key { key, .. } => bb.get_index(key),
+        }
+    }
+
+    /// The parameter's type.
+    pub fn value_type(&self) -> ValueType {
+        match self {
+            Param::Const(v) => v.value_type(),
+            Param::Key { ty, .. } => *ty,
+        }
+    }
+}
+
+/// Why a parameter could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParamError {
+    /// The leaf has no such parameter.
+    #[error("{action} has no parameter {name:?}")]
+    Missing {
+        /// The action.
+        action: String,
+        /// The parameter.
+        name: String,
+    },
+    /// It refers to a key the game has not set yet.
+    #[error("{action}: parameter {name:?} reads blackboard key {key:?}, which is not set yet")]
+    Unset {
+        /// The action.
+        action: String,
+        /// The parameter.
+        name: String,
+        /// The key.
+        key: String,
+    },
+    /// Its type is not the one asked for.
+    #[error("{action}: parameter {name:?} is {}, not {}", crate::value::with_article(found.name()), crate::value::with_article(wanted.name()))]
+    WrongType {
+        /// The action.
+        action: String,
+        /// The parameter.
+        name: String,
+        /// Its type.
+        found: ValueType,
+        /// The type asked for.
+        wanted: ValueType,
+    },
+    /// An output parameter must name a key (`"{key}"`), not a constant.
+    #[error("{action}: parameter {name:?} is written, so it must be a \"{{key}}\", not a constant")]
+    NotAKey {
+        /// The action.
+        action: String,
+        /// The parameter.
+        name: String,
+    },
+}
+
+/// An output port of a running action: a blackboard key to write its
+/// result to (`Blackboard::write`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Port {
+    pub(crate) key: u16,
+    pub(crate) ty: ValueType,
+}
+
+impl Port {
+    /// The key's index.
+    pub fn key(&self) -> u16 {
+        self.key
+    }
+
+    /// The key's type.
+    pub fn value_type(&self) -> ValueType {
+        self.ty
+    }
+}
+
 /// An action leaf's data.
 #[derive(Debug, Clone)]
 pub struct ActionInfo {
@@ -187,8 +295,9 @@ pub struct ActionInfo {
     pub(crate) id: ActionId,
     /// Registered name.
     pub(crate) name: Arc<str>,
-    /// Parameters.
-    pub(crate) params: Vec<(Box<str>, Value)>,
+    /// Parameters: in the action's schema order when it was registered
+    /// with one ([`BtAction`](crate::BtAction)), else in file order.
+    pub(crate) params: Vec<(Box<str>, Param)>,
     /// The leaf's node index.
     pub(crate) node: u32,
 }
@@ -209,8 +318,10 @@ impl ActionInfo {
         &self.name
     }
 
-    /// Its parameters as the tree file gives them, in file order.
-    pub fn params(&self) -> &[(Box<str>, Value)] {
+    /// Its parameters: for an action registered with a schema
+    /// ([`BtAction`](crate::BtAction)) in the schema's order (defaults
+    /// filled in), else in file order.
+    pub fn params(&self) -> &[(Box<str>, Param)] {
         &self.params
     }
 
@@ -219,12 +330,78 @@ impl ActionInfo {
         self.node
     }
 
-    /// A parameter by name.
+    /// A constant parameter by name (`None` for a missing one or one that
+    /// reads a key: see [`ActionInfo::read`]).
     pub fn param(&self, name: &str) -> Option<Value> {
+        match self.params.iter().find(|(k, _)| &**k == name)?.1 {
+            Param::Const(v) => Some(v),
+            Param::Key { .. } => None,
+        }
+    }
+
+    fn find(&self, name: &str) -> Result<usize, ParamError> {
         self.params
             .iter()
-            .find(|(k, _)| &**k == name)
-            .map(|(_, v)| *v)
+            .position(|(k, _)| &**k == name)
+            .ok_or_else(|| ParamError::Missing {
+                action: self.name.to_string(),
+                name: name.to_owned(),
+            })
+    }
+
+    /// A parameter by name, typed, reading its key on `bb` when it refers
+    /// to one. (Schema actions read by position: [`ActionInfo::read_at`].)
+    pub fn read<T: FromValue>(&self, name: &str, bb: &Blackboard) -> Result<T, ParamError> {
+        self.read_at(self.find(name)?, bb)
+    }
+
+    /// The parameter at position `i` (schema order), typed: no name is
+    /// looked up.
+    pub fn read_at<T: FromValue>(&self, i: usize, bb: &Blackboard) -> Result<T, ParamError> {
+        let Some((name, param)) = self.params.get(i) else {
+            return Err(ParamError::Missing {
+                action: self.name.to_string(),
+                name: format!("#{i}"),
+            });
+        };
+        let wrong = |found| ParamError::WrongType {
+            action: self.name.to_string(),
+            name: name.to_string(),
+            found,
+            wanted: T::TYPE,
+        };
+        if !T::TYPE.accepts_type(param.value_type()) {
+            return Err(wrong(param.value_type()));
+        }
+        let v = param.read(bb).ok_or_else(|| ParamError::Unset {
+            action: self.name.to_string(),
+            name: name.to_string(),
+            key: match param {
+                Param::Key { key, .. } => bb.key_name(*key).unwrap_or("?").to_owned(),
+                Param::Const(_) => String::new(),
+            },
+        })?;
+        T::from_value(v).ok_or_else(|| wrong(v.value_type()))
+    }
+
+    /// The output port of a parameter: the key it names.
+    pub fn port(&self, name: &str) -> Result<Port, ParamError> {
+        self.port_at(self.find(name)?)
+    }
+
+    /// The output port of the parameter at position `i`.
+    pub fn port_at(&self, i: usize) -> Result<Port, ParamError> {
+        match self.params.get(i) {
+            Some((_, Param::Key { key, ty })) => Ok(Port { key: *key, ty: *ty }),
+            Some((name, Param::Const(_))) => Err(ParamError::NotAKey {
+                action: self.name.to_string(),
+                name: name.to_string(),
+            }),
+            None => Err(ParamError::Missing {
+                action: self.name.to_string(),
+                name: format!("#{i}"),
+            }),
+        }
     }
 }
 
@@ -242,11 +419,13 @@ pub(crate) struct ImpulseInfo {
     pub(crate) redirect_to: u32,
 }
 
-/// A predicate used by the program.
+/// A predicate call of the program.
 #[derive(Clone)]
 pub(crate) struct PredicateSlot {
     /// Its name.
     pub(crate) name: String,
+    /// Its arguments, sorted by name.
+    pub(crate) args: Box<[(Box<str>, Param)]>,
     /// Its implementation; `None` in tools that run trees without the game.
     pub(crate) f: Option<PredicateFn>,
 }
@@ -302,8 +481,13 @@ pub struct Program {
     pub(crate) tag_names: Vec<String>,
     /// Blackboard keys in index order.
     pub(crate) bb_keys: Vec<String>,
-    /// Their defaults.
-    pub(crate) bb_defaults: Vec<Value>,
+    /// Their types.
+    pub(crate) bb_types: Vec<ValueType>,
+    /// Their defaults (`None`: declared with a type only, unset until the
+    /// game sets it).
+    pub(crate) bb_defaults: Vec<Option<Value>>,
+    /// The types, shared with every bound blackboard.
+    pub(crate) bb_types_shared: Arc<[ValueType]>,
     /// The keys, shared with every bound blackboard.
     pub(crate) bb_shared: Arc<[String]>,
     /// The tag names, shared with every bound blackboard.

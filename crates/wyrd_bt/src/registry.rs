@@ -6,7 +6,9 @@ use std::sync::{Arc, RwLock};
 use bevy::ecs::resource::Resource;
 
 use crate::blackboard::Blackboard;
+use crate::program::Param;
 use crate::runtime::{CustomCtx, Status};
+use crate::value::{FromValue, Value, ValueType};
 
 /// Identity of an action: a 64-bit hash of its name, so that it can be a
 /// constant in game code (`const SHOOT: ActionId = ActionId::of("Shoot");`).
@@ -30,7 +32,181 @@ impl ActionId {
 
 /// A registered Rust predicate: a pure function of the agent's blackboard
 /// (values and tags).
-pub type PredicateFn = Arc<dyn Fn(&Blackboard) -> bool + Send + Sync>;
+pub type PredicateFn = Arc<dyn Fn(&Blackboard, &PredicateArgs<'_>) -> bool + Send + Sync>;
+
+/// The arguments of one predicate call in a tree
+/// (`Predicate("within", {"of": "{target}", "meters": 8.0})`), resolved at
+/// compile time: constants, or keys read on the agent's blackboard.
+#[derive(Clone, Copy)]
+pub struct PredicateArgs<'a> {
+    pub(crate) args: &'a [(Box<str>, Param)],
+    pub(crate) bb: &'a Blackboard,
+}
+
+impl PredicateArgs<'_> {
+    /// An argument by name, typed (`None`: missing, unset or another type).
+    pub fn get<T: FromValue>(&self, name: &str) -> Option<T> {
+        let (_, p) = self.args.iter().find(|(k, _)| &**k == name)?;
+        p.read(self.bb).and_then(T::from_value)
+    }
+
+    /// An argument's value by name.
+    pub fn value(&self, name: &str) -> Option<Value> {
+        let (_, p) = self.args.iter().find(|(k, _)| &**k == name)?;
+        p.read(self.bb)
+    }
+
+    /// The argument names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.args.iter().map(|(k, _)| &**k)
+    }
+}
+
+/// One parameter of an action's schema (see [`BtAction`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamSpec {
+    /// The name tree files use.
+    pub name: &'static str,
+    /// Its type.
+    pub ty: ValueType,
+    /// The value when a tree leaves it out (`None`: required).
+    pub default: Option<Value>,
+    /// Whether the action writes it (an output port: the tree must give a
+    /// `"{key}"` of this type).
+    pub output: bool,
+}
+
+/// An action declared once, in Rust: its name in tree files, its id, and
+/// the parameters it takes. Registered with
+/// [`BtAppExt::add_bt_action`](crate::BtAppExt::add_bt_action); trees that
+/// name an unknown parameter, leave out a required one or give one of the
+/// wrong type fail to load with the place in the file. Declare one with
+/// [`bt_action!`](crate::bt_action).
+pub trait BtAction: Sized + Send + Sync + 'static {
+    /// The name tree files use (`Action(action: "MoveTo")`).
+    const NAME: &'static str;
+    /// Its id (the hash of the name).
+    const ID: ActionId = ActionId::of(Self::NAME);
+    /// The parameters, in the order [`BtAction::read`] reads them.
+    fn schema() -> Vec<ParamSpec>;
+    /// Reads the parameters of a running leaf (by position: no names are
+    /// looked up).
+    fn read(info: &crate::ActionInfo, bb: &Blackboard) -> Result<Self, crate::program::ParamError>;
+}
+
+/// An output port parameter of a [`BtAction`]: the key the action writes
+/// its result to, with [`Blackboard::write`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Out<T> {
+    /// The port.
+    pub port: crate::program::Port,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Out<T> {
+    #[doc(hidden)]
+    pub fn new(port: crate::program::Port) -> Self {
+        Out {
+            port,
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+/// A field type of a [`bt_action!`](crate::bt_action) declaration: an
+/// input of a value type, or an [`Out`] port.
+pub trait ActionField: Sized {
+    /// Its type.
+    const TYPE: ValueType;
+    /// Whether it is written by the action.
+    const OUTPUT: bool;
+    /// Reads it from the parameter at position `i`.
+    fn read_field(
+        info: &crate::ActionInfo,
+        i: usize,
+        bb: &Blackboard,
+    ) -> Result<Self, crate::program::ParamError>;
+}
+
+impl<T: FromValue> ActionField for T {
+    const TYPE: ValueType = T::TYPE;
+    const OUTPUT: bool = false;
+    fn read_field(
+        info: &crate::ActionInfo,
+        i: usize,
+        bb: &Blackboard,
+    ) -> Result<Self, crate::program::ParamError> {
+        info.read_at(i, bb)
+    }
+}
+
+impl<T: FromValue + 'static> ActionField for Out<T> {
+    const TYPE: ValueType = T::TYPE;
+    const OUTPUT: bool = true;
+    fn read_field(
+        info: &crate::ActionInfo,
+        i: usize,
+        _bb: &Blackboard,
+    ) -> Result<Self, crate::program::ParamError> {
+        info.port_at(i).map(Out::new)
+    }
+}
+
+/// Declares actions as Rust types: each gets its tree-file name, its id and
+/// its parameter schema from one declaration, and reads its parameters as
+/// typed fields.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use wyrd_bt::{bt_action, Out};
+///
+/// bt_action! {
+///     /// Walk to a point at a speed.
+///     pub struct MoveTo { pub goal: Vec3, pub speed: f32 = 3.5 }
+///     /// Look for an enemy; writes it to the key given as `found`.
+///     pub struct FindTarget { pub range: f32 = 10.0, pub found: Out<Entity> }
+/// }
+/// # use wyrd_bt::BtAction;
+/// assert_eq!(MoveTo::NAME, "MoveTo");
+/// assert_eq!(MoveTo::schema()[1].default, Some(wyrd_bt::Value::Float(3.5)));
+/// ```
+#[macro_export]
+macro_rules! bt_action {
+    ($(
+        $(#[$m:meta])*
+        $vis:vis struct $name:ident { $($fvis:vis $field:ident : $ty:ty $(= $default:expr)?),* $(,)? }
+    )*) => {$(
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        $vis struct $name { $($fvis $field: $ty),* }
+
+        impl $crate::BtAction for $name {
+            const NAME: &'static str = stringify!($name);
+            fn schema() -> Vec<$crate::ParamSpec> {
+                vec![$($crate::ParamSpec {
+                    name: stringify!($field),
+                    ty: <$ty as $crate::ActionField>::TYPE,
+                    default: $crate::bt_action!(@default $($default)?),
+                    output: <$ty as $crate::ActionField>::OUTPUT,
+                }),*]
+            }
+            #[allow(unused_variables, unused_mut, unused_assignments, reason = "generated")]
+            fn read(
+                info: &$crate::ActionInfo,
+                bb: &$crate::Blackboard,
+            ) -> Result<Self, $crate::ParamError> {
+                let mut i = 0usize;
+                Ok($name {$($field: {
+                    let v = <$ty as $crate::ActionField>::read_field(info, i, bb)?;
+                    i += 1;
+                    v
+                }),*})
+            }
+        }
+    )*};
+    (@default) => { None };
+    (@default $e:expr) => { Some($crate::Value::from($e)) };
+}
 
 /// A game-defined composite or decorator ("everything is customizable").
 ///
@@ -70,6 +246,8 @@ pub trait CustomNode: Send + Sync + 'static {
 pub struct Vocabulary {
     /// Registered actions.
     pub actions: HashMap<String, ActionId>,
+    /// The parameter schemas of actions registered as [`BtAction`] types.
+    pub schemas: HashMap<String, Vec<ParamSpec>>,
     /// Registered predicates.
     pub predicates: HashMap<String, PredicateFn>,
     /// Registered custom composites and decorators.
@@ -112,7 +290,25 @@ impl Vocabulary {
         name: &str,
         f: impl Fn(&Blackboard) -> bool + Send + Sync + 'static,
     ) {
+        self.predicates
+            .insert(name.to_owned(), Arc::new(move |bb, _| f(bb)));
+    }
+
+    /// Registers a predicate that takes arguments
+    /// (`Predicate("within", {"of": "{target}", "meters": 8.0})`).
+    pub fn add_predicate_with(
+        &mut self,
+        name: &str,
+        f: impl Fn(&Blackboard, &PredicateArgs<'_>) -> bool + Send + Sync + 'static,
+    ) {
         self.predicates.insert(name.to_owned(), Arc::new(f));
+    }
+
+    /// Registers an action type with its parameter schema.
+    pub fn add_action_type<A: BtAction>(&mut self) -> ActionId {
+        self.actions.insert(A::NAME.to_owned(), A::ID);
+        self.schemas.insert(A::NAME.to_owned(), A::schema());
+        A::ID
     }
 
     /// Registers a custom composite or decorator kind.

@@ -228,9 +228,9 @@ impl Script {
             if let Some((k, v)) = &e.set {
                 match program.bb_key(k) {
                     None => say(format!("unknown blackboard key {k:?}")),
-                    Some(i) if !program.bb_defaults[i as usize].same_kind(v) => say(format!(
+                    Some(i) if !program.bb_types[i as usize].accepts(v) => say(format!(
                         "blackboard key {k:?} holds {}, not {}",
-                        crate::value::with_article(program.bb_defaults[i as usize].type_name()),
+                        crate::value::with_article(program.bb_types[i as usize].name()),
                         crate::value::with_article(v.type_name())
                     )),
                     Some(_) => {}

@@ -2,11 +2,20 @@
 
 use std::fmt;
 
+use bevy::ecs::entity::Entity;
+use bevy::math::{Vec2, Vec3};
+use bevy::reflect::Reflect;
 use serde::{Deserialize, Serialize};
 
-/// A blackboard value. In RON written bare: `true`, `3`, `1.5`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// A blackboard value: small and `Copy`, so reading and writing one never
+/// allocates.
+///
+/// In RON: `true`, `3`, `1.5`, `"destroy_5_towers"` (a string, interned),
+/// `(1.0, 2.0)` or `Vec2(1.0, 2.0)`, `(1.0, 2.0, 3.0)` or
+/// `Vec3(1.0, 2.0, 3.0)`, and in scripts `Entity(7)` (the entity with that
+/// index). Entities come from game code.
+#[derive(Debug, Clone, Copy, PartialEq, Reflect)]
+#[reflect(opaque, Debug, PartialEq)]
 pub enum Value {
     /// A boolean.
     Bool(bool),
@@ -14,46 +23,387 @@ pub enum Value {
     Int(i64),
     /// A float.
     Float(f64),
+    /// An entity (a target, a vehicle).
+    Entity(Entity),
+    /// A 2D vector (a position on a map).
+    Vec2(Vec2),
+    /// A 3D vector.
+    Vec3(Vec3),
+    /// A string (a quest, a dialogue line, an NPC), interned.
+    Str(Sym),
+}
+
+/// The type of a blackboard key or parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Reflect)]
+pub enum ValueType {
+    /// `bool`.
+    Bool,
+    /// `int` (accepts floats too: numbers compare with each other).
+    Int,
+    /// `float` (accepts ints too).
+    Float,
+    /// `Entity`.
+    Entity,
+    /// `Vec2`.
+    Vec2,
+    /// `Vec3`.
+    Vec3,
+    /// `String`.
+    Str,
+}
+
+impl ValueType {
+    /// The name written in tree files (`Entity`, `Vec3`, `String`) or in
+    /// messages (`bool`, `int`, `float`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueType::Bool => "bool",
+            ValueType::Int => "int",
+            ValueType::Float => "float",
+            ValueType::Entity => "Entity",
+            ValueType::Vec2 => "Vec2",
+            ValueType::Vec3 => "Vec3",
+            ValueType::Str => "String",
+        }
+    }
+
+    /// The type a tree file names: `Bool`, `Int`, `Float`, `Entity`,
+    /// `Vec2`, `Vec3`, `String` (a key or parameter declared without a
+    /// default).
+    pub fn from_name(name: &str) -> Option<ValueType> {
+        Some(match name {
+            "Bool" => ValueType::Bool,
+            "Int" => ValueType::Int,
+            "Float" => ValueType::Float,
+            "Entity" => ValueType::Entity,
+            "Vec2" => ValueType::Vec2,
+            "Vec3" => ValueType::Vec3,
+            "String" => ValueType::Str,
+            _ => return None,
+        })
+    }
+
+    /// Whether a value fits a key of this type (ints and floats fit each
+    /// other's keys).
+    pub fn accepts(self, v: &Value) -> bool {
+        self.accepts_type(v.value_type())
+    }
+
+    /// Whether values of type `other` fit (ints and floats fit each other).
+    pub fn accepts_type(self, other: ValueType) -> bool {
+        self == other || (self.is_number() && other.is_number())
+    }
+
+    /// Whether values of the type are numbers.
+    pub fn is_number(self) -> bool {
+        matches!(self, ValueType::Int | ValueType::Float)
+    }
+
+    /// Whether `<`, `<=`, `>`, `>=` compare values of the type (numbers and
+    /// bools; entities, vectors and strings compare only with `==` / `!=`).
+    pub fn is_ordered(self) -> bool {
+        matches!(self, ValueType::Bool | ValueType::Int | ValueType::Float)
+    }
+}
+
+impl fmt::Display for ValueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An interned string: a `Copy` id into the app-wide string table, so a
+/// string value costs 4 bytes and comparing two is one integer compare.
+/// Interning happens when a tree compiles or game code calls [`Sym::new`],
+/// never on the tick.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Reflect)]
+#[reflect(opaque, Debug, PartialEq, Hash)]
+pub struct Sym(u32);
+
+struct Interner {
+    ids: std::collections::HashMap<&'static str, u32>,
+    names: Vec<&'static str>,
+}
+
+fn interner() -> &'static std::sync::RwLock<Interner> {
+    static TABLE: std::sync::OnceLock<std::sync::RwLock<Interner>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        std::sync::RwLock::new(Interner {
+            ids: std::collections::HashMap::new(),
+            names: Vec::new(),
+        })
+    })
+}
+
+impl Sym {
+    /// The id of a string, interning it the first time. The table only
+    /// grows (strings are the game's and the trees' names: a bounded set).
+    pub fn new(s: &str) -> Sym {
+        if let Some(&id) = interner()
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .ids
+            .get(s)
+        {
+            return Sym(id);
+        }
+        let mut t = interner()
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(&id) = t.ids.get(s) {
+            return Sym(id);
+        }
+        let id = t.names.len() as u32;
+        let name: &'static str = Box::leak(s.to_owned().into_boxed_str());
+        t.names.push(name);
+        t.ids.insert(name, id);
+        Sym(id)
+    }
+
+    /// The string.
+    pub fn as_str(self) -> &'static str {
+        interner()
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .names
+            .get(self.0 as usize)
+            .copied()
+            .unwrap_or("")
+    }
+}
+
+impl fmt::Debug for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+impl fmt::Display for Sym {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<&str> for Sym {
+    fn from(s: &str) -> Self {
+        Sym::new(s)
+    }
 }
 
 impl Value {
     /// The type's name, for messages.
     pub fn type_name(&self) -> &'static str {
+        self.value_type().name()
+    }
+
+    /// The value's type.
+    pub fn value_type(&self) -> ValueType {
         match self {
-            Value::Bool(_) => "bool",
-            Value::Int(_) => "int",
-            Value::Float(_) => "float",
+            Value::Bool(_) => ValueType::Bool,
+            Value::Int(_) => ValueType::Int,
+            Value::Float(_) => ValueType::Float,
+            Value::Entity(_) => ValueType::Entity,
+            Value::Vec2(_) => ValueType::Vec2,
+            Value::Vec3(_) => ValueType::Vec3,
+            Value::Str(_) => ValueType::Str,
         }
     }
 
     /// Whether two values have the same type (ints and floats compare with
     /// each other).
     pub fn same_kind(&self, other: &Value) -> bool {
-        matches!(
-            (self, other),
-            (Value::Bool(_), Value::Bool(_))
-                | (
-                    Value::Int(_) | Value::Float(_),
-                    Value::Int(_) | Value::Float(_)
-                )
-        )
+        self.value_type().accepts(other)
     }
 
-    /// The value as a bool (numbers: non-zero).
+    /// The value as a bool (numbers: non-zero; other kinds: `false`).
     pub fn as_bool(&self) -> bool {
         match *self {
             Value::Bool(b) => b,
             Value::Int(i) => i != 0,
             Value::Float(f) => f != 0.0,
+            _ => false,
         }
     }
 
-    /// The value as a float (bools: 0 or 1).
+    /// The value as a float (bools: 0 or 1; other kinds: NaN).
     pub fn as_f64(&self) -> f64 {
         match *self {
             Value::Bool(b) => f64::from(u8::from(b)),
             Value::Int(i) => i as f64,
             Value::Float(f) => f,
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// A Rust type a value converts to: what typed parameter reads return.
+pub trait FromValue: Sized {
+    /// The blackboard type it reads.
+    const TYPE: ValueType;
+    /// The conversion (`None` for a value of another type).
+    fn from_value(v: Value) -> Option<Self>;
+}
+
+macro_rules! from_value {
+    ($t:ty, $vt:ident, $($pat:pat => $e:expr),+) => {
+        impl FromValue for $t {
+            const TYPE: ValueType = ValueType::$vt;
+            fn from_value(v: Value) -> Option<Self> {
+                #[allow(clippy::cast_possible_truncation, reason = "numbers convert as Rust's `as`")]
+                match v {
+                    $($pat => Some($e),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+from_value!(bool, Bool, Value::Bool(b) => b);
+from_value!(i64, Int, Value::Int(i) => i, Value::Float(f) => f as i64);
+from_value!(i32, Int, Value::Int(i) => i as i32, Value::Float(f) => f as i32);
+from_value!(u32, Int, Value::Int(i) => i.clamp(0, u32::MAX as i64) as u32, Value::Float(f) => f as u32);
+from_value!(f64, Float, Value::Float(f) => f, Value::Int(i) => i as f64);
+from_value!(f32, Float, Value::Float(f) => f as f32, Value::Int(i) => i as f32);
+from_value!(Entity, Entity, Value::Entity(e) => e);
+from_value!(Vec2, Vec2, Value::Vec2(v) => v);
+from_value!(Vec3, Vec3, Value::Vec3(v) => v);
+from_value!(Sym, Str, Value::Str(s) => s);
+
+/// A value as written in a tree file: a constant, a reference to a
+/// blackboard key or a behavior's parameter (`"{target}"`), or a type with
+/// no value yet (`Entity`: a key declared without a default).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueDef {
+    /// A constant.
+    Value(Value),
+    /// `"{name}"`: the key or parameter `name`.
+    Ref(String),
+    /// A type name: declared, no value yet.
+    Type(ValueType),
+}
+
+impl ValueDef {
+    /// The text as written, for error positions (`{target}`, `12.5`).
+    pub fn text(&self) -> String {
+        match self {
+            ValueDef::Value(v) => v.to_string(),
+            ValueDef::Ref(k) => format!("{{{k}}}"),
+            ValueDef::Type(t) => t.name().to_owned(),
+        }
+    }
+}
+
+/// Bindings or parameters by name, as written.
+pub type Bindings = std::collections::BTreeMap<String, ValueDef>;
+
+/// The shapes RON gives for a value (serde's untagged form: a bare
+/// identifier arrives as a string, `Name(x)` as a one-entry map).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Raw {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Numbers(Vec<f64>),
+    Named(std::collections::BTreeMap<String, RawArg>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawArg {
+    Int(u64),
+    Numbers(Vec<f64>),
+    Str(String),
+}
+
+fn from_raw(raw: Raw) -> Result<ValueDef, String> {
+    Ok(match raw {
+        Raw::Bool(b) => ValueDef::Value(Value::Bool(b)),
+        Raw::Int(i) => ValueDef::Value(Value::Int(i)),
+        Raw::Float(f) => ValueDef::Value(Value::Float(f)),
+        Raw::Str(s) => {
+            if let Some(k) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+                ValueDef::Ref(k.to_owned())
+            } else if let Some(t) = ValueType::from_name(&s) {
+                ValueDef::Type(t)
+            } else {
+                ValueDef::Value(Value::Str(Sym::new(&s)))
+            }
+        }
+        Raw::Numbers(n) => ValueDef::Value(vector(&n)?),
+        Raw::Named(m) => {
+            let mut it = m.into_iter();
+            let (Some((name, arg)), None) = (it.next(), it.next()) else {
+                return Err("expected one value".into());
+            };
+            match (name.as_str(), arg) {
+                ("Entity", RawArg::Int(i)) => ValueDef::Value(Value::Entity(
+                    u32::try_from(i)
+                        .ok()
+                        .and_then(Entity::from_raw_u32)
+                        .ok_or_else(|| format!("Entity({i}): not an entity index"))?,
+                )),
+                ("Vec2" | "Vec3", RawArg::Numbers(n)) if n.len() == name.len() - 2 => {
+                    ValueDef::Value(vector(&n)?)
+                }
+                ("Str", RawArg::Str(s)) => ValueDef::Value(Value::Str(Sym::new(&s))),
+                (other, _) => {
+                    return Err(format!(
+                        "{other}(..) is not a value (expected Entity(index), Vec2(x, y), Vec3(x, y, z) or Str(\"text\"))"
+                    ));
+                }
+            }
+        }
+    })
+}
+
+fn vector(n: &[f64]) -> Result<Value, String> {
+    match *n {
+        [x, y] => Ok(Value::Vec2(Vec2::new(x as f32, y as f32))),
+        [x, y, z] => Ok(Value::Vec3(Vec3::new(x as f32, y as f32, z as f32))),
+        _ => Err(format!(
+            "a vector has 2 or 3 numbers, this one has {}",
+            n.len()
+        )),
+    }
+}
+
+impl<'de> Deserialize<'de> for ValueDef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Raw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom(
+                "expected a value: true, 3, 1.5, \"text\", \"{key}\", (x, y), (x, y, z), Entity(index) or a type (Entity, Vec2, Vec3, String, Bool, Int, Float)",
+            )
+        })?;
+        from_raw(raw).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match ValueDef::deserialize(d)? {
+            ValueDef::Value(v) => Ok(v),
+            ValueDef::Ref(k) => Err(serde::de::Error::custom(format!(
+                "\"{{{k}}}\" refers to a key; a value is needed here"
+            ))),
+            ValueDef::Type(t) => Err(serde::de::Error::custom(format!(
+                "{t} is a type; a value is needed here"
+            ))),
+        }
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Value::Bool(b) => s.serialize_bool(b),
+            Value::Int(i) => s.serialize_i64(i),
+            Value::Float(f) => s.serialize_f64(f),
+            Value::Entity(e) => s.serialize_newtype_variant("Value", 3, "Entity", &e.to_bits()),
+            Value::Vec2(v) => [v.x, v.y].serialize(s),
+            Value::Vec3(v) => [v.x, v.y, v.z].serialize(s),
+            Value::Str(x) => s.serialize_str(x.as_str()),
         }
     }
 }
@@ -72,6 +422,10 @@ impl fmt::Display for Value {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
             Value::Float(x) => write!(f, "{x}"),
+            Value::Entity(e) => write!(f, "Entity({})", e.index()),
+            Value::Vec2(v) => write!(f, "({}, {})", v.x, v.y),
+            Value::Vec3(v) => write!(f, "({}, {}, {})", v.x, v.y, v.z),
+            Value::Str(s) => write!(f, "{:?}", s.as_str()),
         }
     }
 }
@@ -101,6 +455,32 @@ impl From<f32> for Value {
         Value::Float(v.into())
     }
 }
+impl From<Entity> for Value {
+    fn from(v: Entity) -> Self {
+        Value::Entity(v)
+    }
+}
+impl From<Vec2> for Value {
+    fn from(v: Vec2) -> Self {
+        Value::Vec2(v)
+    }
+}
+impl From<Vec3> for Value {
+    fn from(v: Vec3) -> Self {
+        Value::Vec3(v)
+    }
+}
+impl From<Sym> for Value {
+    fn from(v: Sym) -> Self {
+        Value::Str(v)
+    }
+}
+impl From<&str> for Value {
+    /// Interns the string.
+    fn from(v: &str) -> Self {
+        Value::Str(Sym::new(v))
+    }
+}
 
 /// A comparison operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -121,11 +501,25 @@ pub enum Op {
 
 impl Op {
     /// `lhs <op> rhs`. Bools compare as 0/1; ints exactly; mixed as floats.
+    /// Entities, vectors and strings are equal or not (the compiler refuses
+    /// ordering operators on them).
+    #[inline]
     pub fn eval(self, lhs: Value, rhs: Value) -> bool {
         let ord = match (lhs, rhs) {
             (Value::Int(a), Value::Int(b)) => a.partial_cmp(&b),
             (Value::Bool(a), Value::Bool(b)) => a.partial_cmp(&b),
-            (a, b) => a.as_f64().partial_cmp(&b.as_f64()),
+            (Value::Float(_) | Value::Int(_), Value::Float(_) | Value::Int(_)) => {
+                lhs.as_f64().partial_cmp(&rhs.as_f64())
+            }
+            (a, b) if a.value_type() == b.value_type() => {
+                return match self {
+                    Op::Eq => a == b,
+                    Op::Ne => a != b,
+                    _ => false,
+                };
+            }
+            // Values of different kinds are never equal.
+            _ => return matches!(self, Op::Ne),
         };
         let Some(ord) = ord else {
             return matches!(self, Op::Ne);
@@ -138,6 +532,17 @@ impl Op {
             Op::Le => ord != Greater,
             Op::Gt => ord == Greater,
             Op::Ge => ord != Less,
+        }
+    }
+
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    pub fn flipped(self) -> Op {
+        match self {
+            Op::Lt => Op::Gt,
+            Op::Le => Op::Ge,
+            Op::Gt => Op::Lt,
+            Op::Ge => Op::Le,
+            other => other,
         }
     }
 

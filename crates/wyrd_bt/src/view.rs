@@ -343,9 +343,15 @@ impl Program {
         &self.bb_keys
     }
 
-    /// The declared defaults of [`Program::blackboard_keys`].
-    pub fn blackboard_defaults(&self) -> &[crate::Value] {
+    /// The declared defaults of [`Program::blackboard_keys`] (`None`: a key
+    /// declared with a type only, unset until the game sets it).
+    pub fn blackboard_defaults(&self) -> &[Option<crate::Value>] {
         &self.bb_defaults
+    }
+
+    /// The declared types of [`Program::blackboard_keys`].
+    pub fn blackboard_types(&self) -> &[crate::ValueType] {
+        &self.bb_types
     }
 
     /// The tag names, in bit order.
@@ -444,6 +450,12 @@ impl AgentState {
     /// The stimuli competing now.
     pub fn stimuli(&self) -> &[Stimulus] {
         &self.stimuli
+    }
+
+    /// Keys a condition read before the game set them: bit `k` for key `k`
+    /// (keys from 63 on share bit 63). Such a condition does not hold.
+    pub fn unset_reads(&self) -> u64 {
+        self.unset_reads
     }
 
     /// How often each impulse won, in [`Program::impulses`] order.

@@ -13,7 +13,7 @@ fn truth(check: &Check, bools: &[bool; 4], n: i64) -> bool {
     match check {
         Check::Is(k) => get(k),
         Check::IsNot(k) => !get(k),
-        Check::Bb(_, op, v) => op.eval(Value::Int(n), *v),
+        Check::Bb(_, op, wyrd_bt::ValueDef::Value(v)) => op.eval(Value::Int(n), *v),
         Check::All(list) => list.iter().all(|c| truth(c, bools, n)),
         Check::Any(list) => list.iter().any(|c| truth(c, bools, n)),
         Check::Not(c) => !truth(c, bools, n),

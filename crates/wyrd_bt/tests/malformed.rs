@@ -42,7 +42,7 @@ fn each_malformed_tree_has_its_own_error() {
     expect(
         "unknown_action.bt.ron",
         4,
-        |p| matches!(p, BtProblem::UnknownAction(a) if a == "Teleport"),
+        |p| matches!(p, BtProblem::UnknownAction { name, .. } if name == "Teleport"),
         "register_bt_action",
     );
     expect(

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use wyrd_bt::sim::{Outcome, Sim};
-use wyrd_bt::{SplitMix64, Value, Vocabulary, compile_str};
+use wyrd_bt::{SplitMix64, Value, ValueType, Vocabulary, compile_str};
 
 struct Rng(SplitMix64);
 
@@ -31,10 +31,11 @@ fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
     for tick in 1..=10_000u32 {
         for _ in 0..rng.below(3) {
             let k = rng.below(keys.len());
-            let v = match program.blackboard_defaults()[k] {
-                Value::Bool(_) => Value::Bool(rng.below(2) == 0),
-                Value::Int(_) => Value::Int(rng.below(40) as i64),
-                Value::Float(_) => Value::Float(rng.below(100) as f64 / 10.0),
+            let v = match program.blackboard_types()[k] {
+                ValueType::Bool => Value::Bool(rng.below(2) == 0),
+                ValueType::Int => Value::Int(rng.below(40) as i64),
+                ValueType::Float => Value::Float(rng.below(100) as f64 / 10.0),
+                other => panic!("the reference trees have no {other} keys"),
             };
             sim.set(&keys[k], v).unwrap();
         }

@@ -223,7 +223,12 @@ pub fn take_snapshot(
             nodes: tree_rows(program, agent.state(), bb.tags()),
             blackboard: bb
                 .iter()
-                .map(|(k, v)| (k.to_owned(), v.to_string()))
+                .map(|(k, v)| {
+                    (
+                        k.to_owned(),
+                        v.map_or_else(|| "(unset)".to_owned(), |v| v.to_string()),
+                    )
+                })
                 .collect(),
             tags: program
                 .tag_names()

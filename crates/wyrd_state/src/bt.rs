@@ -24,8 +24,8 @@ use bevy::ecs::message::MessageCursor;
 use bevy::ecs::prelude::*;
 use bevy::log::{error, info};
 use wyrd_bt::{
-    ActionInfo, ActionState, AgentState, Blackboard, BtActions, BtAppExt, BtAsset, BtGlobals,
-    BtSystems, Status, TickEnv, Value, tick_agent,
+    ActionInfo, ActionState, AgentState, Blackboard, BtAction, BtActions, BtAppExt, BtAsset,
+    BtGlobals, BtSystems, Status, TickEnv, Value, tick_agent,
 };
 
 use crate::{WorldState, WorldStateFiles, WorldStateSystems};
@@ -117,6 +117,13 @@ pub trait WorldStateEvalAppExt {
         name: &str,
         f: impl Fn(&mut World, &ActionInfo) -> Result<NodeEffect, BevyError> + Send + Sync + 'static,
     ) -> &mut Self;
+    /// Registers a node declared as a typed action
+    /// ([`bt_action!`](wyrd_bt::bt_action)): trees are checked against its
+    /// parameters when they load, and the handler gets them as fields.
+    fn add_world_state_action<A: BtAction>(
+        &mut self,
+        f: impl Fn(&mut World, A) -> Result<NodeEffect, BevyError> + Send + Sync + 'static,
+    ) -> &mut Self;
     /// Resets this resource on `ResetWorldStateManagers`.
     fn add_world_state_manager<R: WorldStateManager>(&mut self) -> &mut Self;
 }
@@ -132,6 +139,23 @@ impl WorldStateEvalAppExt for App {
             .get_resource_or_init::<WorldStateNodes>()
             .handlers
             .insert(name.to_owned(), Arc::new(f));
+        self
+    }
+
+    fn add_world_state_action<A: BtAction>(
+        &mut self,
+        f: impl Fn(&mut World, A) -> Result<NodeEffect, BevyError> + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.add_bt_action::<A>();
+        let handler = move |world: &mut World, info: &ActionInfo| {
+            // Evaluation trees read constants (no blackboard keys).
+            let params = A::read(info, &Blackboard::default())?;
+            f(world, params)
+        };
+        self.world_mut()
+            .get_resource_or_init::<WorldStateNodes>()
+            .handlers
+            .insert(A::NAME.to_owned(), Arc::new(handler));
         self
     }
 
@@ -192,8 +216,13 @@ impl WorldStateEvaluationPlugin {
     }
 }
 
+/// The seed's nodes name flags and counters by their parameters' names
+/// (`SetFlagValue(params: {"NPC_DRONE_SPK_01": true})`), with constants.
 fn param_names(info: &ActionInfo) -> impl Iterator<Item = (&str, Value)> {
-    info.params().iter().map(|(k, v)| (&**k, *v))
+    info.params().iter().filter_map(|(k, p)| match p {
+        wyrd_bt::Param::Const(v) => Some((&**k, *v)),
+        wyrd_bt::Param::Key { .. } => None,
+    })
 }
 
 impl Plugin for WorldStateEvaluationPlugin {

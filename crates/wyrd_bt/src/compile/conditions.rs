@@ -3,8 +3,8 @@
 
 use super::{BtError, BtProblem, Compiler};
 use crate::def::Check;
-use crate::program::{Cond, Kind, NONE, PredicateSlot, Program};
-use crate::value::Value;
+use crate::program::{Cond, Kind, NONE, Param, PredicateSlot, Program};
+use crate::value::{Op, Value, ValueType};
 
 /// Folds conditions on bool keys (below 64) into bit tests over the
 /// blackboard's bool mask: `BbIs`, and `All` / `Any` / `Not` made only of
@@ -13,7 +13,9 @@ use crate::value::Value;
 pub(super) fn fold_bits(p: &mut Program) {
     for i in 0..p.conds.len() {
         let folded = match p.conds[i] {
-            Cond::BbIs { key, value } if key < 64 => {
+            // Folded only for keys with a default: an unset key's bit reads
+            // as false, and an unset read must fail both ways.
+            Cond::BbIs { key, value } if key < 64 && p.bb_defaults[key as usize].is_some() => {
                 let bit = 1u64 << key;
                 Some(Cond::Bits {
                     mask: bit,
@@ -170,56 +172,95 @@ impl Compiler<'_> {
     }
 
     pub(crate) fn check(&mut self, file: &str, check: &Check) -> Result<u32, BtError> {
-        let key = |this: &Self, k: &str| {
-            this.p
-                .bb_keys
-                .iter()
-                .position(|x| x == k)
-                .map(|i| i as u16)
-                .ok_or_else(|| this.err_at(file, k, BtProblem::UnknownKey(k.to_owned())))
-        };
         let cond = match check {
             Check::Is(k) | Check::IsNot(k) => {
-                let i = key(self, k)?;
-                let def = self.p.bb_defaults[i as usize];
-                if !matches!(def, Value::Bool(_)) {
-                    return Err(self.err_key_use(
-                        file,
-                        k,
-                        BtProblem::KeyType {
-                            key: k.clone(),
-                            expected: def.type_name(),
-                            found: "bool",
-                        },
-                    ));
-                }
-                Cond::BbIs {
-                    key: i,
-                    value: matches!(check, Check::Is(_)),
+                let want = matches!(check, Check::Is(_));
+                match self.key_operand(file, k)? {
+                    Param::Key { key, ty } => {
+                        if ty != ValueType::Bool {
+                            return Err(self.err_key_use(
+                                file,
+                                k,
+                                BtProblem::KeyType {
+                                    key: k.clone(),
+                                    expected: ty.name(),
+                                    found: "bool",
+                                },
+                            ));
+                        }
+                        Cond::BbIs { key, value: want }
+                    }
+                    // A behavior's parameter bound to a constant.
+                    Param::Const(Value::Bool(b)) => Cond::Const(b == want),
+                    Param::Const(v) => {
+                        return Err(self.err_key_use(
+                            file,
+                            k,
+                            BtProblem::KeyType {
+                                key: k.clone(),
+                                expected: v.type_name(),
+                                found: "bool",
+                            },
+                        ));
+                    }
                 }
             }
             Check::Bb(k, op, v) => {
-                let i = key(self, k)?;
-                let def = self.p.bb_defaults[i as usize];
-                if !def.same_kind(v) {
+                let lhs = self.key_operand(file, k)?;
+                let rhs = self.param(file, v, &format!("the comparison with {k}"))?;
+                let (lt, rt) = (lhs.value_type(), rhs.value_type());
+                if !lt.accepts_type(rt) {
                     return Err(self.err_key_use(
                         file,
                         k,
                         BtProblem::KeyType {
                             key: k.clone(),
-                            expected: def.type_name(),
-                            found: v.type_name(),
+                            expected: lt.name(),
+                            found: rt.name(),
                         },
                     ));
                 }
-                Cond::Bb {
-                    key: i,
-                    op: *op,
-                    value: *v,
+                if !lt.is_ordered() && !matches!(op, Op::Eq | Op::Ne) {
+                    return Err(self.err_key_use(
+                        file,
+                        k,
+                        BtProblem::Unordered {
+                            key: k.clone(),
+                            ty: lt,
+                            op: *op,
+                        },
+                    ));
+                }
+                match (lhs, rhs) {
+                    (Param::Key { key, .. }, Param::Const(value)) => Cond::Bb {
+                        key,
+                        op: *op,
+                        value,
+                    },
+                    (Param::Key { key, .. }, Param::Key { key: other, .. }) => Cond::BbKey {
+                        key,
+                        op: *op,
+                        other,
+                    },
+                    (Param::Const(value), Param::Key { key, .. }) => Cond::Bb {
+                        key,
+                        op: op.flipped(),
+                        value,
+                    },
+                    (Param::Const(a), Param::Const(b)) => Cond::Const(op.eval(a, b)),
                 }
             }
-            Check::Predicate(name) => {
-                let idx = match self.predicate_index.get(name) {
+            Check::Predicate(name, args) => {
+                let mut bound = Vec::with_capacity(args.len());
+                for (k, v) in args {
+                    let p = self.param(file, v, &format!("argument {k:?} of {name}"))?;
+                    bound.push((k.as_str().into(), p));
+                }
+                let known = args
+                    .is_empty()
+                    .then(|| self.predicate_index.get(name))
+                    .flatten();
+                let idx = match known {
                     Some(&i) => i,
                     None => {
                         let f = self.vocab.predicates.get(name).cloned();
@@ -232,10 +273,13 @@ impl Compiler<'_> {
                         }
                         self.p.predicates.push(PredicateSlot {
                             name: name.clone(),
+                            args: bound.into_boxed_slice(),
                             f,
                         });
                         let i = self.p.predicates.len() as u32 - 1;
-                        self.predicate_index.insert(name.clone(), i);
+                        if args.is_empty() {
+                            self.predicate_index.insert(name.clone(), i);
+                        }
                         i
                     }
                 };

@@ -35,8 +35,8 @@ impl<'a> Compiler<'a> {
             match c {
                 Check::Is(k) => format!("?{k}"),
                 Check::IsNot(k) => format!("?!{k}"),
-                Check::Bb(k, op, v) => format!("?{k}{}{v}", op.symbol()),
-                Check::Predicate(p) => format!("?{p}"),
+                Check::Bb(k, op, v) => format!("?{k}{}{}", op.symbol(), v.text()),
+                Check::Predicate(p, _) => format!("?{p}"),
                 Check::HasTag(t) => format!("?#{t}"),
                 Check::World(k, op, v) => format!("?{k}{}{v}", op.symbol()),
                 Check::All(_) => "?all".into(),
@@ -144,15 +144,30 @@ impl<'a> Compiler<'a> {
                     BtProblem::UnknownBehavior(u.behavior.clone()),
                 ));
             };
+            let scope = self.bind(
+                file,
+                &target_file,
+                &u.behavior,
+                bdef.common().parameters,
+                &u.with,
+                false,
+            )?;
             self.stack.push(key.clone());
-            let idx = self.emit(bdef, &target_file, parent, seg, depth, tags)?;
+            self.scopes.push(scope);
+            self.entering_behavior = true;
+            let idx = self.emit(bdef, &target_file, parent, seg, depth, tags);
+            self.scopes.pop();
             self.stack.pop();
+            let idx = idx?;
             if !self.detached {
                 self.native.entry(key).or_default().push(idx);
             }
             return Ok(idx);
         }
 
+        if !std::mem::take(&mut self.entering_behavior) && !common.parameters.is_empty() {
+            return Err(self.err_node(file, def, BtProblem::ParametersOnNode));
+        }
         let idx = self.p.nodes.len() as u32;
         let path = if parent == NONE {
             seg
@@ -184,7 +199,7 @@ impl<'a> Compiler<'a> {
             facts: crate::program::NodeFacts::of(&Kind::Succeed),
         });
 
-        let mut in_place_impulse: Option<(String, String)> = None;
+        let mut in_place_impulse: Option<(String, String, crate::value::Bindings)> = None;
         let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
         // Arity and per-agent state come from the kind's table.
         let info = kind.info();
@@ -204,14 +219,16 @@ impl<'a> Compiler<'a> {
 
         // Children.
         let mut kids = Vec::new();
-        if let Some((bfile, behavior)) = in_place_impulse {
+        if let Some((bfile, behavior, with)) = in_place_impulse {
             let use_def = NodeDef::Use(crate::def::UseDef {
                 name: None,
                 tags: vec![],
                 any_tags: vec![],
                 not_tags: vec![],
+                parameters: Default::default(),
                 behavior: behavior.clone(),
                 file: None,
+                with,
             });
             kids.push(self.emit(&use_def, &bfile, idx, behavior, depth + 1, (0, 0, 0))?);
         } else {

@@ -57,8 +57,112 @@ pub enum BtProblem {
         expected: &'static str,
     },
     /// An action no system registered.
-    #[error("unknown action {0:?}: register it with app.register_bt_action({0:?})")]
-    UnknownAction(String),
+    #[error(
+        "unknown action {name:?} (known: {known}): register it with app.register_bt_action({name:?}) or app.add_bt_action::<T>()"
+    )]
+    UnknownAction {
+        /// What was written.
+        name: String,
+        /// The registered actions.
+        known: String,
+    },
+    /// A parameter the action's schema does not have.
+    #[error("{action} has no parameter {name:?} (its parameters: {known})")]
+    UnknownActionParam {
+        /// The action.
+        action: String,
+        /// What was written.
+        name: String,
+        /// The schema's parameters.
+        known: String,
+    },
+    /// A parameter the action needs, missing.
+    #[error("{action} needs parameter {name:?} ({}{})", crate::value::with_article(ty.name()), if *output { ", an output: give a \"{key}\"" } else { "" })]
+    MissingActionParam {
+        /// The action.
+        action: String,
+        /// The parameter.
+        name: String,
+        /// Its type.
+        ty: crate::value::ValueType,
+        /// Whether it is an output port.
+        output: bool,
+    },
+    /// A parameter of the wrong type (or a constant for an output).
+    #[error("parameter {name:?} of {action} is {}, given {}{}", crate::value::with_article(expected.name()), crate::value::with_article(found.name()), if *output { " constant: an output needs a \"{key}\"" } else { "" })]
+    ActionParamType {
+        /// The action.
+        action: String,
+        /// The parameter.
+        name: String,
+        /// Its type.
+        expected: crate::value::ValueType,
+        /// What was given.
+        found: crate::value::ValueType,
+        /// A constant was given for an output.
+        output: bool,
+    },
+    /// A binding for a parameter the behavior does not declare.
+    #[error("behavior {behavior} has no parameter {name:?} (its parameters: {known})")]
+    UnknownParameter {
+        /// The behavior.
+        behavior: String,
+        /// What was written.
+        name: String,
+        /// Its declared parameters.
+        known: String,
+    },
+    /// A parameter without default and without binding.
+    #[error("behavior {behavior} needs parameter {name:?} ({}): bind it with `with: {{{name:?}: ...}}`", crate::value::with_article(ty.name()))]
+    MissingBinding {
+        /// The behavior.
+        behavior: String,
+        /// The parameter.
+        name: String,
+        /// Its type.
+        ty: crate::value::ValueType,
+    },
+    /// A binding of the wrong type.
+    #[error("parameter {name:?} of behavior {behavior} is {}, bound to {}", crate::value::with_article(expected.name()), crate::value::with_article(found.name()))]
+    BindingType {
+        /// The behavior.
+        behavior: String,
+        /// The parameter.
+        name: String,
+        /// Its declared type.
+        expected: crate::value::ValueType,
+        /// The binding's type.
+        found: crate::value::ValueType,
+    },
+    /// A declaration (a key's default, a parameter's) that refers to a key.
+    #[error("{0:?} is declared here: give it a default value or a type, not a \"{{key}}\"")]
+    RefAsDeclaration(String),
+    /// A type where a value is needed.
+    #[error("{what} needs a value or a \"{{key}}\", not the type {ty}")]
+    TypeNotValue {
+        /// The place.
+        what: String,
+        /// The type written.
+        ty: crate::value::ValueType,
+    },
+    /// `parameters` on a node that is not a named behavior.
+    #[error("only a named behavior (under `behaviors`) takes `parameters`")]
+    ParametersOnNode,
+    /// A redirect impulse given bindings.
+    #[error(
+        "a redirect runs {0} where it is placed, with that place's bindings: `with` is for in-place impulses"
+    )]
+    RedirectWith(String),
+    /// An ordering operator on values that only compare equal or not.
+    #[error("{key} is {}: compare it with Eq or Ne, not {op:?}", crate::value::with_article(ty.name()))]
+    Unordered {
+        /// The key or parameter.
+        key: String,
+        /// Its type.
+        ty: crate::value::ValueType,
+        /// The operator.
+        op: crate::value::Op,
+    },
     /// A predicate no system registered.
     #[error("unknown predicate {0:?}: register it with app.register_bt_predicate({0:?}, ..)")]
     UnknownPredicate(String),

@@ -11,6 +11,7 @@ mod conditions;
 mod emit;
 mod errors;
 mod files;
+mod params;
 
 use std::collections::HashMap;
 
@@ -21,6 +22,7 @@ use conditions::{all_of, fold_bits, instant_cond};
 
 use crate::program::{Kind, NONE, Program};
 use crate::registry::Vocabulary;
+use crate::value::ValueDef;
 
 pub(crate) struct Compiler<'a> {
     pub(crate) vocab: &'a Vocabulary,
@@ -31,6 +33,11 @@ pub(crate) struct Compiler<'a> {
     pub(crate) redirects: Vec<(u32, String, String, String)>,
     detached: bool,
     predicate_index: HashMap<String, u32>,
+    /// Bound parameters of the behaviors being emitted (innermost last).
+    pub(crate) scopes: Vec<params::Scope>,
+    /// The next node emitted is a named behavior's root (it may declare
+    /// `parameters`).
+    pub(crate) entering_behavior: bool,
 }
 
 /// Compiles the tree in `files[main]` (and what it uses) into a program.
@@ -62,6 +69,8 @@ pub fn compile(
         redirects: Vec::new(),
         detached: false,
         predicate_index: HashMap::new(),
+        scopes: Vec::new(),
+        entering_behavior: false,
     };
     // Declarations: the main file's, then any other file's (union).
     let mut order: Vec<&String> = files.keys().filter(|k| *k != main).collect();
@@ -76,22 +85,34 @@ pub fn compile(
             }
         }
         for (k, v) in &pf.def.blackboard {
+            let (ty, default) = match v {
+                ValueDef::Value(v) => (v.value_type(), Some(*v)),
+                ValueDef::Type(t) => (*t, None),
+                ValueDef::Ref(r) => {
+                    return Err(c.err_at(
+                        f,
+                        &format!("{{{r}}}"),
+                        BtProblem::RefAsDeclaration(k.clone()),
+                    ));
+                }
+            };
             match c.p.bb_keys.iter().position(|x| x == k) {
-                Some(i) if !c.p.bb_defaults[i].same_kind(v) => {
+                Some(i) if c.p.bb_types[i] != ty => {
                     return Err(c.err_at(
                         f,
                         k,
                         BtProblem::KeyType {
                             key: k.clone(),
-                            expected: c.p.bb_defaults[i].type_name(),
-                            found: v.type_name(),
+                            expected: c.p.bb_types[i].name(),
+                            found: ty.name(),
                         },
                     ));
                 }
                 Some(_) => {}
                 None => {
                     c.p.bb_keys.push(k.clone());
-                    c.p.bb_defaults.push(*v);
+                    c.p.bb_types.push(ty);
+                    c.p.bb_defaults.push(default);
                 }
             }
         }
@@ -120,10 +141,19 @@ pub fn compile(
     c.emit(&main_file.def.root, main, NONE, root_seg, 0, (0, 0, 0))?;
     c.p.detached_start = c.p.nodes.len() as u32;
     c.detached = true;
+    let no_bindings = Default::default();
     for b in &main_file.def.behaviors {
         let name = b.common().name.unwrap_or_default().to_owned();
+        // A behavior whose parameters cannot be bound without a `Use`
+        // (no default, no key of that name) cannot be a stimulus.
+        let Ok(scope) = c.bind(main, main, &name, b.common().parameters, &no_bindings, true) else {
+            continue;
+        };
         c.stack.push((main.to_owned(), name.clone()));
+        c.scopes.push(scope);
+        c.entering_behavior = true;
         let idx = c.emit(b, main, NONE, format!("~{name}"), 0, (0, 0, 0))?;
+        c.scopes.pop();
         c.stack.pop();
         c.p.detached.insert(name, idx);
     }
@@ -192,6 +222,7 @@ pub fn compile(
     }
     fold_bits(&mut c.p);
     c.p.bb_shared = c.p.bb_keys.as_slice().into();
+    c.p.bb_types_shared = c.p.bb_types.as_slice().into();
     c.p.tags_shared = c.p.tag_names.as_slice().into();
     Ok(c.p)
 }

@@ -337,11 +337,16 @@ impl Interp<'_> {
     /// `SwitchTest.CaseSwitchToAction2`).
     pub(super) fn switch(&mut self, i: u32, key: u16, cases: u32) -> Status {
         let count = self.child_count(i);
-        let value = self.bb.get_index(key);
         let n = count - 1;
-        let chosen = (0..n)
-            .find(|&k| crate::value::Op::Eq.eval(value, self.p.switch_cases[cases as usize + k]))
-            .unwrap_or(n);
+        // An unset key matches no case: the default runs.
+        let chosen = match self.bb.get_index(key) {
+            Some(value) => (0..n)
+                .find(|&k| {
+                    crate::value::Op::Eq.eval(value, self.p.switch_cases[cases as usize + k])
+                })
+                .unwrap_or(n),
+            None => n,
+        };
         let was = self.cursor_of(i) as usize;
         if was != u16::MAX as usize && was != chosen {
             self.halt_running_children(i, was, was + 1);

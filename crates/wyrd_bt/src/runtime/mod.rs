@@ -181,6 +181,8 @@ pub struct AgentState {
     seen_inputs: (u64, u64),
     /// Walks skipped because nothing the tree reads changed.
     pub(crate) skipped: u64,
+    /// Keys (bit `min(key, 63)`) a condition read before they were set.
+    pub(crate) unset_reads: u64,
     /// The root's status after the whole tick (a repeating tree that
     /// finished is already running its next cycle).
     live: Status,
@@ -215,6 +217,7 @@ impl AgentState {
             seed,
             seen_inputs: (u64::MAX, u64::MAX),
             skipped: 0,
+            unset_reads: 0,
             live: Status::Idle,
         }
     }
@@ -274,6 +277,8 @@ pub(crate) struct Interp<'a> {
     spare: u32,
     /// Where the tick's events go, when someone asked for them.
     trace: Option<&'a mut TickTrace>,
+    /// Keys conditions read unset in this tick (see `AgentState::unset_reads`).
+    unset: std::cell::Cell<u64>,
 }
 
 /// What one tick reads besides the agent's own components.
@@ -345,6 +350,7 @@ pub fn tick_agent_traced(
         unguarded: NONE,
         spare: NONE,
         trace,
+        unset: std::cell::Cell::new(0),
     };
     // One pass over the slots: started ones now run, reports are noted,
     // aborted ones (told last tick) go.
@@ -391,6 +397,7 @@ pub fn tick_agent_traced(
         // activation.
         it.st.live = it.walk();
     }
+    it.st.unset_reads |= it.unset.get();
     status
 }
 
@@ -479,12 +486,31 @@ impl<'a> Interp<'a> {
         match self.p.conds[c as usize] {
             Cond::Bits { mask, want } => (self.bb.bools() ^ want) & mask == 0,
             Cond::AnyBits { mask, want } => !(self.bb.bools() ^ want) & mask != 0,
-            Cond::BbIs { key, value } => self.bb.get_index(key) == crate::value::Value::Bool(value),
-            Cond::Bb { key, op, value } => op.eval(self.bb.get_index(key), value),
+            Cond::BbIs { key, value } => match self.bb.get_index(key) {
+                Some(v) => v == crate::value::Value::Bool(value),
+                None => self.unset(key),
+            },
+            Cond::Bb { key, op, value } => match self.bb.get_index(key) {
+                Some(v) => op.eval(v, value),
+                None => self.unset(key),
+            },
+            Cond::BbKey { key, op, other } => {
+                match (self.bb.get_index(key), self.bb.get_index(other)) {
+                    (Some(a), Some(b)) => op.eval(a, b),
+                    (None, _) => self.unset(key),
+                    (_, None) => self.unset(other),
+                }
+            }
             Cond::Predicate(i) => {
                 let slot = &self.p.predicates[i as usize];
                 match (&slot.f, self.stub) {
-                    (Some(f), _) => f(self.bb),
+                    (Some(f), _) => f(
+                        self.bb,
+                        &crate::registry::PredicateArgs {
+                            args: &slot.args,
+                            bb: self.bb,
+                        },
+                    ),
                     (None, Some(stub)) => stub(&slot.name),
                     (None, None) => false,
                 }
@@ -508,6 +534,15 @@ impl<'a> Interp<'a> {
                 _ => false,
             },
         }
+    }
+
+    /// A condition read a key the game has not set: it does not hold, and
+    /// the key is noted for the plugin to report once.
+    #[cold]
+    fn unset(&self, key: u16) -> bool {
+        let bit = 1u64 << key.min(63);
+        self.unset.set(self.unset.get() | bit);
+        false
     }
 
     /// Binary relevancy: tags match and the node's own guard holds (an

@@ -1,0 +1,228 @@
+//! Values, references and bindings: `"{key}"` references resolved to key
+//! indices at compile time, behaviors' parameters bound by
+//! `Use(..., with: {...})`, actions' parameters checked against the schema
+//! their game registered.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{BtError, BtProblem, Compiler};
+use crate::program::Param;
+use crate::registry::ParamSpec;
+use crate::value::ValueDef;
+
+/// The parameters of the behavior being emitted, as bound at its place.
+pub(crate) type Scope = HashMap<String, Param>;
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<&str> = it.collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+impl Compiler<'_> {
+    /// A `"{name}"` reference: the innermost behavior's parameter of that
+    /// name, else the blackboard key.
+    pub(crate) fn resolve_ref(&self, file: &str, name: &str) -> Result<Param, BtError> {
+        if let Some(p) = self.scopes.last().and_then(|s| s.get(name)) {
+            return Ok(*p);
+        }
+        let key = self
+            .p
+            .bb_keys
+            .iter()
+            .position(|x| x == name)
+            .ok_or_else(|| {
+                self.err_at(
+                    file,
+                    &format!("{{{name}}}"),
+                    BtProblem::UnknownKey(name.to_owned()),
+                )
+            })? as u16;
+        Ok(Param::Key {
+            key,
+            ty: self.p.bb_types[key as usize],
+        })
+    }
+
+    /// A value where a constant or a reference may stand (`what` names the
+    /// place for messages).
+    pub(crate) fn param(&self, file: &str, v: &ValueDef, what: &str) -> Result<Param, BtError> {
+        match v {
+            ValueDef::Value(v) => Ok(Param::Const(*v)),
+            ValueDef::Ref(k) => self.resolve_ref(file, k),
+            ValueDef::Type(t) => Err(self.err_at(
+                file,
+                t.name(),
+                BtProblem::TypeNotValue {
+                    what: what.to_owned(),
+                    ty: *t,
+                },
+            )),
+        }
+    }
+
+    /// A condition's key operand: a key's name, or `"{name}"` (a
+    /// behavior's parameter, or a key).
+    pub(crate) fn key_operand(&self, file: &str, k: &str) -> Result<Param, BtError> {
+        match k.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            Some(r) => self.resolve_ref(file, r),
+            None => {
+                let key = self.key_index(file, k)?;
+                Ok(Param::Key {
+                    key,
+                    ty: self.p.bb_types[key as usize],
+                })
+            }
+        }
+    }
+
+    /// The parameters of `behavior` (declared in `declared`, in
+    /// `target_file`) bound at a place in `file` by `with`. Bindings
+    /// resolve in the caller's scope. Placed as a stimulus (`detached`), a
+    /// parameter without default binds to the key of its name.
+    pub(crate) fn bind(
+        &self,
+        file: &str,
+        target_file: &str,
+        behavior: &str,
+        declared: &BTreeMap<String, ValueDef>,
+        with: &BTreeMap<String, ValueDef>,
+        detached: bool,
+    ) -> Result<Scope, BtError> {
+        for name in with.keys() {
+            if !declared.contains_key(name) {
+                return Err(self.err_at(
+                    file,
+                    name,
+                    BtProblem::UnknownParameter {
+                        behavior: behavior.to_owned(),
+                        name: name.clone(),
+                        known: names(declared.keys().map(String::as_str)),
+                    },
+                ));
+            }
+        }
+        let mut scope = Scope::new();
+        for (name, decl) in declared {
+            let (ty, default) = match decl {
+                ValueDef::Value(v) => (v.value_type(), Some(*v)),
+                ValueDef::Type(t) => (*t, None),
+                ValueDef::Ref(r) => {
+                    return Err(self.err_at(
+                        target_file,
+                        &format!("{{{r}}}"),
+                        BtProblem::RefAsDeclaration(name.clone()),
+                    ));
+                }
+            };
+            let bound = match (with.get(name), default) {
+                (Some(v), _) => {
+                    self.param(file, v, &format!("parameter {name:?} of {behavior}"))?
+                }
+                (None, Some(v)) => Param::Const(v),
+                (None, None) if detached => self.key_operand(target_file, name)?,
+                (None, None) => {
+                    return Err(self.err_ref(
+                        file,
+                        behavior,
+                        BtProblem::MissingBinding {
+                            behavior: behavior.to_owned(),
+                            name: name.clone(),
+                            ty,
+                        },
+                    ));
+                }
+            };
+            if !ty.accepts_type(bound.value_type()) {
+                return Err(self.err_at(
+                    file,
+                    name,
+                    BtProblem::BindingType {
+                        behavior: behavior.to_owned(),
+                        name: name.clone(),
+                        expected: ty,
+                        found: bound.value_type(),
+                    },
+                ));
+            }
+            scope.insert(name.clone(), bound);
+        }
+        Ok(scope)
+    }
+
+    /// An action's parameters: with a registered schema, checked against it
+    /// and laid out in its order (defaults filled in); without one, in file
+    /// order.
+    pub(crate) fn action_params(
+        &self,
+        file: &str,
+        action: &str,
+        given: &BTreeMap<String, ValueDef>,
+        schema: Option<&[ParamSpec]>,
+    ) -> Result<Vec<(Box<str>, Param)>, BtError> {
+        let what = |name: &str| format!("parameter {name:?} of {action}");
+        let Some(schema) = schema else {
+            return given
+                .iter()
+                .map(|(k, v)| Ok((k.as_str().into(), self.param(file, v, &what(k))?)))
+                .collect();
+        };
+        for name in given.keys() {
+            if !schema.iter().any(|s| s.name == name) {
+                return Err(self.err_at(
+                    file,
+                    name,
+                    BtProblem::UnknownActionParam {
+                        action: action.to_owned(),
+                        name: name.clone(),
+                        known: names(schema.iter().map(|s| s.name)),
+                    },
+                ));
+            }
+        }
+        let mut out = Vec::with_capacity(schema.len());
+        for spec in schema {
+            let p = match (given.get(spec.name), spec.default) {
+                (Some(v), _) => self.param(file, v, &what(spec.name))?,
+                (None, Some(v)) if !spec.output => Param::Const(v),
+                (None, _) => {
+                    return Err(self.err_at(
+                        file,
+                        action,
+                        BtProblem::MissingActionParam {
+                            action: action.to_owned(),
+                            name: spec.name.to_owned(),
+                            ty: spec.ty,
+                            output: spec.output,
+                        },
+                    ));
+                }
+            };
+            let fits = if spec.output {
+                // The key is written: its type must be the port's exactly
+                // (an int key cannot take a float result).
+                matches!(p, Param::Key { ty, .. } if ty == spec.ty || spec.ty.accepts_type(ty) && ty.is_number())
+            } else {
+                spec.ty.accepts_type(p.value_type())
+            };
+            if !fits {
+                return Err(self.err_at(
+                    file,
+                    spec.name,
+                    BtProblem::ActionParamType {
+                        action: action.to_owned(),
+                        name: spec.name.to_owned(),
+                        expected: spec.ty,
+                        found: p.value_type(),
+                        output: spec.output && !matches!(p, Param::Key { .. }),
+                    },
+                ));
+            }
+            out.push((spec.name.into(), p));
+        }
+        Ok(out)
+    }
+}
