@@ -162,9 +162,19 @@ impl<T: FromValue + 'static> ActionField for Out<T> {
 ///
 /// bt_action! {
 ///     /// Walk to a point at a speed.
-///     pub struct MoveTo { pub goal: Vec3, pub speed: f32 = 3.5 }
+///     pub struct MoveTo {
+///         /// Where to.
+///         pub goal: Vec3,
+///         /// Meters per second (default 3.5).
+///         pub speed: f32 = 3.5,
+///     }
 ///     /// Look for an enemy; writes it to the key given as `found`.
-///     pub struct FindTarget { pub range: f32 = 10.0, pub found: Out<Entity> }
+///     pub struct FindTarget {
+///         /// How far to look.
+///         pub range: f32 = 10.0,
+///         /// The key the enemy is written to.
+///         pub found: Out<Entity>,
+///     }
 /// }
 /// # use wyrd_bt::BtAction;
 /// assert_eq!(MoveTo::NAME, "MoveTo");
@@ -174,11 +184,11 @@ impl<T: FromValue + 'static> ActionField for Out<T> {
 macro_rules! bt_action {
     ($(
         $(#[$m:meta])*
-        $vis:vis struct $name:ident { $($fvis:vis $field:ident : $ty:ty $(= $default:expr)?),* $(,)? }
+        $vis:vis struct $name:ident { $($(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty $(= $default:expr)?),* $(,)? }
     )*) => {$(
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq)]
-        $vis struct $name { $($fvis $field: $ty),* }
+        $vis struct $name { $($(#[$fm])* $fvis $field: $ty),* }
 
         impl $crate::BtAction for $name {
             const NAME: &'static str = stringify!($name);

@@ -344,9 +344,8 @@ fn from_raw(raw: Raw) -> Result<ValueDef, String> {
                         .and_then(Entity::from_raw_u32)
                         .ok_or_else(|| format!("Entity({i}): not an entity index"))?,
                 )),
-                ("Vec2" | "Vec3", RawArg::Numbers(n)) if n.len() == name.len() - 2 => {
-                    ValueDef::Value(vector(&n)?)
-                }
+                ("Vec2", RawArg::Numbers(n)) if n.len() == 2 => ValueDef::Value(vector(&n)?),
+                ("Vec3", RawArg::Numbers(n)) if n.len() == 3 => ValueDef::Value(vector(&n)?),
                 ("Str", RawArg::Str(s)) => ValueDef::Value(Value::Str(Sym::new(&s))),
                 (other, _) => {
                     return Err(format!(
@@ -410,7 +409,7 @@ impl Serialize for Value {
 
 /// A type name with its article, for messages: "a bool", "an int".
 pub fn with_article(type_name: &str) -> String {
-    match type_name.chars().next() {
+    match type_name.chars().next().map(|c| c.to_ascii_lowercase()) {
         Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {type_name}"),
         _ => format!("a {type_name}"),
     }

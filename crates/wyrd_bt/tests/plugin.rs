@@ -465,3 +465,72 @@ fn trees_load_from_an_in_memory_folder_and_tick_once_per_update() {
     assert_eq!(agent.state().ticks(), first + 10);
     assert_eq!(agent.active_paths(), ["root/idle"]);
 }
+
+/// Issue 14: a condition reading a key the game has not set yet fails and
+/// is reported once (a warning and one entry in `problems`), not every
+/// tick; typed actions registered with `add_bt_action` read their fields.
+#[test]
+fn unset_keys_are_reported_once_and_typed_actions_read_their_fields() {
+    use bevy::math::Vec3;
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    wyrd_bt::bt_action! {
+        /// Moves to the goal.
+        pub struct MoveTo {
+            /// Where to.
+            pub goal: Vec3,
+            /// How fast.
+            pub speed: f32 = 2.0,
+        }
+    }
+    let files = MemoryAssets::new().with(
+        "u.bt.ron",
+        r#"(
+            blackboard: {"target": Entity, "cover": Vec3(1.0, 2.0, 3.0)},
+            root: PrioritizedList(name: "root", children: [
+                GuardSequence(name: "attack", children: [
+                    Condition(check: Bb("target", Ne, Entity(0))),
+                    Action(action: "Shoot"),
+                ]),
+                Action(name: "hide", action: "MoveTo", params: {"goal": "{cover}"}),
+            ]),
+        )"#,
+    );
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.register_bt_action("Shoot").add_bt_action::<MoveTo>();
+        })
+        .build();
+    let handle = load(&mut app, "u.bt.ron");
+    wait_loaded(&mut app, &handle).unwrap();
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(handle), Blackboard::default()))
+        .id();
+    step(&mut app, 10);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    let about_target: Vec<&String> = agent
+        .problems
+        .iter()
+        .filter(|p| p.contains("\"target\""))
+        .collect();
+    assert_eq!(about_target.len(), 1, "{:?}", agent.problems);
+    assert!(
+        about_target[0].contains("before it was set"),
+        "{about_target:?}"
+    );
+    let actions = app.world().get::<BtActions>(e).unwrap();
+    let slot = actions
+        .iter()
+        .find(|a| a.id == MoveTo::ID && a.is_running())
+        .expect("hide runs");
+    let bb = app.world().get::<Blackboard>(e).unwrap();
+    let go: MoveTo = agent.read_action(slot, bb).unwrap();
+    assert_eq!(
+        go,
+        MoveTo {
+            goal: Vec3::new(1.0, 2.0, 3.0),
+            speed: 2.0
+        }
+    );
+}

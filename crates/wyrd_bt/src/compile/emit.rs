@@ -144,14 +144,13 @@ impl<'a> Compiler<'a> {
                     BtProblem::UnknownBehavior(u.behavior.clone()),
                 ));
             };
-            let scope = self.bind(
+            let at = super::params::Placement {
                 file,
-                &target_file,
-                &u.behavior,
-                bdef.common().parameters,
-                &u.with,
-                false,
-            )?;
+                place: u.name.as_deref(),
+                target_file: &target_file,
+                behavior: &u.behavior,
+            };
+            let scope = self.bind(&at, bdef.common().parameters, &u.with, false)?;
             self.stack.push(key.clone());
             self.scopes.push(scope);
             self.entering_behavior = true;

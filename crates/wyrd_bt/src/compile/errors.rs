@@ -358,6 +358,29 @@ impl Compiler<'_> {
         }
     }
 
+    /// An error at the first `"needle"` after the first `"anchor"` (a
+    /// binding of a `Use` named `anchor`), else at the needle.
+    pub(crate) fn err_after(
+        &self,
+        file: &str,
+        anchor: Option<&str>,
+        needle: &str,
+        problem: BtProblem,
+    ) -> BtError {
+        let text = self.text(file);
+        let found = anchor
+            .and_then(|a| text.find(&format!("\"{a}\"")))
+            .and_then(|start| {
+                text[start..]
+                    .find(&format!("\"{needle}\""))
+                    .map(|i| start + i + 1)
+            });
+        match found {
+            Some(at) => self.err_offset(file, at, problem),
+            None => self.err_at(file, needle, problem),
+        }
+    }
+
     pub(crate) fn err_at(&self, file: &str, needle: &str, problem: BtProblem) -> BtError {
         self.err_nth(file, needle, 0, problem)
     }

@@ -146,7 +146,13 @@ pub fn compile(
         let name = b.common().name.unwrap_or_default().to_owned();
         // A behavior whose parameters cannot be bound without a `Use`
         // (no default, no key of that name) cannot be a stimulus.
-        let Ok(scope) = c.bind(main, main, &name, b.common().parameters, &no_bindings, true) else {
+        let at = params::Placement {
+            file: main,
+            place: None,
+            target_file: main,
+            behavior: &name,
+        };
+        let Ok(scope) = c.bind(&at, b.common().parameters, &no_bindings, true) else {
             continue;
         };
         c.stack.push((main.to_owned(), name.clone()));

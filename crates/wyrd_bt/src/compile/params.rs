@@ -13,6 +13,19 @@ use crate::value::ValueDef;
 /// The parameters of the behavior being emitted, as bound at its place.
 pub(crate) type Scope = HashMap<String, Param>;
 
+/// Where a behavior is placed: the file and name of the `Use` (for error
+/// positions) and the behavior placed.
+pub(crate) struct Placement<'a> {
+    /// The file of the `Use`.
+    pub(crate) file: &'a str,
+    /// The `Use`'s name, when it has one.
+    pub(crate) place: Option<&'a str>,
+    /// The file the behavior is declared in.
+    pub(crate) target_file: &'a str,
+    /// The behavior.
+    pub(crate) behavior: &'a str,
+}
+
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     let v: Vec<&str> = it.collect();
     if v.is_empty() {
@@ -82,20 +95,26 @@ impl Compiler<'_> {
     /// The parameters of `behavior` (declared in `declared`, in
     /// `target_file`) bound at a place in `file` by `with`. Bindings
     /// resolve in the caller's scope. Placed as a stimulus (`detached`), a
-    /// parameter without default binds to the key of its name.
+    /// parameter without default binds to the key of its name. `place` is
+    /// the name of the `Use` (for error positions).
     pub(crate) fn bind(
         &self,
-        file: &str,
-        target_file: &str,
-        behavior: &str,
+        at: &Placement<'_>,
         declared: &BTreeMap<String, ValueDef>,
         with: &BTreeMap<String, ValueDef>,
         detached: bool,
     ) -> Result<Scope, BtError> {
+        let &Placement {
+            file,
+            place,
+            target_file,
+            behavior,
+        } = at;
         for name in with.keys() {
             if !declared.contains_key(name) {
-                return Err(self.err_at(
+                return Err(self.err_after(
                     file,
+                    place.or(Some(behavior)),
                     name,
                     BtProblem::UnknownParameter {
                         behavior: behavior.to_owned(),
@@ -125,20 +144,23 @@ impl Compiler<'_> {
                 (None, Some(v)) => Param::Const(v),
                 (None, None) if detached => self.key_operand(target_file, name)?,
                 (None, None) => {
-                    return Err(self.err_ref(
-                        file,
-                        behavior,
-                        BtProblem::MissingBinding {
-                            behavior: behavior.to_owned(),
-                            name: name.clone(),
-                            ty,
-                        },
-                    ));
+                    let problem = BtProblem::MissingBinding {
+                        behavior: behavior.to_owned(),
+                        name: name.clone(),
+                        ty,
+                    };
+                    // At the place's name when it has one (a behavior used
+                    // twice), else at the reference.
+                    return Err(match place {
+                        Some(n) => self.err_at(file, n, problem),
+                        None => self.err_ref(file, behavior, problem),
+                    });
                 }
             };
             if !ty.accepts_type(bound.value_type()) {
-                return Err(self.err_at(
+                return Err(self.err_after(
                     file,
+                    place.or(Some(behavior)),
                     name,
                     BtProblem::BindingType {
                         behavior: behavior.to_owned(),

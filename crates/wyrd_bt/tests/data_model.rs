@@ -1,0 +1,502 @@
+//! The data model (issue 14): every value kind through declaration, bind,
+//! conditions, parameter reads, output ports and subtree bindings, and every
+//! error with its position.
+
+use bevy::math::{Vec2, Vec3};
+use bevy::prelude::Entity;
+use wyrd_bt::sim::Sim;
+use wyrd_bt::{
+    ActionState, BtAction, BtError, BtProblem, Out, Program, Sym, Value, ValueType, Vocabulary,
+    bt_action, compile_str,
+};
+
+fn compile(text: &str) -> Result<Program, BtError> {
+    compile_str("t.bt.ron", text, &Vocabulary::permissive())
+}
+
+fn program(text: &str) -> Program {
+    compile(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error(text: &str, vocab: &Vocabulary) -> BtError {
+    match compile_str("t.bt.ron", text, vocab) {
+        Ok(_) => panic!("compiled, expected an error"),
+        Err(e) => e,
+    }
+}
+
+fn entity(i: u32) -> Entity {
+    Entity::from_raw_u32(i).unwrap()
+}
+
+/// Where a needle first appears in the text (1-based line, column).
+fn at(text: &str, needle: &str) -> (usize, usize) {
+    let i = text.find(needle).unwrap_or_else(|| panic!("no {needle:?}"));
+    let before = &text[..i];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(i, |nl| i - nl - 1) + 1;
+    (line, col)
+}
+
+const KINDS: &str = r#"(
+    blackboard: {
+        "alive": true, "ammo": 3, "range": 8.5,
+        "target": Entity, "spot": (1.0, 2.0), "goal": Vec3(0.0, 0.0, 1.0),
+        "quest": "destroy_5_towers", "other": Entity,
+    },
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "same", children: [
+            Condition(check: Bb("target", Eq, "{other}")),
+            Action(name: "same_act", action: "Same"),
+        ]),
+        GuardSequence(name: "quest", children: [
+            Condition(check: Bb("quest", Eq, "kill_3_guards")),
+            Action(name: "guards", action: "Guards"),
+        ]),
+        GuardSequence(name: "spot", children: [
+            Condition(check: Bb("spot", Eq, (3.0, 4.0))),
+            Action(name: "at_spot", action: "AtSpot"),
+        ]),
+        Action(name: "go", action: "MoveTo", params: {
+            "goal": "{goal}", "target": "{target}", "speed": 3.5,
+            "quest": "{quest}", "spot": "{spot}", "ammo": "{ammo}", "alive": "{alive}",
+        }),
+    ]),
+)"#;
+
+#[test]
+fn every_value_kind_is_declared_bound_compared_and_read() {
+    let p = program(KINDS);
+    let types: Vec<(String, ValueType)> = p
+        .blackboard_keys()
+        .iter()
+        .cloned()
+        .zip(p.blackboard_types().iter().copied())
+        .collect();
+    for (k, t) in [
+        ("alive", ValueType::Bool),
+        ("ammo", ValueType::Int),
+        ("range", ValueType::Float),
+        ("target", ValueType::Entity),
+        ("spot", ValueType::Vec2),
+        ("goal", ValueType::Vec3),
+        ("quest", ValueType::Str),
+    ] {
+        assert!(types.contains(&(k.to_owned(), t)), "{k}: {types:?}");
+    }
+    let mut sim = Sim::new(&p, 1);
+    // `target` and `other` are unset: the comparison does not hold.
+    assert_eq!(sim.step().active, ["root/go"]);
+    assert!(sim.blackboard.get("target").is_none());
+    // The running action reads every kind through its parameters.
+    let slot = *sim.actions.iter().find(|a| a.is_running()).unwrap();
+    let info = p.action_of(slot.node).unwrap();
+    let bb = &sim.blackboard;
+    assert_eq!(info.read::<Vec3>("goal", bb), Ok(Vec3::new(0.0, 0.0, 1.0)));
+    assert_eq!(info.read::<Vec2>("spot", bb), Ok(Vec2::new(1.0, 2.0)));
+    assert_eq!(info.read::<f32>("speed", bb), Ok(3.5));
+    assert_eq!(info.read::<i64>("ammo", bb), Ok(3));
+    assert_eq!(info.read::<bool>("alive", bb), Ok(true));
+    assert_eq!(
+        info.read::<Sym>("quest", bb).map(Sym::as_str),
+        Ok("destroy_5_towers")
+    );
+    assert!(matches!(
+        info.read::<Entity>("target", bb),
+        Err(wyrd_bt::ParamError::Unset { key, .. }) if key == "target"
+    ));
+    assert!(matches!(
+        info.read::<Vec3>("speed", bb),
+        Err(wyrd_bt::ParamError::WrongType {
+            found: ValueType::Float,
+            wanted: ValueType::Vec3,
+            ..
+        })
+    ));
+    // Equal entities (key against key) take over.
+    sim.set("target", entity(7)).unwrap();
+    sim.set("other", entity(8)).unwrap();
+    assert_eq!(sim.step().active, ["root/go"]);
+    sim.set("other", entity(7)).unwrap();
+    assert_eq!(sim.step().active, ["root/same/same_act"]);
+    // Strings compare as interned ids; vectors exactly.
+    sim.set("other", entity(9)).unwrap();
+    sim.set("quest", "kill_3_guards").unwrap();
+    assert_eq!(sim.step().active, ["root/quest/guards"]);
+    sim.set("quest", "none").unwrap();
+    sim.set("spot", Vec2::new(3.0, 4.0)).unwrap();
+    assert_eq!(sim.step().active, ["root/spot/at_spot"]);
+    // Writes of the wrong kind are refused with the key named.
+    let e = sim.set("goal", entity(1)).unwrap_err().to_string();
+    assert!(e.contains("\"goal\"") && e.contains("Vec3"), "{e}");
+    let e = sim.set("target", Vec2::ZERO).unwrap_err().to_string();
+    assert!(e.contains("\"target\"") && e.contains("Entity"), "{e}");
+}
+
+#[test]
+fn a_condition_on_an_unset_key_fails_and_names_the_key() {
+    let p = program(
+        r#"(
+        blackboard: {"target": Entity, "seen": Bool},
+        root: PrioritizedList(name: "root", children: [
+            GuardSequence(name: "attack", children: [Condition(check: Bb("target", Ne, Entity(0))), Action(action: "Shoot")]),
+            GuardSequence(name: "look", children: [Condition(check: Is("seen")), Action(action: "Look")]),
+            GuardSequence(name: "wander", children: [Condition(check: IsNot("seen")), Action(action: "Wander")]),
+            Action(name: "idle", action: "Idle"),
+        ]),
+    )"#,
+    );
+    let mut sim = Sim::new(&p, 0);
+    // Unset: neither `Is` nor `IsNot` nor `Ne` holds.
+    assert_eq!(sim.step().active, ["root/idle"]);
+    let unset = sim.state.unset_reads();
+    let named: Vec<&str> = (0..p.blackboard_keys().len())
+        .filter(|k| unset & (1 << k) != 0)
+        .map(|k| p.blackboard_keys()[k].as_str())
+        .collect();
+    assert_eq!(named, ["seen", "target"], "both unset keys are noted");
+    sim.set("target", entity(3)).unwrap();
+    assert_eq!(sim.step().active, ["root/attack/Shoot"]);
+}
+
+#[test]
+fn scripts_and_files_write_every_kind() {
+    let script = wyrd_bt::sim::Script::parse(
+        r#"(events: [
+            (tick: 1, set: ("target", Entity(4))),
+            (tick: 1, set: ("spot", (1.5, -2.0))),
+            (tick: 1, set: ("goal", Vec3(1, 2, 3))),
+            (tick: 1, set: ("quest", "x")),
+        ])"#,
+    )
+    .unwrap();
+    let p = program(KINDS);
+    assert!(script.check(&p).is_empty(), "{:?}", script.check(&p));
+    let bad =
+        wyrd_bt::sim::Script::parse(r#"(events: [(tick: 1, set: ("goal", Entity(4)))])"#).unwrap();
+    let problems = bad.check(&p);
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].to_string().contains("holds a Vec3"),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        wyrd_bt::sim::Script::parse(r#"(events: [(tick: 1, set: ("x", (1.0, 2.0, 3.0, 4.0)))])"#)
+            .is_err()
+    );
+}
+
+const ATTACK: &str = r#"(
+    blackboard: {"enemy": Entity, "boss": Entity, "near": false},
+    behaviors: [
+        GuardSequence(name: "attack", parameters: {"target": Entity, "range": 12.0, "close": false}, children: [
+            Condition(check: Is("{close}")),
+            Action(action: "Shoot", params: {"at": "{target}", "range": "{range}"}),
+        ]),
+    ],
+    root: PrioritizedList(name: "root", children: [
+        Use(name: "boss_fight", behavior: "attack", with: {"target": "{boss}", "range": 30.0, "close": "{near}"}),
+        Use(name: "fight", behavior: "attack", with: {"target": "{enemy}", "close": true}),
+    ]),
+)"#;
+
+#[test]
+fn a_subtree_used_twice_reads_each_place_bindings() {
+    let p = program(ATTACK);
+    let mut sim = Sim::new(&p, 0);
+    sim.set("enemy", entity(1)).unwrap();
+    sim.set("boss", entity(2)).unwrap();
+    // `close` is bound to a key at the first place, a constant at the second.
+    assert_eq!(sim.step().active, ["root/fight/Shoot"]);
+    let read = |sim: &Sim| {
+        let slot = *sim.actions.iter().find(|a| a.is_running()).unwrap();
+        let info = p.action_of(slot.node).unwrap();
+        (
+            info.read::<Entity>("at", &sim.blackboard).unwrap(),
+            info.read::<f32>("range", &sim.blackboard).unwrap(),
+        )
+    };
+    assert_eq!(read(&sim), (entity(1), 12.0), "the default range");
+    sim.set("near", true).unwrap();
+    let r = sim.step();
+    assert_eq!(r.active, ["root/boss_fight/Shoot"]);
+    assert_eq!(read(&sim), (entity(2), 30.0));
+    // The reference reads the key live.
+    sim.set("boss", entity(5)).unwrap();
+    sim.step();
+    assert_eq!(read(&sim).0, entity(5));
+}
+
+#[test]
+fn binding_errors_are_named_where_the_behavior_is_used() {
+    let vocab = Vocabulary::permissive();
+    let missing = ATTACK.replace(r#""target": "{enemy}", "close": true"#, r#""close": true"#);
+    let e = error(&missing, &vocab);
+    assert!(
+        matches!(&e.problem, BtProblem::MissingBinding { name, ty: ValueType::Entity, .. } if name == "target"),
+        "{e}"
+    );
+    let line = missing
+        .lines()
+        .position(|l| l.contains("name: \"fight\""))
+        .unwrap()
+        + 1;
+    assert_eq!(e.line, line, "{e}");
+
+    let wrong = ATTACK.replace(r#""range": 30.0"#, r#""range": "{boss}""#);
+    let e = error(&wrong, &vocab);
+    assert!(
+        matches!(&e.problem, BtProblem::BindingType { name, expected: ValueType::Float, found: ValueType::Entity, .. } if name == "range"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), at(&wrong, "range\": \"{boss}"), "{e}");
+
+    let unknown = ATTACK.replace(r#""close": true"#, r#""closer": true"#);
+    let e = error(&unknown, &vocab);
+    assert!(
+        e.to_string()
+            .contains("no parameter \"closer\" (its parameters: close, range, target)"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), at(&unknown, "closer"));
+
+    let key = ATTACK.replace(r#""{enemy}""#, r#""{enmy}""#);
+    let e = error(&key, &vocab);
+    assert!(
+        matches!(&e.problem, BtProblem::UnknownKey(k) if k == "enmy"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), at(&key, "{enmy}"));
+
+    let on_node = ATTACK.replace(
+        r#"PrioritizedList(name: "root","#,
+        r#"PrioritizedList(name: "root", parameters: {"x": 1},"#,
+    );
+    let e = error(&on_node, &vocab);
+    assert!(matches!(e.problem, BtProblem::ParametersOnNode), "{e}");
+}
+
+#[test]
+fn impulses_bind_parameters_and_redirects_refuse_bindings() {
+    let text = r#"(
+        blackboard: {"driver": Entity, "call": false},
+        behaviors: [
+            Sequence(name: "enter", parameters: {"vehicle": Entity}, children: [
+                Action(action: "Board", params: {"which": "{vehicle}"}),
+            ]),
+        ],
+        root: PrioritizedList(name: "root", children: [
+            Impulse(name: "called", behavior: "enter", when: [Is("call")], with: {"vehicle": "{driver}"}),
+            Action(name: "idle", action: "Idle"),
+        ]),
+    )"#;
+    let p = program(text);
+    let mut sim = Sim::new(&p, 0);
+    sim.set("driver", entity(9)).unwrap();
+    sim.set("call", true).unwrap();
+    let r = sim.step();
+    assert_eq!(r.active, ["root/called/enter/Board"]);
+    let slot = *sim.actions.iter().find(|a| a.is_running()).unwrap();
+    assert_eq!(
+        p.action_of(slot.node)
+            .unwrap()
+            .read::<Entity>("which", &sim.blackboard),
+        Ok(entity(9))
+    );
+    let redirect = text
+        .replace("when: [Is(\"call\")],", "mode: Redirect, when: [Is(\"call\")],")
+        .replace(
+            r#"Action(name: "idle", action: "Idle"),"#,
+            r#"Use(behavior: "enter", with: {"vehicle": "{driver}"}), Action(name: "idle", action: "Idle"),"#,
+        );
+    let e = error(&redirect, &Vocabulary::permissive());
+    assert!(matches!(e.problem, BtProblem::RedirectWith(_)), "{e}");
+}
+
+#[test]
+fn comparisons_between_keys_and_ordering_rules() {
+    let p = program(
+        r#"(
+        blackboard: {"ammo": 2, "max_ammo": 10, "reload_at": 3.0},
+        root: PrioritizedList(name: "root", children: [
+            GuardSequence(name: "reload", children: [Condition(check: Bb("ammo", Lt, "{reload_at}")), Action(action: "Reload")]),
+            GuardSequence(name: "full", children: [Condition(check: Bb("ammo", Ge, "{max_ammo}")), Action(action: "Boast")]),
+            Action(name: "fight", action: "Fight"),
+        ]),
+    )"#,
+    );
+    let mut sim = Sim::new(&p, 0);
+    assert_eq!(sim.step().active, ["root/reload/Reload"]);
+    sim.set("ammo", 10).unwrap();
+    assert_eq!(sim.step().active, ["root/full/Boast"]);
+    sim.set("max_ammo", 11).unwrap();
+    assert_eq!(sim.step().active, ["root/fight"]);
+
+    let text = r#"(blackboard: {"t": Entity}, root: Condition(check: Bb("t", Lt, Entity(1))))"#;
+    let e = error(text, &Vocabulary::permissive());
+    assert!(
+        e.to_string().contains("compare it with Eq or Ne, not Lt"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), at(text, "Bb(\"t\""));
+    let text = r#"(blackboard: {"t": Entity, "n": 1}, root: Condition(check: Bb("t", Eq, "{n}")))"#;
+    let e = error(text, &Vocabulary::permissive());
+    assert!(
+        e.to_string().contains("is an Entity, compared with an int"),
+        "{e}"
+    );
+    let text = r#"(blackboard: {"t": "{n}"}, root: Succeed())"#;
+    let e = error(text, &Vocabulary::permissive());
+    assert!(matches!(e.problem, BtProblem::RefAsDeclaration(_)), "{e}");
+}
+
+#[test]
+fn predicates_take_arguments_resolved_to_keys() {
+    let mut vocab = Vocabulary::default();
+    vocab.add_action("Shoot");
+    vocab.add_action("Idle");
+    vocab.add_predicate_with("within", |_, args| {
+        let (Some(of), Some(m)) = (args.get::<Vec2>("of"), args.get::<f32>("meters")) else {
+            return false;
+        };
+        of.length() <= m
+    });
+    let text = r#"(
+        blackboard: {"enemy_at": (0.0, 0.0)},
+        root: PrioritizedList(name: "root", children: [
+            GuardSequence(name: "near", children: [
+                Condition(check: Predicate("within", {"of": "{enemy_at}", "meters": 8.0})),
+                Action(action: "Shoot"),
+            ]),
+            Action(name: "idle", action: "Idle"),
+        ]),
+    )"#;
+    let p = compile_str("t.bt.ron", text, &vocab).unwrap();
+    let mut sim = Sim::new(&p, 0);
+    sim.set("enemy_at", Vec2::new(3.0, 4.0)).unwrap();
+    assert_eq!(sim.step().active, ["root/near/Shoot"]);
+    sim.set("enemy_at", Vec2::new(30.0, 4.0)).unwrap();
+    assert_eq!(sim.step().active, ["root/idle"]);
+    let e = error(&text.replace("{enemy_at}", "{enemy}"), &vocab);
+    assert!(
+        matches!(&e.problem, BtProblem::UnknownKey(k) if k == "enemy"),
+        "{e}"
+    );
+}
+
+bt_action! {
+    /// Moves to a point.
+    pub struct MoveTo {
+        /// Where to.
+        pub goal: Vec3,
+        /// How fast.
+        pub speed: f32 = 3.5,
+    }
+    /// Finds a target and writes it.
+    pub struct FindTarget {
+        /// How far to look.
+        pub range: f32 = 10.0,
+        /// Where the target goes.
+        pub found: Out<Entity>,
+    }
+}
+
+fn typed_vocab() -> Vocabulary {
+    let mut v = Vocabulary::default();
+    v.add_action_type::<MoveTo>();
+    v.add_action_type::<FindTarget>();
+    v
+}
+
+const TYPED: &str = r#"(
+    blackboard: {"cover": Vec3(1.0, 0.0, 2.0), "target": Entity},
+    root: Sequence(name: "root", children: [
+        Action(name: "find", action: "FindTarget", params: {"found": "{target}"}),
+        Action(name: "go", action: "MoveTo", params: {"goal": "{cover}"}),
+    ]),
+)"#;
+
+#[test]
+fn typed_actions_read_fields_and_write_output_ports() {
+    assert_eq!(MoveTo::NAME, "MoveTo");
+    assert_eq!(MoveTo::ID, wyrd_bt::ActionId::of("MoveTo"));
+    let p = compile_str("t.bt.ron", TYPED, &typed_vocab()).unwrap();
+    let mut sim = Sim::new(&p, 0);
+    sim.step();
+    let slot = *sim.actions.iter().find(|a| a.is_running()).unwrap();
+    assert_eq!(slot.id, FindTarget::ID);
+    let info = p.action_of(slot.node).unwrap();
+    let find = FindTarget::read(info, &sim.blackboard).unwrap();
+    assert_eq!(find.range, 10.0, "the schema's default");
+    // The action writes its result through the port; the tree reads it.
+    sim.blackboard.write(find.found.port, entity(42)).unwrap();
+    let e = sim
+        .blackboard
+        .write(find.found.port, Vec2::ONE)
+        .unwrap_err();
+    assert!(e.to_string().contains("\"target\""), "{e}");
+    sim.finish("root/find", wyrd_bt::sim::Outcome::Success)
+        .unwrap();
+    sim.step();
+    assert_eq!(
+        sim.blackboard.get("target"),
+        Some(Value::Entity(entity(42)))
+    );
+    let slot = *sim
+        .actions
+        .iter()
+        .find(|a| a.state == ActionState::Running || a.state == ActionState::Started)
+        .unwrap();
+    let go = MoveTo::read(p.action_of(slot.node).unwrap(), &sim.blackboard).unwrap();
+    assert_eq!(
+        go,
+        MoveTo {
+            goal: Vec3::new(1.0, 0.0, 2.0),
+            speed: 3.5
+        }
+    );
+}
+
+#[test]
+fn typed_action_errors_name_the_parameter_and_its_place() {
+    let v = typed_vocab();
+    let cases: [(&str, &str, &str, &str); 5] = [
+        (
+            r#""goal": "{cover}""#,
+            r#""goal": "{cover}", "sped": 2.0"#,
+            "sped",
+            "MoveTo has no parameter \"sped\" (its parameters: goal, speed)",
+        ),
+        (
+            r#"params: {"goal": "{cover}"}"#,
+            r#"params: {}"#,
+            "MoveTo\"",
+            "MoveTo needs parameter \"goal\" (a Vec3)",
+        ),
+        (
+            r#""goal": "{cover}""#,
+            r#""goal": "{target}""#,
+            "goal",
+            "parameter \"goal\" of MoveTo is a Vec3, given an Entity",
+        ),
+        (
+            r#""found": "{target}""#,
+            r#""found": Entity(3)"#,
+            "found",
+            "an output needs a \"{key}\"",
+        ),
+        (
+            r#"action: "MoveTo""#,
+            r#"action: "MoveToo""#,
+            "MoveToo",
+            "unknown action \"MoveToo\" (known: FindTarget, MoveTo)",
+        ),
+    ];
+    for (from, to, needle, says) in cases {
+        let text = TYPED.replace(from, to);
+        let e = error(&text, &v);
+        assert!(e.to_string().contains(says), "{to}: {e}");
+        assert_eq!((e.line, e.column), at(&text, needle), "{to}: {e}");
+    }
+}
