@@ -13,7 +13,9 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::prelude::*;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::log::{error, warn};
+use bevy::reflect::Reflect;
 use bevy::reflect::TypePath;
+use bevy::reflect::std_traits::ReflectDefault;
 use bevy::time::{Fixed, Time};
 
 use crate::blackboard::Blackboard;
@@ -110,7 +112,8 @@ impl AssetLoader for BtLoader {
 /// World values trees read with `World("NAME", Op, value)`: the world
 /// state's flags and counters (published by `wyrd_state` with feature `bt`)
 /// or anything else the game publishes. Read-only during the tick.
-#[derive(Resource, Debug, Clone, Default)]
+#[derive(Resource, Debug, Clone, Default, Reflect)]
+#[reflect(Resource, Default, Debug)]
 pub struct BtGlobals {
     index: HashMap<String, usize>,
     values: Vec<Value>,
@@ -148,7 +151,8 @@ impl BtGlobals {
 }
 
 /// Tick statistics (for the inspector and on-screen counters).
-#[derive(Resource, Debug, Clone, Copy, Default)]
+#[derive(Resource, Debug, Clone, Copy, Default, Reflect)]
+#[reflect(Resource, Default, Debug)]
 pub struct BtStats {
     /// Agents ticked in the last fixed step.
     pub ticked: u32,
@@ -183,7 +187,7 @@ struct BtWorldValues {
 }
 
 /// What happens when the root finishes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Reflect)]
 pub enum RunMode {
     /// Start again as soon as the root finishes: a new activation of the
     /// root begins in the same tick it finished (the tick reports the
@@ -195,7 +199,8 @@ pub enum RunMode {
 }
 
 /// Runs a behavior tree on this entity.
-#[derive(Component, Debug, Clone)]
+#[derive(Component, Debug, Clone, Reflect)]
+#[reflect(Component, Debug)]
 #[require(BtAgent, Blackboard, BtActions)]
 pub struct BehaviorTree {
     /// The tree.
@@ -250,10 +255,15 @@ impl BehaviorTree {
 }
 
 /// The tree state of an agent (added with [`BehaviorTree`]).
-#[derive(Component, Debug, Default)]
+#[derive(Component, Debug, Default, Reflect)]
+#[reflect(Component, Default, Debug, from_reflect = false)]
 pub struct BtAgent {
+    // The program and the packed tree state are the interpreter's: tools
+    // read them through `BtAgent::state` and `Program`'s views.
+    #[reflect(ignore)]
     program: Option<Arc<Program>>,
     /// Node statuses, rule flags, timers, stimuli.
+    #[reflect(ignore)]
     state: AgentState,
     accum: f32,
     finished: bool,
@@ -263,6 +273,7 @@ pub struct BtAgent {
     /// inspector.
     pub problems: Vec<String>,
     /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
+    #[reflect(ignore)]
     trace: Option<Box<TickTrace>>,
     /// The agent's clock in µs (agent time in ms is derived from it).
     clock_us: u64,
@@ -390,7 +401,8 @@ pub enum BtSystems {
 }
 
 /// Runtime settings of the plugin.
-#[derive(Resource, Debug, Clone, Copy)]
+#[derive(Resource, Debug, Clone, Copy, Reflect)]
+#[reflect(Resource, Debug)]
 pub struct BtSettings {
     /// Restarts allowed per agent per tick before it is an error.
     pub max_restarts_per_tick: u32,
@@ -458,6 +470,15 @@ impl Plugin for BtPlugin {
         app.world_mut().get_resource_or_init::<BtRegistry>();
         app.init_asset::<BtAsset>()
             .init_asset_loader::<BtLoader>()
+            // For bevy-inspector-egui and the Bevy Remote Protocol.
+            .register_type::<BehaviorTree>()
+            .register_type::<BtAgent>()
+            .register_type::<Blackboard>()
+            .register_type::<BtActions>()
+            .register_type::<BtGlobals>()
+            .register_type::<BtStats>()
+            .register_type::<BtSettings>()
+            .register_type::<BtRegistry>()
             .init_resource::<BtGlobals>()
             .init_resource::<BtWorldValues>()
             .register_diagnostic(Diagnostic::new(BtPlugin::TICKED).with_smoothing_factor(0.1))

@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use bevy::ecs::reflect::ReflectResource;
 use bevy::ecs::resource::Resource;
+use bevy::reflect::std_traits::ReflectDefault;
 
 use crate::blackboard::Blackboard;
 use crate::program::Param;
@@ -12,7 +14,7 @@ use crate::value::{FromValue, Value, ValueType};
 
 /// Identity of an action: a 64-bit hash of its name, so that it can be a
 /// constant in game code (`const SHOOT: ActionId = ActionId::of("Shoot");`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bevy::reflect::Reflect)]
 pub struct ActionId(pub u64);
 
 impl ActionId {
@@ -329,7 +331,8 @@ impl Vocabulary {
 
 /// The app's vocabulary, shared with the tree asset loader so that unknown
 /// names are load errors.
-#[derive(Resource, Clone, Default, Debug)]
+#[derive(Resource, Clone, Default, Debug, bevy::reflect::Reflect)]
+#[reflect(opaque, Resource, Default, Debug)]
 pub struct BtRegistry(pub Arc<RwLock<Vocabulary>>);
 
 impl BtRegistry {

@@ -64,17 +64,20 @@ impl Default for WyrdInspectorPlugin {
 }
 
 /// The inspector's state.
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Debug, Default, bevy::reflect::Reflect)]
+#[reflect(from_reflect = false)]
 pub struct InspectorState {
     /// Whether the panel is shown.
     pub open: bool,
     /// The selected agent.
     pub selected: Option<Entity>,
     /// Filters, collapsed nodes.
+    #[reflect(ignore)]
     pub ui: InspectorUiState,
     /// The pointer is over the inspector (or it is dragging): games should
     /// not treat clicks as theirs this frame.
     pub wants_pointer: bool,
+    #[reflect(ignore)]
     history: VecDeque<HistoryEntry>,
     capacity: usize,
     last: Vec<Status>,
@@ -89,14 +92,15 @@ impl Plugin for WyrdInspectorPlugin {
         if !app.is_plugin_added::<EguiPlugin>() {
             app.add_plugins(EguiPlugin::default());
         }
-        app.insert_resource(InspectorState {
-            capacity: self.history,
-            toggle: Some(self.toggle),
-            ..Default::default()
-        })
-        .add_systems(Update, toggle)
-        .add_systems(FixedUpdate, record_history.after(BtSystems::Decide))
-        .add_systems(EguiPrimaryContextPass, draw);
+        app.register_type::<InspectorState>()
+            .insert_resource(InspectorState {
+                capacity: self.history,
+                toggle: Some(self.toggle),
+                ..Default::default()
+            })
+            .add_systems(Update, toggle)
+            .add_systems(FixedUpdate, record_history.after(BtSystems::Decide))
+            .add_systems(EguiPrimaryContextPass, draw);
     }
 }
 

@@ -12,6 +12,8 @@ use bevy::app::{App, AppExit, Last, Plugin, PreStartup};
 use bevy::ecs::message::MessageCursor;
 use bevy::ecs::prelude::*;
 use bevy::log::{error, info, warn};
+use bevy::reflect::Reflect;
+use bevy::reflect::std_traits::ReflectDefault;
 use bevy::time::Time;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -143,22 +145,27 @@ pub enum SaveSystems {
 }
 
 /// Save every document of the slot now.
-#[derive(Message, Debug, Clone, Copy, Default)]
+#[derive(Message, Debug, Clone, Copy, Default, Reflect)]
+#[reflect(Debug, Default)]
 pub struct SaveRequest;
 
 /// Load the slot from disk again and apply it (the inspector's "reload").
-#[derive(Message, Debug, Clone, Copy, Default)]
+#[derive(Message, Debug, Clone, Copy, Default, Reflect)]
+#[reflect(Debug, Default)]
 pub struct ReloadRequest;
 
 /// The slot was loaded (at startup or on reload).
-#[derive(Message, Debug, Clone)]
+#[derive(Message, Debug, Clone, Reflect)]
+#[reflect(Debug, from_reflect = false)]
 pub struct SaveLoaded {
-    /// What was found and done.
+    /// What was found and done (shown through `Debug`).
+    #[reflect(ignore)]
     pub outcome: LoadOutcome,
 }
 
 /// A save point landed: every document's primary and backup hold it.
-#[derive(Message, Debug, Clone, Copy)]
+#[derive(Message, Debug, Clone, Copy, Reflect)]
+#[reflect(Debug)]
 pub struct SaveCompleted {
     /// The save point.
     pub save_point: u64,
@@ -167,9 +174,11 @@ pub struct SaveCompleted {
 }
 
 /// A save did not land. The changes stay in memory, dirty.
-#[derive(Message, Debug, Clone)]
+#[derive(Message, Debug, Clone, Reflect)]
+#[reflect(Debug, from_reflect = false)]
 pub struct SaveFailed {
-    /// What went wrong.
+    /// What went wrong (shown through `Debug` and [`SaveFailed::describe`]).
+    #[reflect(ignore)]
     pub error: SaveError,
     /// Failures in a row.
     pub attempt: u32,
@@ -200,13 +209,15 @@ impl SaveFailed {
 }
 
 /// Where the save slot stands: the game's HUD and the inspector show it.
-#[derive(Resource, Debug, Clone, Default, PartialEq)]
+#[derive(Resource, Debug, Clone, Default, PartialEq, Reflect)]
+#[reflect(Resource, Debug, Default)]
 pub struct SaveStatus {
     /// The save folder.
     pub dir: PathBuf,
     /// The documents' file names.
     pub documents: Vec<String>,
     /// What the last load found.
+    #[reflect(ignore)]
     pub last_load: Option<LoadOutcome>,
     /// The save point on disk (loaded or last committed).
     pub save_point: Option<u64>,
@@ -289,12 +300,20 @@ fn apply_erased<D: SaveDocument>(
 }
 
 /// The save slot: its store, documents, writer and bookkeeping.
-#[derive(Resource)]
+///
+/// Reflected without fields: the store and writer are not data to edit
+/// (read [`SaveStatus`] instead).
+#[derive(Resource, Reflect)]
+#[reflect(from_reflect = false)]
 pub struct SaveSlot {
+    #[reflect(ignore)]
     store: SaveStore,
+    #[reflect(ignore)]
     docs: Vec<DocEntry>,
+    #[reflect(ignore)]
     writer: SaveWriter,
     autosave: Option<Duration>,
+    #[reflect(ignore)]
     retry: RetryPolicy,
     /// Bumped by every change; `saved_gen` is the newest one on disk.
     change_gen: u64,
@@ -305,6 +324,7 @@ pub struct SaveSlot {
     next_save_point: u64,
     failures: u32,
     retry_at: Option<Duration>,
+    #[reflect(ignore)]
     paused: Option<SaveError>,
 }
 
@@ -463,6 +483,13 @@ impl SaveAppExt for App {
 
 impl Plugin for SavePlugin {
     fn build(&self, app: &mut App) {
+        app.register_type::<SaveStatus>()
+            .register_type::<SaveSlot>()
+            .register_type::<SaveRequest>()
+            .register_type::<ReloadRequest>()
+            .register_type::<SaveLoaded>()
+            .register_type::<SaveCompleted>()
+            .register_type::<SaveFailed>();
         let mut store = SaveStore::new(&self.dir, self.key.clone())
             .with_max_size(self.max_size)
             .with_quarantine_keep(self.quarantine_keep);

@@ -11,7 +11,18 @@ use serde::Deserialize;
 use crate::id::StableId;
 
 /// Whether an entry survives the end of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, serde::Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Deserialize,
+    serde::Serialize,
+    bevy::reflect::Reflect,
+)]
 pub enum Scope {
     /// Meta progression: kept across runs and written to the save.
     #[default]

@@ -83,23 +83,28 @@ pub trait WorldStateManager: Resource<Mutability = bevy::ecs::component::Mutable
 type ManagerReset = Arc<dyn Fn(&mut World) + Send + Sync>;
 
 /// The evaluation's node handlers and managers.
-#[derive(Resource, Default, Clone)]
+///
+/// Reflected without fields (handlers are code).
+#[derive(Resource, Default, Clone, bevy::reflect::Reflect)]
+#[reflect(from_reflect = false)]
 pub struct WorldStateNodes {
+    #[reflect(ignore)]
     handlers: HashMap<String, WorldNodeHandler>,
+    #[reflect(ignore)]
     resets: Vec<ManagerReset>,
 }
 
 /// Ask for an evaluation (e.g. on entering the hub).
-#[derive(Message, Debug, Clone, Default)]
+#[derive(Message, Debug, Clone, Default, bevy::reflect::Reflect)]
 pub struct EvaluateWorldState;
 
 /// Sent when the evaluation resets the managers (for managers that prefer a
 /// message to the [`WorldStateManager`] trait).
-#[derive(Message, Debug, Clone, Default)]
+#[derive(Message, Debug, Clone, Default, bevy::reflect::Reflect)]
 pub struct ResetWorldStateManagers;
 
 /// An evaluation finished.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, Debug, Clone, PartialEq, Eq, bevy::reflect::Reflect)]
 pub struct WorldStateEvaluated {
     /// Passes run (1 + restarts).
     pub passes: u32,
@@ -173,7 +178,8 @@ impl WorldStateEvalAppExt for App {
 }
 
 /// The evaluation tree and its last result.
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, bevy::reflect::Reflect)]
+#[reflect(from_reflect = false)]
 pub struct WorldStateEvaluation {
     /// The World State Evaluation tree.
     pub tree: Handle<BtAsset>,
@@ -185,6 +191,7 @@ pub struct WorldStateEvaluation {
     /// Evaluations run so far.
     pub count: u32,
     /// The last pass's program and final node states (for the inspector).
+    #[reflect(ignore)]
     pub last_run: Option<(Arc<wyrd_bt::Program>, AgentState)>,
     pending: bool,
 }
@@ -230,6 +237,11 @@ impl Plugin for WorldStateEvaluationPlugin {
         app.add_message::<EvaluateWorldState>()
             .add_message::<ResetWorldStateManagers>()
             .add_message::<WorldStateEvaluated>()
+            .register_type::<EvaluateWorldState>()
+            .register_type::<ResetWorldStateManagers>()
+            .register_type::<WorldStateEvaluated>()
+            .register_type::<WorldStateEvaluation>()
+            .register_type::<WorldStateNodes>()
             .init_resource::<WorldStateNodes>();
         app.register_world_state_node("SetFlagValue", |world, info| {
             let mut state = world.resource_mut::<WorldState>();

@@ -82,7 +82,7 @@ pub(crate) enum Parked {
 }
 
 /// What applying a saved document did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, bevy::reflect::Reflect)]
 pub struct LoadReport {
     /// Entries whose saved value was applied.
     pub applied: usize,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 ///
 /// Ids never change once a flag ships: saves refer to entries by id, so a
 /// renamed flag keeps its progress.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bevy::reflect::Reflect)]
 pub struct StableId(pub u128);
 
 /// Why a string is not a [`StableId`].

@@ -129,13 +129,16 @@ pub enum WorldStateSystems {
 }
 
 /// The flags files the world state keeps loaded, and which of them are merged.
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Debug, Default, bevy::reflect::Reflect)]
+#[reflect(from_reflect = false)]
 pub struct WorldStateFiles {
     /// Files requested by [`WorldStatePlugin::files`] (or added by you).
     pub handles: Vec<Handle<FlagsFile>>,
     /// Assets merged into the world state, with their paths.
+    #[reflect(ignore)]
     merged: HashMap<AssetId<FlagsFile>, PathBuf>,
     /// Assets that failed to load or were rejected since their last success.
+    #[reflect(ignore)]
     failed: HashMap<AssetId<FlagsFile>, String>,
     pending_paths: Vec<String>,
 }
@@ -163,6 +166,14 @@ pub fn world_state_ready(files: Option<Res<WorldStateFiles>>) -> bool {
 
 impl Plugin for WorldStatePlugin {
     fn build(&self, app: &mut App) {
+        // For bevy-inspector-egui and the Bevy Remote Protocol.
+        app.register_type::<WorldState>()
+            .register_type::<WorldStateFiles>()
+            .register_type::<FlagChanged>()
+            .register_type::<CounterChanged>()
+            .register_type::<EventCompleted>()
+            .register_type::<FlagsFileReport>()
+            .register_type::<WorldStateLoaded>();
         if !app.world().contains_resource::<WorldStateFiles>() {
             app.init_asset::<FlagsFile>()
                 .init_asset_loader::<FlagsFileLoader>()

@@ -10,11 +10,13 @@ use crate::document::LoadReport;
 use crate::state::{ChangeSource, CounterHandle, DeclarationConflict, FlagHandle};
 
 /// A flag took a new value.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, Debug, Clone, PartialEq, Eq, bevy::reflect::Reflect)]
+#[reflect(Debug, from_reflect = false)]
 pub struct FlagChanged {
     /// The flag.
     pub flag: FlagHandle,
     /// Its debug name.
+    #[reflect(ignore)]
     pub name: Arc<str>,
     /// The value before.
     pub old: bool,
@@ -25,11 +27,13 @@ pub struct FlagChanged {
 }
 
 /// A counter took a new value.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, Debug, Clone, PartialEq, Eq, bevy::reflect::Reflect)]
+#[reflect(Debug, from_reflect = false)]
 pub struct CounterChanged {
     /// The counter.
     pub counter: CounterHandle,
     /// Its debug name.
+    #[reflect(ignore)]
     pub name: Arc<str>,
     /// The value before.
     pub old: i64,
@@ -40,7 +44,8 @@ pub struct CounterChanged {
 }
 
 /// An event id was completed for the first time.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, Debug, Clone, PartialEq, Eq, bevy::reflect::Reflect)]
+#[reflect(Debug)]
 pub struct EventCompleted {
     /// The event id.
     pub id: String,
@@ -51,7 +56,8 @@ pub struct EventCompleted {
 /// Something about the flags files that a developer should know: a file that
 /// failed to load, two files that disagree, entries a file stopped declaring.
 /// Also logged (errors as `error!`, removals as `warn!`).
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, Debug, Clone, PartialEq, Eq, bevy::reflect::Reflect)]
+#[reflect(opaque, Debug, PartialEq)]
 pub enum FlagsFileReport {
     /// A flags file was merged into the world state.
     Applied {
@@ -85,7 +91,8 @@ pub enum FlagsFileReport {
 
 /// A saved document was applied to the world state: one message for the
 /// whole load, not one per entry.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, Debug, Clone, PartialEq, Eq, bevy::reflect::Reflect)]
+#[reflect(Debug)]
 pub struct WorldStateLoaded {
     /// What the load applied, reset and kept aside.
     pub report: LoadReport,

@@ -19,11 +19,11 @@ pub type ChangeSource = Cow<'static, str>;
 /// O(1) reference to a declared flag. Obtained from [`WorldState::flag_handle`];
 /// stays valid for the life of the [`WorldState`] (entries are never removed,
 /// only orphaned).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bevy::reflect::Reflect)]
 pub struct FlagHandle(pub(crate) u32);
 
 /// O(1) reference to a declared counter. See [`FlagHandle`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bevy::reflect::Reflect)]
 pub struct CounterHandle(pub(crate) u32);
 
 impl FlagHandle {
@@ -47,11 +47,12 @@ enum Slot {
 }
 
 /// A declared entry with its current value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, bevy::reflect::Reflect)]
 pub struct Entry<T> {
     /// Stable identity.
     pub id: StableId,
-    /// Debug name.
+    /// Debug name (shared; reflection shows the entry's id and value).
+    #[reflect(ignore)]
     pub name: Arc<str>,
     /// Current value.
     pub value: T,
@@ -280,16 +281,26 @@ pub(crate) struct Pending {
 /// assert!(matches!(state.flag("NO_SUCH_FLAG"), Err(WorldStateError::UnknownName(_))));
 /// # Ok::<(), WorldStateError>(())
 /// ```
-#[derive(Resource, Debug, Default)]
+///
+/// Reflected (for bevy-inspector-egui and the Bevy Remote Protocol): the
+/// declared flags and counters with their values, and the completed
+/// events. Edit values through the API, which records changes.
+#[derive(Resource, Debug, Default, bevy::reflect::Reflect)]
+#[reflect(from_reflect = false)]
 pub struct WorldState {
     pub(crate) flags: Vec<FlagEntry>,
     pub(crate) counters: Vec<CounterEntry>,
+    #[reflect(ignore)]
     by_name: HashMap<Arc<str>, Slot>,
+    #[reflect(ignore)]
     by_id: HashMap<StableId, Slot>,
     completed: Vec<String>,
+    #[reflect(ignore)]
     completed_set: HashSet<String>,
+    #[reflect(ignore)]
     pub(crate) pending: Pending,
     /// Saved values no declared entry took yet, by id text.
+    #[reflect(ignore)]
     pub(crate) parked: HashMap<String, Parked>,
     pub(crate) profile_id: String,
     /// Problems of the loaded save's values (see `save_problems`).

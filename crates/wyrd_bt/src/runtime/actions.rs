@@ -1,11 +1,13 @@
 //! Action slots: what game systems query and report on.
 
 use bevy::ecs::component::Component;
+use bevy::ecs::reflect::ReflectComponent;
+use bevy::reflect::std_traits::ReflectDefault;
 
 use crate::registry::ActionId;
 
 /// What an action is doing. Game systems read and set it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bevy::reflect::Reflect)]
 pub enum ActionState {
     /// Started in the last tick: set things up.
     Started,
@@ -21,7 +23,7 @@ pub enum ActionState {
 }
 
 /// An action the agent runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bevy::reflect::Reflect)]
 pub struct ActiveAction {
     /// Which action.
     pub id: ActionId,
@@ -58,7 +60,8 @@ impl ActiveAction {
 ///
 /// The slots are allocated once; starting and stopping actions changes
 /// fields, never the entity's archetype.
-#[derive(Component, Debug, Clone, Default)]
+#[derive(Component, Debug, Clone, Default, bevy::reflect::Reflect)]
+#[reflect(Component, Default, Debug)]
 pub struct BtActions {
     pub(super) slots: Vec<ActiveAction>,
 }

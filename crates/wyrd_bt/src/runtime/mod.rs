@@ -28,7 +28,7 @@ use crate::program::{Cond, Kind, NONE, Program};
 pub const LOOPS_PER_TICK: u32 = 32;
 
 /// A node's (or tree's) status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, bevy::reflect::Reflect)]
 #[repr(u8)]
 pub enum Status {
     /// Not started (or halted).
