@@ -35,7 +35,12 @@ fn fuzz(asset: &str, stimuli: &[(&str, &str, u16)]) {
                 ValueType::Bool => Value::Bool(rng.below(2) == 0),
                 ValueType::Int => Value::Int(rng.below(40) as i64),
                 ValueType::Float => Value::Float(rng.below(100) as f64 / 10.0),
-                other => panic!("the reference trees have no {other} keys"),
+                ValueType::Entity => {
+                    Value::Entity(bevy::prelude::Entity::from_raw_u32(rng.below(3) as u32).unwrap())
+                }
+                ValueType::Vec2 => Value::Vec2(bevy::math::Vec2::new(rng.below(10) as f32, 0.0)),
+                ValueType::Vec3 => Value::Vec3(bevy::math::Vec3::splat(rng.below(10) as f32)),
+                ValueType::Str => Value::from("s"),
             };
             sim.set(&keys[k], v).unwrap();
         }
