@@ -1,5 +1,5 @@
 //! Halo-style squad AI (seed 002): a top-down skirmish against squads with
-//! leaders, every AI running the ~60-node combat tree in
+//! leaders, every AI running the 62-node combat tree in
 //! `assets/squad_ai/combat.bt.ron` — idle, search, engage (fight, vehicle
 //! fight, take cover, advance), flee, self-preservation, enter / exit
 //! vehicle; impulses, tags (infantry / driver / passenger, unaware / alert)

@@ -260,7 +260,7 @@ fn check_accepts_the_halo_tree() {
         repo("assets/squad_ai/combat.bt.ron").to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
-    assert!(text(&o).0.contains("ok (60 nodes"), "{:?}", text(&o));
+    assert!(text(&o).0.contains("ok (62 nodes"), "{:?}", text(&o));
     let bad = repo("crates/wyrd_bt/tests/malformed/cycle.bt.ron");
     let o = wyrd(&["check", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
