@@ -2,8 +2,10 @@
 //! what the performance issue asks for.
 //!
 //! ```text
-//! cargo run --release -p wyrd_bt --example bench_tick -- --agents 10000 [--threads 1] [--ticks 300]
+//! cargo run --release -p wyrd_bt --example bench_tick -- --agents 10000 [--threads 1] [--ticks 300] [--typed]
 //! ```
+//! `--typed`: the reference tree whose actions also read a `Vec3` and an
+//! `Entity` parameter from the blackboard (the action loop reads them).
 //! The runtime alone (flat state in a loop); with `--plugin`, the full plugin
 //! path (a headless app, one `app.update()` per tick; also in
 //! `cargo bench -p wyrd_bt`, group `plugin`), split into the tree's decide
@@ -52,6 +54,7 @@ fn main() {
     let mut threads = 1usize;
     let mut ticks = 300u32;
     let mut plugin = false;
+    let mut typed = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
@@ -64,9 +67,10 @@ fn main() {
             "--threads" => threads = num("--threads"),
             "--ticks" => ticks = num("--ticks") as u32,
             "--plugin" => plugin = true,
+            "--typed" => typed = true,
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin] [--typed]"
                 );
                 std::process::exit(2);
             }
@@ -76,7 +80,11 @@ fn main() {
         run_plugin(agents, threads, ticks);
         return;
     }
-    let program = reference_program();
+    let program = if typed {
+        typed_reference_program()
+    } else {
+        reference_program()
+    };
     let keys = input_keys(&program);
     let durations = durations(&program);
     let mut rng = Rng(wyrd_bt::SplitMix64::new(42));
@@ -84,7 +92,14 @@ fn main() {
         .map(|i| AgentState::new(&program, i as u64))
         .collect();
     let mut bbs: Vec<_> = (0..agents)
-        .map(|_| random_blackboard(&program, &keys, &mut rng))
+        .map(|i| {
+            let mut bb = random_blackboard(&program, &keys, &mut rng);
+            if let Some(k) = program.bb_key("target") {
+                let e = bevy::prelude::Entity::from_raw_u32(i as u32).unwrap();
+                bb.set_index(k, wyrd_bt::Value::Entity(e));
+            }
+            bb
+        })
         .collect();
     let mut actions: Vec<BtActions> = (0..agents)
         .map(|_| {
@@ -105,7 +120,14 @@ fn main() {
                 ..TickEnv::default()
             };
             tick_agent(&program, st, bb, ac, DT_MS, env);
-            done += finish_actions(ac, &durations, st.now_ms(), DT_MS);
+            done += if typed {
+                let (n, sum) =
+                    finish_typed_actions(&program, bb, ac, &durations, st.now_ms(), DT_MS);
+                std::hint::black_box(sum);
+                n
+            } else {
+                finish_actions(ac, &durations, st.now_ms(), DT_MS)
+            };
         }
         done
     };
@@ -155,6 +177,14 @@ fn main() {
     let skipped: u64 = states.iter().map(|s| s.skipped_walks()).sum();
     let total: u64 = states.iter().map(|s| s.ticks()).sum();
     println!("agents                    {agents}");
+    println!(
+        "tree                      {}",
+        if typed {
+            "reference, actions reading a Vec3 and an Entity parameter"
+        } else {
+            "reference"
+        }
+    );
     println!("threads                   {threads}");
     println!("ticks measured            {ticks}");
     println!("ns per agent-tick         {per_agent:.1}");

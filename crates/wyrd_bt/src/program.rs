@@ -357,6 +357,7 @@ impl ActionInfo {
 
     /// The parameter at position `i` (schema order), typed: no name is
     /// looked up.
+    #[inline]
     pub fn read_at<T: FromValue>(&self, i: usize, bb: &Blackboard) -> Result<T, ParamError> {
         let Some((name, param)) = self.params.get(i) else {
             return Err(ParamError::Missing {
@@ -554,6 +555,7 @@ impl Program {
     }
 
     /// The action data of an action leaf.
+    #[inline]
     pub fn action_of(&self, node: u32) -> Option<&ActionInfo> {
         match self.nodes.get(node as usize)?.kind {
             Kind::Action { action } => self.actions.get(action as usize),

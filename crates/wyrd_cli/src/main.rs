@@ -514,17 +514,40 @@ fn edge_label(node: wyrd_bt::NodeView<'_>) -> Option<String> {
 
 fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
     let p = load_tree(tree)?;
+    // An action shows its parameters as bound at its place: keys as
+    // `{key}`, constants (a behavior's `with` included) as values.
+    let bindings = |a: &wyrd_bt::ActionInfo| -> String {
+        a.params()
+            .iter()
+            .map(|(k, v)| match v {
+                wyrd_bt::Param::Key { key, .. } => {
+                    let name = p
+                        .blackboard_keys()
+                        .get(*key as usize)
+                        .map_or("?", String::as_str);
+                    format!("{k}={{{name}}}")
+                }
+                wyrd_bt::Param::Const(c) => format!("{k}={c}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let label = |n: wyrd_bt::NodeView<'_>| {
         let name = n.name();
-        let detail = match n.action() {
-            Some(a) => format!("!{}", a.name()),
-            None => n.kind_name().to_owned(),
+        let (detail, params) = match n.action() {
+            Some(a) => (format!("!{}", a.name()), bindings(a)),
+            None => (n.kind_name().to_owned(), String::new()),
         };
-        if name == detail.trim_start_matches('!') {
+        let mut text = if name == detail.trim_start_matches('!') {
             detail
         } else {
             format!("{detail}\\n{name}")
+        };
+        if !params.is_empty() {
+            text.push_str("\\n");
+            text.push_str(&params);
         }
+        text
     };
     match format {
         Format::Dot => {

@@ -516,3 +516,47 @@ fn the_readme_commands_use_the_real_flags() {
     }
     assert!(seen >= 8, "README shows {seen} wyrd commands");
 }
+
+/// Issue 14: `wyrd graph` shows each action's parameters as bound at its
+/// place (squad_ai's `reach_cover` subtree, used twice with different
+/// speeds), and `wyrd sim` scripts set entity and vector values.
+#[test]
+fn graph_shows_bindings_and_sim_sets_the_new_value_kinds() {
+    let tree = repo("assets/squad_ai/combat.bt.ron");
+    let o = wyrd(&["graph", tree.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let dot = text(&o).0;
+    assert!(
+        dot.contains("!MoveToCover\\nspeed=150 spot={cover} ticks=2"),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("!MoveToCover\\nspeed=100 spot={cover} ticks=3"),
+        "{dot}"
+    );
+    assert!(dot.contains("!Shoot\\nat={target}"), "{dot}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("t.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(blackboard: {"target": Entity, "spot": Vec2},
+            root: PrioritizedList(name: "root", children: [
+                GuardSequence(name: "chase", children: [
+                    Condition(check: Bb("target", Eq, Entity(3))),
+                    Action(action: "MoveTo", params: {"goal": "{spot}"}),
+                ]),
+                Action(name: "idle", action: "Idle"),
+            ]))"#,
+    )
+    .unwrap();
+    let script = dir.path().join("t.script.ron");
+    std::fs::write(
+        &script,
+        r#"(ticks: 3, events: [(tick: 2, set: ("target", Entity(3))), (tick: 2, set: ("spot", (4.0, 5.0)))])"#,
+    )
+    .unwrap();
+    let lines = sim_lines(tree.to_str().unwrap(), script.to_str().unwrap(), &[]);
+    assert_eq!(active(&lines[0]), ["root/idle"]);
+    assert_eq!(active(&lines[1]), ["root/chase/MoveTo"]);
+}

@@ -48,6 +48,59 @@ pub fn reference_program() -> Program {
     .expect("the reference tree compiles")
 }
 
+/// The reference tree with typed parameters (issue 14): every action also
+/// reads a `Vec3` goal and an `Entity` target from the blackboard through
+/// `"{key}"` references.
+pub fn typed_reference_program() -> Program {
+    let text = REFERENCE_TREE
+        .replacen(
+            "blackboard: {",
+            "blackboard: {\n        \"goal\": Vec3(1.0, 2.0, 3.0), \"target\": Entity,",
+            1,
+        )
+        .replace(
+            "params: {\"ticks\":",
+            "params: {\"goal\": \"{goal}\", \"target\": \"{target}\", \"ticks\":",
+        );
+    wyrd_bt::compile_str(
+        "reference_typed.bt.ron",
+        &text,
+        &wyrd_bt::Vocabulary::permissive(),
+    )
+    .expect("the typed reference tree compiles")
+}
+
+/// [`finish_actions`] for the typed tree: each running action also reads
+/// its `goal` (`Vec3`) and `target` (`Entity`) parameters, by position
+/// (the file's sorted order: goal, target, ticks), as a game's action
+/// system would. Returns actions completed and a checksum of what was read.
+pub fn finish_typed_actions(
+    program: &Program,
+    bb: &Blackboard,
+    actions: &mut BtActions,
+    durations: &[u32],
+    now_ms: u32,
+    dt_ms: u32,
+) -> (u32, f32) {
+    let mut done = 0;
+    let mut sum = 0.0;
+    for a in actions.iter_mut() {
+        if !a.is_running() {
+            continue;
+        }
+        if let Some(info) = program.action_of(a.node) {
+            let goal: bevy::math::Vec3 = info.read_at(0, bb).unwrap_or_default();
+            let target: Option<bevy::prelude::Entity> = info.read_at(1, bb).ok();
+            sum += goal.x + target.map_or(0.0, |e| e.index_u32() as f32);
+        }
+        if (now_ms - a.started_ms) / dt_ms + 1 >= durations[a.node as usize] {
+            a.succeed();
+            done += 1;
+        }
+    }
+    (done, sum)
+}
+
 /// Blackboard key index of each input, in `INPUTS` order.
 pub fn input_keys(p: &Program) -> [u16; 10] {
     let mut keys = [0u16; 10];
