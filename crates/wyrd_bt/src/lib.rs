@@ -37,6 +37,42 @@
 //! Node paths join names with `/` (`root/fight/Shoot`); unnamed nodes are
 //! named after their action, condition or kind. Paths are unique.
 //!
+//! ## Values, parameters and subtrees
+//!
+//! A [`Value`] is `Copy` and small: bool, int, float, `Entity`, `Vec2`,
+//! `Vec3` and interned strings ([`Sym`]). Reading or writing one never
+//! allocates.
+//!
+//! - **Keys** are typed by their declaration under `blackboard`: a default
+//!   (`"ammo": 30`, `"cover": (1.0, 2.0)`, `"goal": Vec3(0.0, 0.0, 1.0)`,
+//!   `"quest": "destroy_5_towers"`) or a type alone (`"target": Entity`,
+//!   also `Vec2`, `Vec3`, `String`, `Bool`, `Int`, `Float`), unset until the
+//!   game sets it. A condition that reads an unset key does not hold; the
+//!   plugin reports it once per agent and key (a warning and
+//!   [`BtAgent::problems`]). Writes of the wrong type are refused with the
+//!   key named.
+//! - **References**: `"{key}"` stands for a key wherever a value may:
+//!   action parameters (`Action(action: "MoveTo", params: {"goal":
+//!   "{cover}", "speed": 3.5})`), the right side of a comparison
+//!   (`Bb("ammo", Lt, "{max_ammo}")`), predicate arguments
+//!   (`Predicate("within", {"of": "{target}", "meters": 8.0})`). The
+//!   compiler resolves each to a key index and checks its type.
+//!   Entities, vectors and strings compare with `Eq` / `Ne` only.
+//! - **Subtrees**: a named behavior declares `parameters` (a default or a
+//!   type each); `Use(behavior: "attack", with: {"target": "{enemy}",
+//!   "range": 12.0})` places it with its parameters bound to this place's
+//!   keys or to constants, and in the behavior `"{target}"` means the
+//!   binding. In-place impulses take `with` too; a stimulus binds a
+//!   parameter without default to the key of its name. A missing, unknown
+//!   or mistyped binding is a compile error at the `Use`.
+//! - **Typed actions**: [`bt_action!`] declares an action as a Rust type
+//!   (name, id, parameter schema with defaults, [`Out`] ports);
+//!   `app.add_bt_action::<T>()` registers it, trees are checked against its
+//!   schema when they load, and [`BtAgent::read_action`] reads a running
+//!   leaf's parameters as the type's fields, by position. An output port is
+//!   written with [`Blackboard::write`]; the tree reads the key in its next
+//!   tick.
+//!
 //! ## Nodes
 //!
 //! The table below is the contract: what each kind does, in one line, and
@@ -110,12 +146,18 @@
 //! use bevy::prelude::*;
 //! use wyrd_bt::prelude::*;
 //!
-//! const SHOOT: ActionId = ActionId::of("Shoot");
+//! bt_action! {
+//!     /// Fire at the target.
+//!     pub struct Shoot {
+//!         /// Whom: `"{target}"` in the tree.
+//!         pub at: Entity,
+//!     }
+//! }
 //!
 //! fn main() {
 //!     App::new()
 //!         .add_plugins((MinimalPlugins, AssetPlugin::default(), BtPlugin::default()))
-//!         .register_bt_action("Shoot")
+//!         .add_bt_action::<Shoot>()
 //!         .add_systems(Startup, |mut commands: Commands, server: Res<AssetServer>| {
 //!             commands.spawn(BehaviorTree::new(server.load("squad/grunt.bt.ron")));
 //!         })
@@ -123,10 +165,16 @@
 //!         .run();
 //! }
 //!
-//! fn shoot(mut agents: Query<&mut BtActions>) {
-//!     for mut actions in &mut agents {
-//!         if let Some(action) = actions.running(SHOOT) {
-//!             action.succeed(); // or keep it running over several ticks
+//! fn shoot(mut agents: Query<(&BtAgent, &Blackboard, &mut BtActions)>) {
+//!     for (agent, bb, mut actions) in &mut agents {
+//!         if let Some(action) = actions.running(Shoot::ID) {
+//!             match agent.read_action::<Shoot>(action, bb) {
+//!                 Ok(Shoot { at }) => {
+//!                     info!("shooting {at}");
+//!                     action.succeed(); // or keep it running over several ticks
+//!                 }
+//!                 Err(_) => action.fail(),
+//!             }
 //!         }
 //!     }
 //! }

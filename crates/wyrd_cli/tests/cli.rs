@@ -560,3 +560,17 @@ fn graph_shows_bindings_and_sim_sets_the_new_value_kinds() {
     assert_eq!(active(&lines[0]), ["root/idle"]);
     assert_eq!(active(&lines[1]), ["root/chase/MoveTo"]);
 }
+
+/// The README's tree example is a tree that loads.
+#[test]
+fn the_readme_tree_example_checks() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    let from = readme.find("A behavior tree (").expect("the README shows a tree");
+    let start = readme[from..].find("```ron").unwrap() + from + "```ron".len();
+    let end = readme[start..].find("```").unwrap() + start;
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("readme.bt.ron");
+    std::fs::write(&tree, &readme[start..end]).unwrap();
+    let o = wyrd(&["check", tree.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+}
