@@ -371,7 +371,7 @@ impl ActionInfo {
             found,
             wanted: T::TYPE,
         };
-        if !T::TYPE.accepts_type(param.value_type()) {
+        if !T::accepts(param.value_type()) {
             return Err(wrong(param.value_type()));
         }
         let v = param.read(bb).ok_or_else(|| ParamError::Unset {

@@ -242,6 +242,22 @@ pub trait FromValue: Sized {
     const TYPE: ValueType;
     /// The conversion (`None` for a value of another type).
     fn from_value(v: Value) -> Option<Self>;
+    /// Whether a parameter of type `ty` can be read as this type.
+    fn accepts(ty: ValueType) -> bool {
+        Self::TYPE.accepts_type(ty)
+    }
+}
+
+/// Any value, as it is (untyped reads; not a [`bt_action!`](crate::bt_action)
+/// field type: a schema needs a type).
+impl FromValue for Value {
+    const TYPE: ValueType = ValueType::Bool;
+    fn from_value(v: Value) -> Option<Self> {
+        Some(v)
+    }
+    fn accepts(_: ValueType) -> bool {
+        true
+    }
 }
 
 macro_rules! from_value {

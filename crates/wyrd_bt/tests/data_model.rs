@@ -500,3 +500,87 @@ fn typed_action_errors_name_the_parameter_and_its_place() {
         assert_eq!((e.line, e.column), at(&text, needle), "{to}: {e}");
     }
 }
+
+/// Every kind, through every stage: declared on the blackboard, bound to a
+/// behavior's parameter by `Use(..., with:)`, compared in a condition, read
+/// as an action's parameter, and written back through an output port.
+#[test]
+fn every_kind_through_binding_condition_parameter_and_port() {
+    let kinds: [(&str, &str, Value, Value); 7] = [
+        ("Bool", "true", Value::Bool(true), Value::Bool(false)),
+        ("Int", "7", Value::Int(7), Value::Int(8)),
+        ("Float", "2.5", Value::Float(2.5), Value::Float(3.5)),
+        (
+            "Entity",
+            "Entity(4)",
+            Value::Entity(entity(4)),
+            Value::Entity(entity(5)),
+        ),
+        (
+            "Vec2",
+            "(1.0, 2.0)",
+            Value::Vec2(Vec2::new(1.0, 2.0)),
+            Value::Vec2(Vec2::ONE),
+        ),
+        (
+            "Vec3",
+            "Vec3(1.0, 2.0, 3.0)",
+            Value::Vec3(Vec3::new(1.0, 2.0, 3.0)),
+            Value::Vec3(Vec3::ONE),
+        ),
+        (
+            "String",
+            "\"quest_a\"",
+            Value::from("quest_a"),
+            Value::from("quest_b"),
+        ),
+    ];
+    for (ty, literal, value, other) in kinds {
+        let text = format!(
+            r#"(
+            blackboard: {{"k": {ty}, "o": {ty}}},
+            behaviors: [
+                GuardSequence(name: "b", parameters: {{"p": {ty}}}, children: [
+                    Condition(check: Bb("{{p}}", Eq, {literal})),
+                    Action(action: "A", params: {{"in": "{{p}}", "out": "{{o}}"}}),
+                ]),
+            ],
+            root: PrioritizedList(name: "root", children: [
+                Use(name: "use", behavior: "b", with: {{"p": "{{k}}"}}),
+                Action(name: "idle", action: "Idle"),
+            ]),
+        )"#
+        );
+        let p = compile(&text).unwrap_or_else(|e| panic!("{ty}: {e}"));
+        assert_eq!(
+            p.blackboard_types()[0],
+            ValueType::from_name(ty).unwrap(),
+            "{ty}"
+        );
+        let mut sim = Sim::new(&p, 0);
+        assert_eq!(sim.step().active, ["root/idle"], "{ty}: k unset");
+        sim.set("k", other).unwrap();
+        assert_eq!(sim.step().active, ["root/idle"], "{ty}: k differs");
+        sim.set("k", value).unwrap();
+        assert_eq!(sim.step().active, ["root/use/A"], "{ty}: k equals");
+        let slot = *sim.actions.iter().find(|a| a.is_running()).unwrap();
+        let info = p.action_of(slot.node).unwrap();
+        assert_eq!(info.read::<Value>("in", &sim.blackboard), Ok(value), "{ty}");
+        let port = info.port("out").unwrap();
+        assert_eq!(port.value_type(), ValueType::from_name(ty).unwrap());
+        sim.blackboard.write(port, value).unwrap();
+        assert_eq!(
+            sim.blackboard.get("o"),
+            Some(value),
+            "{ty}: written through the port"
+        );
+        // A value of another kind is refused at the port, the key named.
+        let wrong = if ty == "Bool" {
+            Value::Int(1)
+        } else {
+            Value::Bool(true)
+        };
+        let e = sim.blackboard.write(port, wrong).unwrap_err().to_string();
+        assert!(e.contains("\"o\""), "{ty}: {e}");
+    }
+}

@@ -565,7 +565,9 @@ fn graph_shows_bindings_and_sim_sets_the_new_value_kinds() {
 #[test]
 fn the_readme_tree_example_checks() {
     let readme = std::fs::read_to_string(repo("README.md")).unwrap();
-    let from = readme.find("A behavior tree (").expect("the README shows a tree");
+    let from = readme
+        .find("A behavior tree (")
+        .expect("the README shows a tree");
     let start = readme[from..].find("```ron").unwrap() + from + "```ron".len();
     let end = readme[start..].find("```").unwrap() + start;
     let dir = tempfile::tempdir().unwrap();
