@@ -216,3 +216,97 @@ fn the_games_print_their_flags() {
         }
     }
 }
+
+/// Issue 16: a squad AI recorded for 600 ticks replays exactly with `wyrd
+/// sim --replay`; the same recording on a deliberately edited tree is
+/// reported at the first tick it diverges, naming the node; its inputs
+/// become a sim script `wyrd check` accepts.
+#[test]
+fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("grunt.recording.json");
+    let out = run(&[
+        "--headless",
+        "--ticks",
+        "600",
+        "--agents",
+        "24",
+        "--record",
+        "squad 5 grunt 3",
+        "--record-file",
+        rec.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/squad_ai/combat.bt.ron");
+    let replay = |tree: &std::path::Path, extra: &[&str]| {
+        let o = support::wyrd()
+            .args([
+                "sim",
+                tree.to_str().unwrap(),
+                "--replay",
+                rec.to_str().unwrap(),
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = replay(&tree, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("ok: 600 ticks replayed exactly"),
+        "{stdout}"
+    );
+
+    // The idle behavior's two steps swapped: the AI starts idle, so the
+    // first tick already differs.
+    let edited = dir.path().join("combat.bt.ron");
+    let text = std::fs::read_to_string(&tree).unwrap();
+    let swapped = text.replace(
+        "            Action(action: \"Patrol\", params: {\"ticks\": 5}),\n            Action(action: \"Idle\", params: {\"ticks\": 4}),",
+        "            Action(action: \"Idle\", params: {\"ticks\": 4}),\n            Action(action: \"Patrol\", params: {\"ticks\": 5}),",
+    );
+    assert_ne!(swapped, text, "the edit applies");
+    std::fs::write(&edited, swapped).unwrap();
+    let (code, _, stderr) = replay(&edited, &[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("content hash") && stderr.contains("--allow-changed"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = replay(&edited, &["--allow-changed"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("diverges at tick 1: root/idle/Patrol"),
+        "{stderr}"
+    );
+
+    let (code, script, stderr) = replay(&tree, &["--emit-script"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let script_file = dir.path().join("grunt.script.ron");
+    std::fs::write(&script_file, script).unwrap();
+    let o = support::wyrd()
+        .args([
+            "check",
+            "--tree",
+            tree.to_str().unwrap(),
+            script_file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

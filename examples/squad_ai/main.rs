@@ -51,6 +51,14 @@ struct Args {
     /// Seed of the battle (the same seed fights the same battle).
     #[arg(long, value_name = "N", default_value_t = 2)]
     seed: u64,
+    /// Headless: record this AI (by name, e.g. "squad 0 grunt 1") with the
+    /// flight recorder from its first tick, and write the recording to
+    /// --record-file when the run ends (replay it with `wyrd sim --replay`).
+    #[arg(long, value_name = "NAME", requires = "record_file")]
+    record: Option<String>,
+    /// Where --record writes the recording (JSON).
+    #[arg(long, value_name = "FILE", requires = "record")]
+    record_file: Option<std::path::PathBuf>,
 }
 
 fn main() {
@@ -61,6 +69,7 @@ fn main() {
         screenshot,
     } = args.common;
     let (ticks, agents, seed) = (args.ticks, args.agents as usize, args.seed);
+    let record = args.record.zip(args.record_file);
     let config = GameConfig { assets };
     if !headless {
         if common::display_available() {
@@ -76,12 +85,51 @@ fn main() {
             .before(wyrd::bt::BtSystems::Sense)
             .run_if(resource_exists::<game::Playing>),
     );
+    if let Some((name, _)) = &record {
+        let name = name.clone();
+        let keep = ticks as usize;
+        // The named AI records from its first tick.
+        app.add_systems(
+            FixedUpdate,
+            (move |mut spawned: Query<
+                (&Name, &mut wyrd::bt::BtAgent),
+                Added<wyrd::bt::BtAgent>,
+            >| {
+                for (n, mut agent) in &mut spawned {
+                    if n.as_str() == name {
+                        agent.record(keep);
+                    }
+                }
+            })
+            // After the spawning systems (their commands applied), before
+            // the first tick.
+            .after(wyrd::bt::BtSystems::Sense)
+            .before(wyrd::bt::BtSystems::Decide),
+        );
+    }
     if let Err(e) = settle(&mut app) {
         eprintln!("squad_ai: {e}");
         std::process::exit(1);
     }
     for _ in 0..ticks {
         app.update();
+    }
+    if let Some((name, file)) = &record {
+        let world = app.world_mut();
+        let mut agents = world.query::<(&Name, &wyrd::bt::BtAgent)>();
+        let recording = agents
+            .iter(world)
+            .find(|(n, _)| n.as_str() == name.as_str())
+            .and_then(|(_, a)| a.recording());
+        let Some(recording) = recording else {
+            eprintln!("squad_ai: no AI named {name:?} recorded (it died, or no such name)");
+            std::process::exit(1);
+        };
+        let json = serde_json::to_string(&recording).expect("a recording is plain data");
+        if let Err(e) = std::fs::write(file, json) {
+            eprintln!("squad_ai: {}: {e}", file.display());
+            std::process::exit(1);
+        }
     }
     println!("{}", summary_json(app.world()));
 }

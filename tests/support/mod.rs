@@ -28,3 +28,17 @@ pub fn headless(name: &str) -> Command {
     cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
     cmd
 }
+
+/// The `wyrd` command (`cargo test --workspace` builds it beside the
+/// tests).
+#[allow(dead_code, reason = "not every test file runs the command")]
+pub fn wyrd() -> Command {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join("wyrd");
+    assert!(
+        bin.exists(),
+        "cargo test --workspace builds the wyrd command: {}",
+        bin.display()
+    );
+    Command::new(bin)
+}

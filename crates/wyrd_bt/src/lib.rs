@@ -216,6 +216,7 @@ mod def;
 mod kind;
 mod plugin;
 mod program;
+mod recorder;
 mod registry;
 mod rng;
 mod runtime;
@@ -235,6 +236,9 @@ pub use plugin::{
     BtSystems, RunMode,
 };
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
+pub use recorder::{
+    RECORDING_FORMAT, RecordedStimulus, RecordedTick, Recorder, Recording, StartState, node_text,
+};
 pub use registry::{
     ActionField, ActionId, BtAction, BtRegistry, CustomNode, Out, ParamSpec, PredicateArgs,
     PredicateFn, Vocabulary,
@@ -242,8 +246,8 @@ pub use registry::{
 pub use rng::SplitMix64;
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
-    MAX_STIMULI, NodeState, PredicateStub, Status, Stimulus, StimulusError, TickEnv, TickTrace,
-    tick_agent, tick_agent_traced,
+    MAX_STIMULI, NodeState, PredicateStub, StateSnapshot, Status, Stimulus, StimulusError, TickEnv,
+    TickTrace, tick_agent, tick_agent_traced,
 };
 pub use value::{Bindings, FromValue, Op, Sym, Value, ValueDef, ValueType};
 pub use view::{ImpulseView, NodeView, Progress, RuleFlags};

@@ -21,6 +21,7 @@ use bevy::time::{Fixed, Time};
 use crate::blackboard::Blackboard;
 use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
 use crate::program::Program;
+use crate::recorder::{Recorder, Recording};
 use crate::registry::{BtRegistry, CustomNode};
 use crate::runtime::{
     AgentState, BtActions, Status, StimulusError, TickEnv, TickTrace, tick_agent_traced,
@@ -279,6 +280,11 @@ pub struct BtAgent {
     clock_us: u64,
     /// Unset keys already reported (see `AgentState::unset_reads`).
     unset_reported: u64,
+    /// The flight recorder, when this agent records.
+    #[reflect(ignore)]
+    recorder: Option<Box<Recorder>>,
+    /// Asked to start recording this many ticks at the next tick.
+    record_request: Option<usize>,
 }
 
 impl BtAgent {
@@ -328,6 +334,30 @@ impl BtAgent {
         self.trace.as_deref()
     }
 
+    /// Starts the flight recorder at the next tick, keeping the last
+    /// `ticks` ticks (from the agent's state now: see [`Recorder`]).
+    /// Tracing is on while it records.
+    pub fn record(&mut self, ticks: usize) {
+        self.record_request = Some(ticks.max(1));
+    }
+
+    /// Stops and drops the flight recorder.
+    pub fn stop_recording(&mut self) {
+        self.recorder = None;
+        self.record_request = None;
+    }
+
+    /// The flight recorder, while recording.
+    pub fn recorder(&self) -> Option<&Recorder> {
+        self.recorder.as_deref()
+    }
+
+    /// What the recorder holds, as a file's data
+    /// ([`Recording`], replayed with `wyrd sim --replay`).
+    pub fn recording(&self) -> Option<Recording> {
+        Some(self.recorder.as_ref()?.recording(self.program.as_ref()?))
+    }
+
     /// The program the agent runs, once loaded.
     pub fn program(&self) -> Option<&Arc<Program>> {
         self.program.as_ref()
@@ -363,7 +393,11 @@ impl BtAgent {
             return Err(StimulusError::NotBound);
         };
         self.state
-            .insert_stimulus(p, at, behavior, priority, seconds)
+            .insert_stimulus(p, at, behavior, priority, seconds)?;
+        if let (Some(rec), Some(&root)) = (self.recorder.as_mut(), p.detached.get(behavior)) {
+            rec.note_stimulus(&self.state, root);
+        }
+        Ok(())
     }
 
     /// Paths of the leaves running after the last tick.
@@ -406,6 +440,9 @@ pub enum BtSystems {
 pub struct BtSettings {
     /// Restarts allowed per agent per tick before it is an error.
     pub max_restarts_per_tick: u32,
+    /// Record every agent's last N ticks (the flight recorder; `None`, the
+    /// default: only agents asked with [`BtAgent::record`]).
+    pub record_all: Option<usize>,
 }
 
 /// Behavior trees as assets, ticked in `FixedUpdate`.
@@ -431,6 +468,8 @@ pub struct BtPlugin {
     pub tick_hz: Option<f64>,
     /// Restarts allowed per agent per tick (default 8).
     pub max_restarts_per_tick: u32,
+    /// Record every agent's last N ticks (see [`BtSettings::record_all`]).
+    pub record_all: Option<usize>,
     /// The schedule [`BtSystems`] run in (default `FixedUpdate`), like
     /// avian's `PhysicsSchedulePlugin::new(schedule)`.
     pub schedule: Interned<dyn ScheduleLabel>,
@@ -441,6 +480,7 @@ impl Default for BtPlugin {
         BtPlugin {
             tick_hz: None,
             max_restarts_per_tick: 8,
+            record_all: None,
             schedule: FixedUpdate.intern(),
         }
     }
@@ -494,6 +534,7 @@ impl Plugin for BtPlugin {
             )
             .insert_resource(BtSettings {
                 max_restarts_per_tick: self.max_restarts_per_tick,
+                record_all: self.record_all,
             })
             .configure_sets(
                 self.schedule,
@@ -695,6 +736,9 @@ fn tick_trees(
         let Some(program) = agent.program.as_deref() else { return };
         if agent.restart {
             agent.restart = false;
+            if let Some(rec) = agent.recorder.as_mut() {
+                rec.note_restart();
+            }
             agent.restarts_this_tick += 1;
             if agent.restarts_this_tick > max_restarts {
                 error!(
@@ -739,6 +783,35 @@ fn tick_trees(
             always_walk: false,
             dt_us: step_us.min(u64::from(u32::MAX)) as u32,
         };
+        // The flight recorder starts from the agent as it is now.
+        let request = agent.record_request.take();
+        if let Some(n) = request.or(settings.record_all)
+            && (request.is_some() || agent.recorder.is_none())
+        {
+            agent.recorder = Some(Box::new(Recorder::new(
+                program,
+                &agent.state,
+                bb,
+                &actions,
+                env.globals,
+                n,
+                tree.mode == RunMode::Repeat,
+                agent.clock_us - step_us,
+            )));
+            if agent.trace.is_none() {
+                agent.trace = Some(Box::default());
+            }
+        }
+        if let Some(rec) = agent.recorder.as_mut() {
+            rec.before_tick(
+                program,
+                agent.state.ticks() + 1,
+                env.dt_us,
+                bb,
+                &actions,
+                env.globals,
+            );
+        }
         let status = tick_agent_traced(
             program,
             &mut agent.state,
@@ -748,6 +821,9 @@ fn tick_trees(
             env,
             agent.trace.as_deref_mut(),
         );
+        if let (Some(rec), Some(trace)) = (agent.recorder.as_mut(), agent.trace.as_deref()) {
+            rec.after_tick(program, &agent.state, trace, status);
+        }
         // A condition read a key the game has not set: said once per key.
         let fresh = agent.state.unset_reads() & !agent.unset_reported;
         if fresh != 0 {

@@ -524,6 +524,9 @@ pub struct Program {
     pub(crate) max_concurrent_actions: u32,
     /// World values the program reads.
     pub(crate) globals: Vec<GlobalRef>,
+    /// A hash of the texts of the files it was compiled from (FNV-1a):
+    /// recordings and saved states name the exact tree they belong to.
+    pub(crate) content_hash: u64,
 }
 
 impl Program {

@@ -133,6 +133,9 @@ pub struct Event {
     /// Set a blackboard value.
     #[serde(default)]
     pub set: Option<(String, Value)>,
+    /// Make a key unset again (a key declared with a type only).
+    #[serde(default)]
+    pub unset: Option<String>,
     /// Set or clear a tag.
     #[serde(default)]
     pub tag: Option<(String, bool)>,
@@ -536,6 +539,37 @@ impl<'p> Sim<'p> {
             .insert_stimulus(self.program, at, behavior, priority, seconds)?)
     }
 
+    /// Runs one tick of `step_us` µs on an exact µs clock (the plugin's:
+    /// agent time in ms is the clock's floor), as recordings replay.
+    pub fn step_us(&mut self, clock_us: &mut u64, step_us: u32) -> Status {
+        self.tick += 1;
+        let before = *clock_us / 1000;
+        *clock_us += u64::from(step_us);
+        let step_ms = (*clock_us / 1000 - before) as u32;
+        for (slot, g) in self.globals.iter_mut().zip(&self.program.globals) {
+            *slot = self.world.get(&g.name).copied();
+        }
+        self.stimuli_before.clone_from(&self.state.stimuli);
+        let predicates = &self.predicates;
+        let stub = |name: &str| predicates.get(name).copied().unwrap_or(false);
+        tick_agent_traced(
+            self.program,
+            &mut self.state,
+            &self.blackboard,
+            &mut self.actions,
+            step_ms,
+            TickEnv {
+                stub: Some(&stub),
+                globals: &self.globals,
+                globals_generation: 0,
+                repeat: self.repeat,
+                always_walk: true,
+                dt_us: step_us,
+            },
+            Some(&mut self.trace),
+        )
+    }
+
     /// Runs one tick and reports it.
     pub fn step(&mut self) -> TickRecord {
         self.tick += 1;
@@ -675,6 +709,12 @@ impl<'p> Sim<'p> {
                 if let Some((k, v)) = &e.set {
                     sim.set(k, *v).map_err(fail)?;
                 }
+                if let Some(k) = &e.unset {
+                    let i = program.bb_key(k).ok_or_else(|| {
+                        fail(SimError::Mismatch(format!("unknown blackboard key {k:?}")))
+                    })?;
+                    sim.blackboard.clear_index(i);
+                }
                 if let Some((t, on)) = &e.tag {
                     sim.tag(t, *on).map_err(fail)?;
                 }
@@ -738,4 +778,406 @@ impl<'p> Sim<'p> {
         let i = self.program.node(path)?;
         Some(self.state.nodes[i as usize].status())
     }
+}
+
+/// Where a replay first differed from its recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Divergence {
+    /// The agent tick.
+    pub tick: u64,
+    /// The node (path), when it is about one.
+    pub node: Option<String>,
+    /// What differed.
+    pub what: String,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.node {
+            Some(n) => write!(f, "tick {}: {n}: {}", self.tick, self.what),
+            None => write!(f, "tick {}: {}", self.tick, self.what),
+        }
+    }
+}
+
+/// What a replay found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayReport {
+    /// Ticks replayed.
+    pub ticks: usize,
+    /// The first tick where the tree did not do what was recorded.
+    pub divergence: Option<Divergence>,
+    /// Whether the recording was made with another version of the tree.
+    pub changed_tree: bool,
+}
+
+/// Re-runs a [`Recording`](crate::Recording) on `program` from its start
+/// state and recorded inputs, checking tick by tick that the root status,
+/// every node's status and rule flags and the action events are the ones
+/// recorded. A recording of another version of the tree (content hash) is
+/// refused unless `allow_changed`, which shows where the new tree
+/// diverges.
+pub fn replay(
+    program: &Program,
+    rec: &crate::Recording,
+    allow_changed: bool,
+) -> Result<ReplayReport, SimError> {
+    let bad = |m: String| SimError::Mismatch(m);
+    if rec.format != crate::RECORDING_FORMAT {
+        return Err(bad(format!(
+            "recording format {} (this build reads {})",
+            rec.format,
+            crate::RECORDING_FORMAT
+        )));
+    }
+    let hash = format!("{:016x}", program.content_hash);
+    let changed_tree = hash != rec.tree_hash;
+    if changed_tree && !allow_changed {
+        return Err(bad(format!(
+            "the recording is of {} with content hash {}; this tree's is {hash}: it changed since (replay with --allow-changed to see where it diverges)",
+            rec.tree, rec.tree_hash
+        )));
+    }
+    // Node indices of the recording, as this tree's (by path: the same
+    // index when the tree did not change).
+    let here = |i: u32| -> Option<u32> {
+        if changed_tree {
+            rec.paths.get(i as usize).and_then(|p| program.node(p))
+        } else {
+            Some(i)
+        }
+    };
+    let fresh = rec.start.state.ticks == 0 && rec.start.actions.is_empty();
+    let state = if changed_tree && fresh {
+        // A changed tree starts fresh, as the recorded agent did.
+        Some(AgentState::new(program, rec.start.state.seed))
+    } else {
+        AgentState::from_snapshot(program, &rec.start.state)
+    }
+    .ok_or_else(|| {
+        bad("the recording's start state does not fit this tree (nodes, timers or impulses differ); a recording from the agent's first tick replays on a changed tree".into())
+    })?;
+    let mut sim = Sim::new(program, rec.start.state.seed).with_repeat(rec.repeat);
+    sim.state = state;
+    for (k, v) in &rec.start.blackboard {
+        set_key(&mut sim, k, *v)?;
+    }
+    let tag_bits = |names: &[String]| {
+        names
+            .iter()
+            .filter_map(|t| program.tag_names.iter().position(|x| x == t))
+            .fold(0u64, |b, i| b | 1 << i)
+    };
+    sim.blackboard.set_tags(tag_bits(&rec.start.tags));
+    for (name, v) in &rec.start.world {
+        match v {
+            Some(v) => sim.world.insert(name.clone(), *v),
+            None => sim.world.remove(name),
+        };
+    }
+    for (slot, answer) in program.predicates.iter().zip(&rec.start.predicates) {
+        sim.predicates.insert(slot.name.clone(), *answer);
+    }
+    sim.actions.slots.clear();
+    for (node, id, st, started_ms) in &rec.start.actions {
+        let state = crate::recorder::action_state_of(st)
+            .ok_or_else(|| bad(format!("unknown action state {st:?}")))?;
+        let Some(node) = here(*node) else { continue };
+        sim.actions.slots.push(crate::runtime::ActiveAction {
+            id: crate::registry::ActionId(*id),
+            node,
+            state,
+            started_ms: *started_ms,
+        });
+    }
+    let mut clock_us = rec.start.clock_us;
+    let mut nodes: Vec<u8> = sim.state.nodes.iter().map(|n| n.raw()).collect();
+    let path = |i: u32| program.paths.get(i as usize).cloned();
+    let recorded_path = |i: u32| rec.paths.get(i as usize).cloned().unwrap_or_default();
+    for (n, t) in rec.ticks.iter().enumerate() {
+        for (k, v) in &t.set {
+            set_key(&mut sim, k, *v)?;
+        }
+        if let Some(tags) = &t.tags {
+            sim.blackboard.set_tags(tag_bits(tags));
+        }
+        for (name, v) in &t.world {
+            match v {
+                Some(v) => sim.world.insert(name.clone(), *v),
+                None => sim.world.remove(name),
+            };
+        }
+        for (name, _, answer) in &t.predicates {
+            sim.predicates.insert(name.clone(), *answer);
+        }
+        for &(node, ok) in &t.reports {
+            let Some(node) = here(node) else { continue };
+            if let Some(a) = sim
+                .actions
+                .slots
+                .iter_mut()
+                .find(|a| a.node == node && a.is_running())
+            {
+                if ok { a.succeed() } else { a.fail() }
+            }
+        }
+        for st in &t.stimuli {
+            let (Some(target), Some(&root)) =
+                (program.node(&st.at), program.detached.get(&st.behavior))
+            else {
+                return Err(bad(format!(
+                    "tick {}: no stimulus {} at {}",
+                    t.tick, st.behavior, st.at
+                )));
+            };
+            sim.state
+                .insert_stimulus_at(program, target, root, st.priority, st.ms)
+                .map_err(SimError::from)?;
+        }
+        if t.restart {
+            sim.state.reset(program, &mut sim.actions);
+        }
+        let status = sim.step_us(&mut clock_us, t.step_us);
+        if status.as_str() != t.status {
+            return Ok(ReplayReport {
+                ticks: n + 1,
+                divergence: Some(Divergence {
+                    tick: t.tick,
+                    node: None,
+                    what: format!("the root is {}, recorded {}", status.as_str(), t.status),
+                }),
+                changed_tree,
+            });
+        }
+        // Node changes and action events, by path (and action name).
+        let mut changes = Vec::new();
+        for (i, now) in sim.state.nodes.iter().map(|s| s.raw()).enumerate() {
+            if now != nodes[i] {
+                changes.push((path(i as u32).unwrap_or_default(), nodes[i], now));
+                nodes[i] = now;
+            }
+        }
+        let recorded: Vec<(String, u8, u8)> = t
+            .nodes
+            .iter()
+            .map(|&(i, a, b)| (recorded_path(i), a, b))
+            .collect();
+        if changed_tree {
+            changes.sort();
+        }
+        let mut want = recorded.clone();
+        if changed_tree {
+            want.sort();
+        }
+        for k in 0..changes.len().max(want.len()) {
+            let (got, exp) = (changes.get(k), want.get(k));
+            if got == exp {
+                continue;
+            }
+            let text = |c: Option<&(String, u8, u8)>| {
+                c.map_or("unchanged".to_owned(), |c| {
+                    format!("{} -> {}", crate::node_text(c.1), crate::node_text(c.2))
+                })
+            };
+            // Name the node whose change is missing or different.
+            let node = match (got, exp) {
+                (Some(g), Some(e)) if g.0 != e.0 => e.0.clone(),
+                (_, Some(e)) => e.0.clone(),
+                (Some(g), None) => g.0.clone(),
+                (None, None) => String::new(),
+            };
+            let (g, e) = (
+                changes.iter().find(|c| c.0 == node),
+                want.iter().find(|c| c.0 == node),
+            );
+            return Ok(ReplayReport {
+                ticks: n + 1,
+                divergence: Some(Divergence {
+                    tick: t.tick,
+                    node: Some(node),
+                    what: format!("recorded {}, replayed {}", text(e), text(g)),
+                }),
+                changed_tree,
+            });
+        }
+        let events: Vec<(String, String, String)> = sim
+            .trace
+            .actions
+            .iter()
+            .map(|&(node, e)| {
+                (
+                    path(node).unwrap_or_default(),
+                    crate::recorder::event_name(e).to_owned(),
+                    program
+                        .action_of(node)
+                        .map_or_else(String::new, |a| a.name().to_owned()),
+                )
+            })
+            .collect();
+        let recorded: Vec<(String, String, String)> = t
+            .actions
+            .iter()
+            .map(|(i, e, a)| (recorded_path(*i), e.clone(), a.clone()))
+            .collect();
+        if events != recorded {
+            let k = events
+                .iter()
+                .zip(&recorded)
+                .position(|(a, b)| a != b)
+                .unwrap_or(events.len().min(recorded.len()));
+            let show = |e: Option<&(String, String, String)>| {
+                e.map_or("nothing".to_owned(), |e| {
+                    format!("{} {} ({})", e.2, e.1, e.0)
+                })
+            };
+            let node = recorded.get(k).or(events.get(k)).map(|e| e.0.clone());
+            return Ok(ReplayReport {
+                ticks: n + 1,
+                divergence: Some(Divergence {
+                    tick: t.tick,
+                    node,
+                    what: format!(
+                        "action events: recorded {}, replayed {}",
+                        show(recorded.get(k)),
+                        show(events.get(k))
+                    ),
+                }),
+                changed_tree,
+            });
+        }
+    }
+    Ok(ReplayReport {
+        ticks: rec.ticks.len(),
+        divergence: None,
+        changed_tree,
+    })
+}
+
+fn set_key(sim: &mut Sim<'_>, key: &str, value: Option<Value>) -> Result<(), SimError> {
+    let k = sim.program.bb_key(key).ok_or_else(|| {
+        SimError::Mismatch(format!("the tree declares no blackboard key {key:?}"))
+    })?;
+    match value {
+        Some(v) => sim.blackboard.set_index(k, v),
+        None => sim.blackboard.clear_index(k),
+    }
+    Ok(())
+}
+
+/// A recording's inputs as a sim script (`wyrd sim --replay FILE
+/// --emit-script`): a regression test of what the agent did. Only a
+/// recording that starts at the agent's first tick replays exactly as a
+/// script (a script starts from a fresh agent); others are refused.
+pub fn recording_script(program: &Program, rec: &crate::Recording) -> Result<String, SimError> {
+    if rec.start.state.ticks != 0 {
+        return Err(SimError::Mismatch(format!(
+            "the recording starts at agent tick {} (its ring dropped older ticks or it began mid-run); a script starts from a fresh agent: record from the agent's first tick",
+            rec.start.state.ticks
+        )));
+    }
+    let mut out = format!(
+        "// From a recording of {} ({} ticks). Inputs only: replay checks the outputs.\n(\n    seed: {},\n    hz: {:.3},\n    ticks: {},\n    mode: {},\n    events: [\n",
+        rec.tree,
+        rec.ticks.len(),
+        rec.start.state.seed,
+        rec.ticks
+            .first()
+            .map_or(30.0, |t| 1e6 / f64::from(t.step_us.max(1))),
+        rec.ticks.len(),
+        if rec.repeat { "Repeat" } else { "Once" },
+    );
+    let value = |v: &Value| match v {
+        Value::Entity(e) => format!("Entity({})", e.index_u32()),
+        Value::Vec2(v) => format!("({:?}, {:?})", v.x, v.y),
+        Value::Vec3(v) => format!("Vec3({:?}, {:?}, {:?})", v.x, v.y, v.z),
+        Value::Float(f) => format!("{f:?}"),
+        other => other.to_string(),
+    };
+    let mut tags: Vec<String> = rec.start.tags.clone();
+    let mut emit = |tick: u64, line: String| {
+        out.push_str(&format!("        (tick: {tick}, {line}),\n"));
+    };
+    for (n, t) in rec.ticks.iter().enumerate() {
+        let tick = n as u64 + 1;
+        let start = (n == 0).then_some(&rec.start);
+        if let Some(s) = start {
+            for (k, v) in &s.blackboard {
+                if let Some(v) = v
+                    && program
+                        .bb_key(k)
+                        .and_then(|i| program.bb_defaults[i as usize])
+                        != Some(*v)
+                {
+                    emit(tick, format!("set: ({k:?}, {})", value(v)));
+                }
+            }
+            for t in &s.tags {
+                emit(tick, format!("tag: ({t:?}, true)"));
+            }
+            for (k, v) in &s.world {
+                if let Some(v) = v {
+                    emit(tick, format!("world: ({k:?}, {})", value(v)));
+                }
+            }
+            for (p, a) in program.predicates.iter().zip(&s.predicates) {
+                if *a {
+                    emit(tick, format!("predicate: ({:?}, true)", p.name));
+                }
+            }
+        }
+        for (k, v) in &t.set {
+            match v {
+                Some(v) => emit(tick, format!("set: ({k:?}, {})", value(v))),
+                None => emit(tick, format!("unset: {k:?}")),
+            }
+        }
+        if let Some(now) = &t.tags {
+            for gone in tags.iter().filter(|x| !now.contains(x)) {
+                emit(tick, format!("tag: ({gone:?}, false)"));
+            }
+            for new in now.iter().filter(|x| !tags.contains(x)) {
+                emit(tick, format!("tag: ({new:?}, true)"));
+            }
+            tags.clone_from(now);
+        }
+        for (k, v) in &t.world {
+            if let Some(v) = v {
+                emit(tick, format!("world: ({k:?}, {})", value(v)));
+            }
+        }
+        for (name, _, a) in &t.predicates {
+            emit(tick, format!("predicate: ({name:?}, {a})"));
+        }
+        for &(node, ok) in &t.reports {
+            emit(
+                tick,
+                format!(
+                    "finish: ({:?}, {})",
+                    program
+                        .paths
+                        .get(node as usize)
+                        .cloned()
+                        .unwrap_or_default(),
+                    if ok { "Success" } else { "Failure" }
+                ),
+            );
+        }
+        for st in &t.stimuli {
+            emit(
+                tick,
+                format!(
+                    "stimulus: (at: {:?}, behavior: {:?}, priority: {}, seconds: {:?})",
+                    st.at,
+                    st.behavior,
+                    st.priority,
+                    st.ms as f32 / 1000.0
+                ),
+            );
+        }
+        if t.restart {
+            emit(tick, "restart: true".into());
+        }
+    }
+    out.push_str("    ],\n)\n");
+    Ok(out)
 }

@@ -364,6 +364,11 @@ impl Program {
         &self.globals
     }
 
+    /// A hash of the texts of the files the program was compiled from.
+    pub fn content_hash(&self) -> u64 {
+        self.content_hash
+    }
+
     /// Whether an agent whose inputs did not change may skip its walk (no
     /// timers, counters, repeats or custom nodes).
     pub fn is_skippable(&self) -> bool {

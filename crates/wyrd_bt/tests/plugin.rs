@@ -534,3 +534,101 @@ fn unset_keys_are_reported_once_and_typed_actions_read_their_fields() {
         }
     );
 }
+
+/// Issue 16: the flight recorder keeps the last N ticks of an agent (the
+/// ring folds older ticks into its start state), and the recording replays
+/// exactly: timers, random choices, stimuli, reports and inputs included.
+#[test]
+fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    let tree = r#"(
+        blackboard: {"enemy": false, "ammo": 5},
+        behaviors: [Sequence(name: "panic", children: [Action(action: "Flee")])],
+        root: PrioritizedList(name: "root", children: [
+            GuardSequence(name: "fight", children: [
+                Condition(check: Is("enemy")),
+                Condition(check: Bb("ammo", Gt, 0)),
+                Cooldown(seconds: 0.2, child: Action(action: "Shoot")),
+            ]),
+            Probabilistic(name: "idle", children: [Action(action: "Wander"), Wait(seconds: 0.3)]),
+        ]),
+    )"#;
+    let files = MemoryAssets::new().with("r.bt.ron", tree);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            for a in ["Shoot", "Flee", "Wander"] {
+                app.register_bt_action(a);
+            }
+            // The game: actions take 3 ticks; inputs change over time.
+            app.add_systems(
+                FixedUpdate,
+                (|mut q: Query<(&mut BtActions, &mut Blackboard, &mut BtAgent)>,
+                  mut n: Local<u32>| {
+                    *n += 1;
+                    for (mut actions, mut bb, mut agent) in &mut q {
+                        for a in actions.iter_mut().filter(|a| a.is_running()) {
+                            if (*n + a.node).is_multiple_of(3) {
+                                a.succeed();
+                            }
+                        }
+                        bb.set("enemy", (*n / 17) % 2 == 1).unwrap();
+                        bb.set("ammo", i64::from(*n % 7)).unwrap();
+                        if *n % 40 == 30 {
+                            agent.insert_stimulus("root", "panic", 0, 0.5).unwrap();
+                        }
+                    }
+                })
+                .in_set(BtSystems::Act),
+            );
+        })
+        .build();
+    let handle = load(&mut app, "r.bt.ron");
+    wait_loaded(&mut app, &handle).unwrap();
+    let program = app
+        .world()
+        .resource::<Assets<BtAsset>>()
+        .get(&handle)
+        .unwrap()
+        .program
+        .clone();
+    let e = app
+        .world_mut()
+        .spawn(BehaviorTree::new(handle).with_seed(9))
+        .id();
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().record(40);
+    step(&mut app, 120);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert_eq!(
+        agent.recorder().unwrap().len(),
+        40,
+        "the ring keeps 40 ticks"
+    );
+    let rec = agent.recording().unwrap();
+    assert_eq!(rec.ticks.len(), 40);
+    assert_eq!(rec.start.state.ticks, 80, "the window starts 80 ticks in");
+    assert!(
+        rec.ticks.iter().any(|t| !t.stimuli.is_empty()),
+        "a stimulus is in the window"
+    );
+    // Through JSON, as `wyrd sim --replay` reads it.
+    let json = serde_json::to_string(&rec).unwrap();
+    let rec: wyrd_bt::Recording = serde_json::from_str(&json).unwrap();
+    let report = wyrd_bt::sim::replay(&program, &rec, false).unwrap();
+    assert_eq!(report.divergence, None);
+    assert_eq!(report.ticks, 40);
+    // A script starts from a fresh agent: a window starting mid-run is not one.
+    let e = wyrd_bt::sim::recording_script(&program, &rec).unwrap_err();
+    assert!(e.to_string().contains("starts at agent tick 80"), "{e}");
+    // A recording whose inputs were tampered with is caught at that tick.
+    let mut bad = rec;
+    let t = bad
+        .ticks
+        .iter_mut()
+        .find(|t| !t.reports.is_empty())
+        .unwrap();
+    let tick = t.tick;
+    t.reports.clear();
+    let report = wyrd_bt::sim::replay(&program, &bad, false).unwrap();
+    assert_eq!(report.divergence.map(|d| d.tick), Some(tick));
+}

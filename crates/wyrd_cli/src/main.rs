@@ -60,13 +60,32 @@ Examples:
     #[command(after_help = "\
 Examples:
   wyrd sim assets/squad_ai/combat.bt.ron --script crates/wyrd_bt/tests/trees/combat_infantry.script.ron
-  wyrd sim session.bt.ron --script drive.script.ron --ticks 100 --seed 7")]
+  wyrd sim session.bt.ron --script drive.script.ron --ticks 100 --seed 7
+  wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json
+  wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json --emit-script > grunt.script.ron")]
     Sim {
         /// The tree file.
         tree: String,
         /// The script (RON: ticks, seed, hz, events).
-        #[arg(long, value_name = "SCRIPT")]
-        script: String,
+        #[arg(
+            long,
+            value_name = "SCRIPT",
+            required_unless_present = "replay",
+            conflicts_with = "replay"
+        )]
+        script: Option<String>,
+        /// A flight recording (JSON) to re-run from its recorded inputs,
+        /// checking tick by tick that the tree does what was recorded.
+        #[arg(long, value_name = "FILE")]
+        replay: Option<String>,
+        /// With --replay: replay a recording made with another version of
+        /// the tree, to see where it diverges.
+        #[arg(long, requires = "replay")]
+        allow_changed: bool,
+        /// With --replay: print the recording's inputs as a sim script (a
+        /// regression test of what the agent did) instead of replaying.
+        #[arg(long, requires = "replay")]
+        emit_script: bool,
         /// Ticks to run (default: the script's).
         #[arg(long)]
         ticks: Option<u64>,
@@ -211,9 +230,16 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
         Command::Sim {
             tree,
             script,
+            replay,
+            allow_changed,
+            emit_script,
             ticks,
             seed,
-        } => sim(&tree, &script, ticks, seed, out),
+        } => match (script, replay) {
+            (_, Some(file)) => replay_recording(&tree, &file, allow_changed, emit_script, out),
+            (Some(script), None) => sim(&tree, &script, ticks, seed, out),
+            (None, None) => Err(bad("give --script or --replay")),
+        },
         Command::Graph { tree, format } => graph(&tree, format, out),
         Command::Save(sub) => save(sub, out),
     }
@@ -502,6 +528,47 @@ fn sim(
     })
     .map_err(|e| bad(script_error(script_path, &text, &e)))?;
     Ok(())
+}
+
+/// `wyrd sim TREE --replay FILE`: re-runs a flight recording and says
+/// whether the tree still does what was recorded (exit 1 at the first
+/// divergence, naming the tick and node).
+fn replay_recording(
+    tree: &str,
+    file: &str,
+    allow_changed: bool,
+    emit_script: bool,
+    out: &mut String,
+) -> Result<(), Failure> {
+    let program = load_tree(tree)?;
+    let text = std::fs::read_to_string(file).map_err(|e| bad(format!("{file}: {e}")))?;
+    let rec: wyrd_bt::Recording =
+        serde_json::from_str(&text).map_err(|e| bad(format!("{file}: not a recording: {e}")))?;
+    if emit_script {
+        let script = wyrd_bt::sim::recording_script(&program, &rec)
+            .map_err(|e| bad(format!("{file}: {e}")))?;
+        out.push_str(&script);
+        return Ok(());
+    }
+    let report = wyrd_bt::sim::replay(&program, &rec, allow_changed)
+        .map_err(|e| bad(format!("{file}: {e}")))?;
+    match report.divergence {
+        None => {
+            out.push_str(&format!(
+                "{file}: ok: {} ticks replayed exactly\n",
+                report.ticks
+            ));
+            Ok(())
+        }
+        Some(d) => Err(bad(format!(
+            "{file}: diverges at {d}{}",
+            if report.changed_tree {
+                " (the tree changed since the recording)"
+            } else {
+                ""
+            }
+        ))),
+    }
 }
 
 /// What an edge means, for parents whose children have roles: the cases of

@@ -227,6 +227,17 @@ pub fn compile(
         c.p.nodes[i as usize].guard = guard;
     }
     fold_bits(&mut c.p);
+    // The texts only, in file order: the same tree loaded by the game
+    // (paths relative to its assets) and by `wyrd` (paths from the shell)
+    // has the same hash.
+    let mut names: Vec<&String> = files.keys().collect();
+    names.sort();
+    let mut text = String::new();
+    for n in names {
+        text.push_str(&files[n].text);
+        text.push('\u{0}');
+    }
+    c.p.content_hash = crate::registry::ActionId::of(&text).0;
     c.p.bb_shared = c.p.bb_keys.as_slice().into();
     c.p.bb_types_shared = c.p.bb_types.as_slice().into();
     c.p.tags_shared = c.p.tag_names.as_slice().into();

@@ -63,7 +63,7 @@ impl ActiveAction {
 #[derive(Component, Debug, Clone, Default, bevy::reflect::Reflect)]
 #[reflect(Component, Default, Debug)]
 pub struct BtActions {
-    pub(super) slots: Vec<ActiveAction>,
+    pub(crate) slots: Vec<ActiveAction>,
 }
 
 impl BtActions {

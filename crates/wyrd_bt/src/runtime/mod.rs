@@ -75,6 +75,17 @@ pub(crate) mod rule {
 pub struct NodeState(u8);
 
 impl NodeState {
+    /// The packed byte (status and flags).
+    #[inline]
+    pub(crate) fn raw(self) -> u8 {
+        self.0
+    }
+
+    /// A node state from its packed byte.
+    pub(crate) fn from_raw(b: u8) -> NodeState {
+        NodeState(b)
+    }
+
     /// Status after the node's last tick.
     #[inline]
     pub fn status(self) -> Status {
@@ -188,7 +199,101 @@ pub struct AgentState {
     live: Status,
 }
 
+/// An agent's whole tree state as plain data, by node index (valid for the
+/// program it was taken from: recordings keep the tree's content hash
+/// beside it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StateSnapshot {
+    /// Status and rule flags per node (packed bytes).
+    pub nodes: Vec<u8>,
+    /// Timers and counters.
+    pub aux: Vec<u32>,
+    /// Composites' cursors.
+    pub cursors: Vec<u16>,
+    /// Random state.
+    pub rng: u64,
+    /// Agent time in ms.
+    pub now_ms: u32,
+    /// Ticks so far.
+    pub ticks: u64,
+    /// Stimuli: target, root, priority, expires (ms), duration (ms).
+    pub stimuli: Vec<(u32, u32, u16, u32, u32)>,
+    /// Impulse win counts.
+    pub impulse_fired: Vec<u32>,
+    /// Root status after the last tick, and after the whole tick.
+    pub status: (u8, u8),
+    /// Redirect bookkeeping.
+    pub redirect_live: bool,
+    /// The seed.
+    pub seed: u64,
+}
+
 impl AgentState {
+    /// The state as plain data (see [`StateSnapshot`]).
+    pub fn snapshot(&self) -> StateSnapshot {
+        StateSnapshot {
+            nodes: self.nodes.iter().map(|n| n.0).collect(),
+            aux: self.aux.to_vec(),
+            cursors: self.cursors.to_vec(),
+            rng: self.rng,
+            now_ms: self.now_ms,
+            ticks: self.ticks,
+            stimuli: self
+                .stimuli
+                .iter()
+                .map(|s| (s.target, s.root, s.priority, s.expires_ms, s.duration_ms))
+                .collect(),
+            impulse_fired: self.impulse_fired.to_vec(),
+            status: (self.status as u8, self.live as u8),
+            redirect_live: self.redirect_live,
+            seed: self.seed,
+        }
+    }
+
+    /// State from a snapshot of the same program; `None` when its sizes do
+    /// not fit the program (another tree).
+    pub fn from_snapshot(program: &Program, s: &StateSnapshot) -> Option<AgentState> {
+        let fresh = AgentState::new(program, s.seed);
+        if s.nodes.len() != fresh.nodes.len()
+            || s.aux.len() != fresh.aux.len()
+            || s.cursors.len() != fresh.cursors.len()
+            || s.impulse_fired.len() != fresh.impulse_fired.len()
+            || s.stimuli.iter().any(|st| {
+                st.0 as usize >= program.nodes.len() || st.1 as usize >= program.nodes.len()
+            })
+        {
+            return None;
+        }
+        let status = |b: u8| NodeState((b & 7) << 4).status();
+        let mut stimuli = Vec::with_capacity(MAX_STIMULI);
+        stimuli.extend(s.stimuli.iter().map(
+            |&(target, root, priority, expires_ms, duration_ms)| Stimulus {
+                target,
+                root,
+                priority,
+                expires_ms,
+                duration_ms,
+            },
+        ));
+        Some(AgentState {
+            nodes: s.nodes.iter().map(|&b| NodeState(b)).collect(),
+            aux: s.aux.clone().into_boxed_slice(),
+            cursors: s.cursors.clone().into_boxed_slice(),
+            rng: s.rng,
+            now_ms: s.now_ms,
+            ticks: s.ticks,
+            stimuli,
+            redirect_live: s.redirect_live,
+            status: status(s.status.0),
+            impulse_fired: s.impulse_fired.clone().into_boxed_slice(),
+            seed: s.seed,
+            seen_inputs: (u64::MAX, u64::MAX),
+            skipped: 0,
+            unset_reads: 0,
+            live: status(s.status.1),
+        })
+    }
+
     /// Fresh state for a program, seeded for reproducible random choices.
     pub fn new(program: &Program, seed: u64) -> Self {
         let mut nodes = vec![NodeState::default(); program.nodes.len()];

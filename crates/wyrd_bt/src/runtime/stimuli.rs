@@ -97,6 +97,22 @@ impl AgentState {
             .get(behavior)
             .ok_or_else(|| StimulusError::UnknownBehavior(behavior.to_owned()))?;
         let duration_ms = (seconds.max(0.0) * 1000.0).round() as u32;
+        self.insert_stimulus_at(program, target, root, priority, duration_ms)
+    }
+
+    /// [`AgentState::insert_stimulus`] by node indices (recordings replay
+    /// them so).
+    pub(crate) fn insert_stimulus_at(
+        &mut self,
+        program: &Program,
+        target: u32,
+        root: u32,
+        priority: u16,
+        duration_ms: u32,
+    ) -> Result<(), StimulusError> {
+        if self.nodes.len() != program.nodes.len() {
+            return Err(StimulusError::NotBound);
+        }
         let expires_ms = self.now_ms.saturating_add(duration_ms);
         if let Some(s) = self.stimuli.iter_mut().find(|s| s.root == root) {
             s.target = target;
