@@ -4,6 +4,8 @@
 //! ```text
 //! cargo run --release -p wyrd_bt --example bench_tick -- --agents 10000 [--threads 1] [--ticks 300] [--typed]
 //! ```
+//! `--plugin --record-all N` / `--record-one N`: the flight recorder on
+//! every agent / on one, keeping N ticks.
 //! `--typed`: the reference tree whose actions also read a `Vec3` and an
 //! `Entity` parameter from the blackboard (the action loop reads them).
 //! The runtime alone (flat state in a loop); with `--plugin`, the full plugin
@@ -55,6 +57,7 @@ fn main() {
     let mut ticks = 300u32;
     let mut plugin = false;
     let mut typed = false;
+    let mut record: Option<(bool, usize)> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
@@ -68,16 +71,18 @@ fn main() {
             "--ticks" => ticks = num("--ticks") as u32,
             "--plugin" => plugin = true,
             "--typed" => typed = true,
+            "--record-all" => record = Some((true, num("--record-all"))),
+            "--record-one" => record = Some((false, num("--record-one"))),
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin] [--typed]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N]] [--typed]"
                 );
                 std::process::exit(2);
             }
         }
     }
     if plugin {
-        run_plugin(agents, threads, ticks);
+        run_plugin(agents, threads, ticks, record);
         return;
     }
     let program = if typed {
@@ -217,8 +222,34 @@ fn main() {
 }
 
 /// The full plugin path: medians of the whole update and of its parts.
-fn run_plugin(agents: usize, threads: usize, ticks: u32) {
+fn run_plugin(agents: usize, threads: usize, ticks: u32, record: Option<(bool, usize)>) {
     let mut app = plugin_app(agents, Some(threads));
+    // The flight recorder on every agent, or on one; its buffers are
+    // allocated when it starts, then filled over a warm-up.
+    match record {
+        Some((true, n)) => {
+            app.world_mut()
+                .resource_mut::<wyrd_bt::BtSettings>()
+                .record_all = Some(n);
+        }
+        Some((false, n)) => {
+            let world = app.world_mut();
+            let mut q = world.query::<&mut wyrd_bt::BtAgent>();
+            if let Some(mut a) = q.iter_mut(world).next() {
+                a.record(n);
+            }
+        }
+        None => {}
+    }
+    if let Some((all, n)) = record {
+        for _ in 0..n.min(400) + 30 {
+            app.update();
+        }
+        println!(
+            "flight recorder           {} ({n} ticks)",
+            if all { "every agent" } else { "one agent" }
+        );
+    }
     let (mut total, mut decide, mut act) = (Vec::new(), Vec::new(), Vec::new());
     let allocs_before = ALLOCS.load(Ordering::Relaxed);
     for _ in 0..ticks {

@@ -799,7 +799,12 @@ fn tick_trees(
                 agent.clock_us - step_us,
             )));
             if agent.trace.is_none() {
-                agent.trace = Some(Box::default());
+                // Sized up front: a recording agent allocates nothing per
+                // tick (a tick ticks each node about once, loops aside).
+                agent.trace = Some(Box::new(TickTrace {
+                    ticked: Vec::with_capacity(program.len() * 4),
+                    actions: Vec::with_capacity(program.action_capacity() * 4),
+                }));
             }
         }
         if let Some(rec) = agent.recorder.as_mut() {

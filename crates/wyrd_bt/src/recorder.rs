@@ -92,6 +92,9 @@ pub struct Recorder {
 #[derive(Debug, Clone)]
 struct Start {
     clock_us: u64,
+    /// Bumped when a world value changes (lets the shadow skip walks whose
+    /// inputs did not change, as the agent does).
+    world_generation: u64,
     state: AgentState,
     blackboard: Blackboard,
     actions: BtActions,
@@ -101,12 +104,15 @@ struct Start {
 
 /// Facts kept per tick, on average, when sizing the ring (a tick with more
 /// facts than this pushes older ticks out sooner).
-const FACTS_PER_TICK: usize = 24;
+const FACTS_PER_TICK: usize = 8;
 
 impl Recorder {
     /// Starts recording an agent as it is now, keeping the last `ticks`
     /// ticks (the plugin's [`BtAgent::record`](crate::BtAgent::record)).
-    #[allow(clippy::too_many_arguments, reason = "the agent's parts, taken apart by the plugin")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the agent's parts, taken apart by the plugin"
+    )]
     pub(crate) fn new(
         program: &Program,
         state: &AgentState,
@@ -142,6 +148,7 @@ impl Recorder {
             pending: Vec::with_capacity(crate::runtime::MAX_STIMULI + 1),
             start: Start {
                 clock_us,
+                world_generation: 0,
                 state: state.clone(),
                 blackboard: blackboard.clone(),
                 actions: shadow_actions,
@@ -343,11 +350,14 @@ impl Recorder {
                 Rec::World { slot, value } => {
                     if let Some(w) = start.world.get_mut(slot as usize) {
                         *w = value;
+                        start.world_generation += 1;
                     }
                 }
                 Rec::Predicate { slot, value } => {
                     if let Some(p) = start.predicates.get_mut(slot as usize) {
                         *p = value;
+                        // A predicate is read through the stub: walk again.
+                        start.world_generation += 1;
                     }
                 }
                 Rec::Report { node, ok } => report(&mut start.actions, node, ok),
@@ -496,9 +506,9 @@ fn shadow_tick(program: &Program, start: &mut Start, step_us: u32, repeat: bool)
         TickEnv {
             stub: Some(&stub),
             globals: &start.world,
-            globals_generation: 0,
+            globals_generation: start.world_generation,
             repeat,
-            always_walk: true,
+            always_walk: false,
             dt_us: step_us,
         },
     );

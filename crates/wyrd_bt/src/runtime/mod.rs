@@ -483,8 +483,9 @@ pub fn tick_agent_traced(
         && !it.st.redirect_live
         && it.st.live == Status::Running
         && it.st.seen_inputs == inputs
-        && it.trace.is_none()
     {
+        // (A traced tick that skips its walk ticked nothing: its trace is
+        // empty, which is what happened.)
         it.st.skipped += 1;
         return Status::Running;
     }
