@@ -822,6 +822,27 @@ pub fn replay(
     rec: &crate::Recording,
     allow_changed: bool,
 ) -> Result<ReplayReport, SimError> {
+    replay_from(program, rec, allow_changed, rec.ticks.len(), true).map(|(r, _)| r)
+}
+
+/// The agent's tree state and blackboard after the first `ticks` ticks of
+/// a recording (the inspector's timeline: the tree as it was at a tick).
+pub fn rebuild(
+    program: &Program,
+    rec: &crate::Recording,
+    ticks: usize,
+) -> Result<(AgentState, Blackboard), SimError> {
+    let (_, sim) = replay_from(program, rec, true, ticks, false)?;
+    Ok((sim.state, sim.blackboard))
+}
+
+fn replay_from<'p>(
+    program: &'p Program,
+    rec: &crate::Recording,
+    allow_changed: bool,
+    limit: usize,
+    check: bool,
+) -> Result<(ReplayReport, Sim<'p>), SimError> {
     let bad = |m: String| SimError::Mismatch(m);
     if rec.format != crate::RECORDING_FORMAT {
         return Err(bad(format!(
@@ -894,7 +915,7 @@ pub fn replay(
     let mut nodes: Vec<u8> = sim.state.nodes.iter().map(|n| n.raw()).collect();
     let path = |i: u32| program.paths.get(i as usize).cloned();
     let recorded_path = |i: u32| rec.paths.get(i as usize).cloned().unwrap_or_default();
-    for (n, t) in rec.ticks.iter().enumerate() {
+    for (n, t) in rec.ticks.iter().enumerate().take(limit) {
         for (k, v) in &t.set {
             set_key(&mut sim, k, *v)?;
         }
@@ -938,16 +959,22 @@ pub fn replay(
             sim.state.reset(program, &mut sim.actions);
         }
         let status = sim.step_us(&mut clock_us, t.step_us);
+        if !check {
+            continue;
+        }
         if status.as_str() != t.status {
-            return Ok(ReplayReport {
-                ticks: n + 1,
-                divergence: Some(Divergence {
-                    tick: t.tick,
-                    node: None,
-                    what: format!("the root is {}, recorded {}", status.as_str(), t.status),
-                }),
-                changed_tree,
-            });
+            return Ok((
+                ReplayReport {
+                    ticks: n + 1,
+                    divergence: Some(Divergence {
+                        tick: t.tick,
+                        node: None,
+                        what: format!("the root is {}, recorded {}", status.as_str(), t.status),
+                    }),
+                    changed_tree,
+                },
+                sim,
+            ));
         }
         // Node changes and action events, by path (and action name).
         let mut changes = Vec::new();
@@ -990,15 +1017,18 @@ pub fn replay(
                 changes.iter().find(|c| c.0 == node),
                 want.iter().find(|c| c.0 == node),
             );
-            return Ok(ReplayReport {
-                ticks: n + 1,
-                divergence: Some(Divergence {
-                    tick: t.tick,
-                    node: Some(node),
-                    what: format!("recorded {}, replayed {}", text(e), text(g)),
-                }),
-                changed_tree,
-            });
+            return Ok((
+                ReplayReport {
+                    ticks: n + 1,
+                    divergence: Some(Divergence {
+                        tick: t.tick,
+                        node: Some(node),
+                        what: format!("recorded {}, replayed {}", text(e), text(g)),
+                    }),
+                    changed_tree,
+                },
+                sim,
+            ));
         }
         let events: Vec<(String, String, String)> = sim
             .trace
@@ -1031,26 +1061,32 @@ pub fn replay(
                 })
             };
             let node = recorded.get(k).or(events.get(k)).map(|e| e.0.clone());
-            return Ok(ReplayReport {
-                ticks: n + 1,
-                divergence: Some(Divergence {
-                    tick: t.tick,
-                    node,
-                    what: format!(
-                        "action events: recorded {}, replayed {}",
-                        show(recorded.get(k)),
-                        show(events.get(k))
-                    ),
-                }),
-                changed_tree,
-            });
+            return Ok((
+                ReplayReport {
+                    ticks: n + 1,
+                    divergence: Some(Divergence {
+                        tick: t.tick,
+                        node,
+                        what: format!(
+                            "action events: recorded {}, replayed {}",
+                            show(recorded.get(k)),
+                            show(events.get(k))
+                        ),
+                    }),
+                    changed_tree,
+                },
+                sim,
+            ));
         }
     }
-    Ok(ReplayReport {
-        ticks: rec.ticks.len(),
-        divergence: None,
-        changed_tree,
-    })
+    Ok((
+        ReplayReport {
+            ticks: rec.ticks.len().min(limit),
+            divergence: None,
+            changed_tree,
+        },
+        sim,
+    ))
 }
 
 fn set_key(sim: &mut Sim<'_>, key: &str, value: Option<Value>) -> Result<(), SimError> {

@@ -27,8 +27,8 @@ mod snapshot;
 mod ui;
 
 pub use snapshot::{
-    AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, NodeRow, SaveRow, TimingRow,
-    TreeSnapshot, WorldRow, tree_rows,
+    AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, NodeRow, SaveRow, TimelineRow,
+    TimingRow, TreeSnapshot, WorldRow, tree_rows,
 };
 pub use ui::{InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color};
 
@@ -63,6 +63,9 @@ impl Default for WyrdInspectorPlugin {
     }
 }
 
+/// Ticks the inspector's "record" button keeps (20 s at 30 Hz).
+pub const RECORD_TICKS: usize = 600;
+
 /// The inspector's state.
 #[derive(Resource, Debug, Default, bevy::reflect::Reflect)]
 #[reflect(from_reflect = false)]
@@ -82,6 +85,8 @@ pub struct InspectorState {
     capacity: usize,
     last: Vec<Status>,
     toggle: Option<KeyCode>,
+    /// The recorded tick the tree panel shows (`None`: live).
+    pub shown_tick: Option<u64>,
     /// The agent whose ticks are traced for the history.
     traced: Option<Entity>,
     last_traced_tick: u64,
@@ -254,7 +259,49 @@ pub fn take_snapshot(
                     )
                 })
                 .collect(),
+            timeline: None,
+            recordable: true,
         });
+        // The flight recorder: the tree as it was at the tick shown,
+        // rebuilt by replaying the recording up to it.
+        if let (Some(tree), Some(rec)) = (snap.tree.as_mut(), agent.recorder())
+            && !rec.is_empty()
+        {
+            let recording = agent.recording();
+            let first = recording
+                .as_ref()
+                .and_then(|r| r.ticks.first())
+                .map_or(0, |t| t.tick);
+            let last = recording
+                .as_ref()
+                .and_then(|r| r.ticks.last())
+                .map_or(0, |t| t.tick);
+            let shown = state.shown_tick.filter(|t| (first..=last).contains(t));
+            tree.timeline = Some(TimelineRow { first, last, shown });
+            if let (Some(t), Some(recording)) = (shown, recording.as_ref()) {
+                let upto = (t - first + 1) as usize;
+                match wyrd_bt::sim::rebuild(program, recording, upto) {
+                    Ok((st, old_bb)) => {
+                        tree.nodes = tree_rows(program, &st, old_bb.tags());
+                        tree.blackboard = old_bb
+                            .iter()
+                            .map(|(k, v)| {
+                                (
+                                    k.to_owned(),
+                                    v.map_or_else(|| "(unset)".to_owned(), |v| v.to_string()),
+                                )
+                            })
+                            .collect();
+                        tree.tags = program
+                            .tag_names()
+                            .iter()
+                            .map(|t| (t.clone(), old_bb.has_tag(t)))
+                            .collect();
+                    }
+                    Err(e) => warn!("inspector: cannot rebuild tick {t}: {e}"),
+                }
+            }
+        }
         snap.history = state.history.iter().cloned().collect();
     }
     if let Some(ws) = world_state {
@@ -333,6 +380,26 @@ pub fn apply_actions(world: &mut World, actions: Vec<InspectorAction>, entities:
             }
             InspectorAction::ReloadSave => {
                 world.write_message(ReloadWorldState::default());
+            }
+            InspectorAction::Record(on) => {
+                let selected = world
+                    .get_resource::<InspectorState>()
+                    .and_then(|s| s.selected);
+                if let Some(mut agent) = selected.and_then(|e| world.get_mut::<BtAgent>(e)) {
+                    if on {
+                        agent.record(RECORD_TICKS);
+                    } else {
+                        agent.stop_recording();
+                    }
+                }
+                if !on && let Some(mut s) = world.get_resource_mut::<InspectorState>() {
+                    s.shown_tick = None;
+                }
+            }
+            InspectorAction::ShowTick(t) => {
+                if let Some(mut s) = world.get_resource_mut::<InspectorState>() {
+                    s.shown_tick = t;
+                }
             }
         }
     }

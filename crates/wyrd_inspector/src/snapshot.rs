@@ -52,6 +52,21 @@ pub struct TreeSnapshot {
     pub tags: Vec<(String, bool)>,
     /// Impulses: name, behavior, times fired.
     pub impulses: Vec<(String, String, u32)>,
+    /// The flight recorder's ticks, when the agent records.
+    pub timeline: Option<TimelineRow>,
+    /// The agent can record (a live agent, not the evaluation).
+    pub recordable: bool,
+}
+
+/// The recorded ticks of the selected agent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TimelineRow {
+    /// The oldest recorded tick.
+    pub first: u64,
+    /// The newest.
+    pub last: u64,
+    /// The tick shown (`None`: live).
+    pub shown: Option<u64>,
 }
 
 /// What happened to a node of the selected agent, for the history: the

@@ -22,6 +22,11 @@ pub enum InspectorAction {
     SaveNow,
     /// Reload the save from disk.
     ReloadSave,
+    /// Start (`true`) or stop the selected agent's flight recorder.
+    Record(bool),
+    /// Show the selected agent's tree as it was at this recorded tick
+    /// (`None`: live).
+    ShowTick(Option<u64>),
 }
 
 /// UI-only state: filters and collapsed subtrees.
@@ -90,7 +95,22 @@ pub fn draw_inspector(
             }
         });
     if let Some(tree) = &snap.tree {
-        egui::CollapsingHeader::new(format!("Tree of {}", tree.label))
+        if let Some(tl) = &tree.timeline {
+            draw_timeline(ui, tl, &mut actions);
+        } else if tree.recordable {
+            ui.horizontal(|ui| {
+                ui.weak("not recording");
+                if ui.button("record").clicked() {
+                    actions.push(InspectorAction::Record(true));
+                }
+            });
+        }
+        let title = match tree.timeline.as_ref().and_then(|t| t.shown) {
+            Some(t) => format!("Tree of {} at tick {t}", tree.label),
+            None => format!("Tree of {}", tree.label),
+        };
+        egui::CollapsingHeader::new(title)
+            .id_salt("tree")
             .default_open(true)
             .show(ui, |ui| draw_tree(ui, tree, state));
         egui::CollapsingHeader::new("History")
@@ -205,6 +225,33 @@ pub fn draw_inspector(
             ));
         });
     actions
+}
+
+/// The flight recorder's timeline: a scrubber over the recorded ticks, one
+/// tick back / forward, back to live, stop.
+fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<InspectorAction>) {
+    ui.horizontal(|ui| {
+        ui.label(format!("recorded ticks {}..={}", tl.first, tl.last));
+        let mut t = tl.shown.unwrap_or(tl.last);
+        let slider = ui.add(egui::Slider::new(&mut t, tl.first..=tl.last).text("tick"));
+        if slider.changed() {
+            actions.push(InspectorAction::ShowTick(Some(t)));
+        }
+        if ui.button("<").on_hover_text("one tick back").clicked() {
+            actions.push(InspectorAction::ShowTick(Some(
+                t.saturating_sub(1).max(tl.first),
+            )));
+        }
+        if ui.button(">").on_hover_text("one tick forward").clicked() {
+            actions.push(InspectorAction::ShowTick(Some((t + 1).min(tl.last))));
+        }
+        if tl.shown.is_some() && ui.button("live").clicked() {
+            actions.push(InspectorAction::ShowTick(None));
+        }
+        if ui.button("stop recording").clicked() {
+            actions.push(InspectorAction::Record(false));
+        }
+    });
 }
 
 fn draw_tree(

@@ -42,6 +42,8 @@ fn snapshot() -> InspectorSnapshot {
             blackboard: vec![("target".into(), "true".into())],
             tags: vec![("infantry".into(), false), ("passenger".into(), true)],
             impulses: vec![],
+            timeline: None,
+            recordable: true,
         }),
         world: vec![
             WorldRow {
@@ -215,4 +217,112 @@ fn the_history_shows_started_finished_and_aborted_actions() {
     h.get_by_label("tick 3: root/fight/burst/Shoot started");
     h.get_by_label("tick 5: root/fight/burst/Shoot finished (success)");
     h.get_by_label("tick 5: root/fight running -> success");
+}
+
+/// Issue 16: the timeline shows the selected agent's tree as it was at a
+/// recorded tick (statuses and blackboard of that tick, rebuilt from the
+/// flight recording), and its buttons step through the ticks.
+#[test]
+fn the_timeline_shows_the_tree_and_blackboard_of_a_recorded_tick() {
+    use bevy::ecs::system::RunSystemOnce;
+    use wyrd_bt::prelude::*;
+    use wyrd_inspector::{InspectorState, take_snapshot};
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    let files = MemoryAssets::new().with("t.bt.ron", TREE);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            for a in ["Run", "Hide", "Shoot", "Idle"] {
+                app.register_bt_action(a);
+            }
+            // The game: the target comes and goes; actions take 4 ticks.
+            app.add_systems(
+                FixedUpdate,
+                (|mut q: Query<(&mut BtActions, &mut Blackboard)>, mut n: Local<u32>| {
+                    *n += 1;
+                    for (mut actions, mut bb) in &mut q {
+                        for a in actions.iter_mut().filter(|a| a.is_running()) {
+                            if n.is_multiple_of(4) {
+                                a.succeed();
+                            }
+                        }
+                        bb.set("target", (*n / 6) % 2 == 1).unwrap();
+                    }
+                })
+                .in_set(BtSystems::Act),
+            );
+        })
+        .build();
+    let handle = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &handle).unwrap();
+    let e = app
+        .world_mut()
+        .spawn((
+            BehaviorTree::new(handle),
+            Blackboard::new().with_tag("infantry"),
+        ))
+        .id();
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().record(100);
+    // What the panel must show for tick 8: the live rows then.
+    let mut expected = None;
+    for _ in 0..16 {
+        step(&mut app, 1);
+        let agent = app.world().get::<BtAgent>(e).unwrap();
+        if agent.state().ticks() == 8 {
+            let bb = app.world().get::<Blackboard>(e).unwrap();
+            expected = Some((
+                tree_rows(agent.program().unwrap(), agent.state(), bb.tags()),
+                bb.get("target"),
+            ));
+        }
+    }
+    let (rows, target) = expected.expect("tick 8 was seen");
+    let live = app.world().get::<Blackboard>(e).unwrap().get("target");
+    assert_ne!(live, target, "the blackboard moved on since tick 8");
+    let snap = |app: &mut App, shown: Option<u64>| {
+        app.world_mut()
+            .run_system_once(
+                move |agents: Query<(
+                    Entity,
+                    Option<&Name>,
+                    &BehaviorTree,
+                    &BtAgent,
+                    &Blackboard,
+                )>| {
+                    let mut state = InspectorState::default();
+                    state.selected = Some(e);
+                    state.shown_tick = shown;
+                    take_snapshot(&state, &agents, None, None, None, None, None).0
+                },
+            )
+            .unwrap()
+    };
+    let at8 = snap(&mut app, Some(8));
+    let tree = at8.tree.as_ref().unwrap();
+    assert_eq!(tree.nodes, rows, "the tree as it was at tick 8");
+    let shown_target = target.map_or("(unset)".to_owned(), |v| v.to_string());
+    assert!(
+        tree.blackboard
+            .contains(&("target".into(), shown_target.clone())),
+        "{:?}",
+        tree.blackboard
+    );
+    assert_eq!(tree.timeline.as_ref().unwrap().shown, Some(8));
+    let mut h = harness(at8);
+    h.get_by_label_contains("at tick 8");
+    h.get_by_label_contains(&format!("target = {shown_target}"));
+    h.get_by_label(">").click();
+    h.run();
+    h.get_by_label("live").click();
+    h.run();
+    assert_eq!(
+        h.state().2,
+        vec![
+            InspectorAction::ShowTick(Some(9)),
+            InspectorAction::ShowTick(None)
+        ]
+    );
+    // Live again: the panel shows the agent now.
+    let now = snap(&mut app, None);
+    assert!(now.tree.unwrap().timeline.unwrap().shown.is_none());
 }
