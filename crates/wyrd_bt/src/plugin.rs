@@ -443,6 +443,10 @@ pub struct BtSettings {
     /// Record every agent's last N ticks (the flight recorder; `None`, the
     /// default: only agents asked with [`BtAgent::record`]).
     pub record_all: Option<usize>,
+    /// Trees do not tick (a debugger's pause; the rest of the game runs).
+    pub paused: bool,
+    /// While paused: ticks still to run (a debugger's single step).
+    pub steps: u32,
 }
 
 /// Behavior trees as assets, ticked in `FixedUpdate`.
@@ -535,6 +539,8 @@ impl Plugin for BtPlugin {
             .insert_resource(BtSettings {
                 max_restarts_per_tick: self.max_restarts_per_tick,
                 record_all: self.record_all,
+                paused: false,
+                steps: 0,
             })
             .configure_sets(
                 self.schedule,
@@ -716,7 +722,7 @@ fn bind_trees(
 #[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
 fn tick_trees(
     time: Res<Time>,
-    settings: Res<BtSettings>,
+    mut settings: ResMut<BtSettings>,
     globals: Res<BtGlobals>,
     world: Res<BtWorldValues>,
     mut stats: ResMut<BtStats>,
@@ -724,6 +730,15 @@ fn tick_trees(
     mut ticked: Local<bevy::utils::Parallel<u32>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &Blackboard, &mut BtActions)>,
 ) {
+    // Paused by a debugger: no tree ticks, but for the steps asked.
+    if settings.paused {
+        if settings.steps == 0 {
+            stats.ticked = 0;
+            return;
+        }
+        settings.steps -= 1;
+    }
+    let settings = &*settings;
     let world_values = &world.values;
     let globals_generation = globals.generation();
     let dt = time.delta_secs();

@@ -52,6 +52,8 @@ pub struct WyrdInspectorPlugin {
     pub toggle: KeyCode,
     /// Status changes kept for the history.
     pub history: usize,
+    /// Where "save" writes flight recordings.
+    pub recordings: std::path::PathBuf,
 }
 
 impl Default for WyrdInspectorPlugin {
@@ -59,7 +61,111 @@ impl Default for WyrdInspectorPlugin {
         WyrdInspectorPlugin {
             toggle: KeyCode::F1,
             history: 200,
+            recordings: "recordings".into(),
         }
+    }
+}
+
+/// Why nodes changed in a recorded tick, one line each: a branch that
+/// stopped because a higher-priority sibling took over, with the inputs
+/// that changed in that tick ("fight stopped: self_preservation took over;
+/// grenade_near became true").
+pub fn why_lines(program: &wyrd_bt::Program, t: &wyrd_bt::RecordedTick) -> Vec<String> {
+    let running = |b: u8| wyrd_bt::node_text(b).starts_with("running");
+    let started: Vec<u32> = t
+        .nodes
+        .iter()
+        .filter(|(_, a, b)| !running(*a) && running(*b))
+        .map(|c| c.0)
+        .collect();
+    let mut inputs: Vec<String> = t
+        .set
+        .iter()
+        .map(|(k, v)| match v {
+            Some(v) => format!("{k} became {v}"),
+            None => format!("{k} was unset"),
+        })
+        .collect();
+    inputs.extend(t.world.iter().map(|(k, v)| match v {
+        Some(v) => format!("world {k} became {v}"),
+        None => format!("world {k} is unknown"),
+    }));
+    inputs.extend(
+        t.predicates
+            .iter()
+            .map(|(p, _, a)| format!("{p} became {a}")),
+    );
+    inputs.extend(
+        t.stimuli
+            .iter()
+            .map(|s| format!("stimulus {} inserted", s.behavior)),
+    );
+    let because = if inputs.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", inputs.join(", "))
+    };
+    let mut lines = Vec::new();
+    for &(node, from, to) in &t.nodes {
+        if !(running(from) && !running(to)) {
+            continue;
+        }
+        let Some(n) = program.get(node) else { continue };
+        let Some(parent) = n.parent() else { continue };
+        // Only a stopped child of a still-running parent, whose sibling
+        // started: a takeover.
+        let Some(taker) = parent
+            .children()
+            .find(|c| c.index() != node && started.contains(&c.index()))
+        else {
+            continue;
+        };
+        let higher = taker.index() < node;
+        lines.push(format!(
+            "{} stopped: {}{} took over{because}",
+            n.path(),
+            if higher { "higher-priority " } else { "" },
+            taker.name()
+        ));
+    }
+    if lines.is_empty() && !inputs.is_empty() && !t.nodes.is_empty() {
+        lines.push(format!("changed{because}"));
+    }
+    lines
+}
+
+/// Writes the selected agent's flight recording to the recordings folder.
+fn save_recording(world: &mut World) {
+    let Some((selected, dir)) = world
+        .get_resource::<InspectorState>()
+        .and_then(|s| Some((s.selected?, s.recordings.clone())))
+    else {
+        return;
+    };
+    let name = world
+        .get::<Name>(selected)
+        .map_or_else(|| format!("{selected}"), |n| n.as_str().to_owned());
+    let Some(rec) = world.get::<BtAgent>(selected).and_then(BtAgent::recording) else {
+        warn!("inspector: {name} is not recording");
+        return;
+    };
+    let last = rec.ticks.last().map_or(0, |t| t.tick);
+    let file: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let path = dir.join(format!("{file}-tick{last}.recording.json"));
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&path, serde_json::to_vec(&rec).unwrap_or_default()));
+    match written {
+        Ok(()) => info!(
+            "inspector: wrote {} ({} ticks); replay it with `wyrd sim {} --replay {}`",
+            path.display(),
+            rec.ticks.len(),
+            rec.tree,
+            path.display()
+        ),
+        Err(e) => warn!("inspector: cannot write {}: {e}", path.display()),
     }
 }
 
@@ -87,6 +193,8 @@ pub struct InspectorState {
     toggle: Option<KeyCode>,
     /// The recorded tick the tree panel shows (`None`: live).
     pub shown_tick: Option<u64>,
+    /// Where "save" writes flight recordings.
+    pub recordings: std::path::PathBuf,
     /// The agent whose ticks are traced for the history.
     traced: Option<Entity>,
     last_traced_tick: u64,
@@ -101,6 +209,7 @@ impl Plugin for WyrdInspectorPlugin {
             .insert_resource(InspectorState {
                 capacity: self.history,
                 toggle: Some(self.toggle),
+                recordings: self.recordings.clone(),
                 ..Default::default()
             })
             .add_systems(Update, toggle)
@@ -260,6 +369,7 @@ pub fn take_snapshot(
                 })
                 .collect(),
             timeline: None,
+            why: Vec::new(),
             recordable: true,
         });
         // The flight recorder: the tree as it was at the tick shown,
@@ -299,6 +409,9 @@ pub fn take_snapshot(
                             .collect();
                     }
                     Err(e) => warn!("inspector: cannot rebuild tick {t}: {e}"),
+                }
+                if let Some(rt) = recording.ticks.iter().find(|r| r.tick == t) {
+                    tree.why = why_lines(program, rt);
                 }
             }
         }
@@ -396,6 +509,18 @@ pub fn apply_actions(world: &mut World, actions: Vec<InspectorAction>, entities:
                     s.shown_tick = None;
                 }
             }
+            InspectorAction::SaveRecording => save_recording(world),
+            InspectorAction::Pause(on) => {
+                if let Some(mut s) = world.get_resource_mut::<wyrd_bt::BtSettings>() {
+                    s.paused = on;
+                    s.steps = 0;
+                }
+            }
+            InspectorAction::Step => {
+                if let Some(mut s) = world.get_resource_mut::<wyrd_bt::BtSettings>() {
+                    s.steps += 1;
+                }
+            }
             InspectorAction::ShowTick(t) => {
                 if let Some(mut s) = world.get_resource_mut::<InspectorState>() {
                     s.shown_tick = t;
@@ -417,6 +542,7 @@ fn draw(
     stats: Option<Res<BtStats>>,
     diagnostics: Option<Res<bevy::diagnostic::DiagnosticsStore>>,
     evaluation: Option<Res<WorldStateEvaluation>>,
+    settings: Option<Res<wyrd_bt::BtSettings>>,
 ) -> Result {
     if !state.open {
         state.wants_pointer = false;
@@ -429,6 +555,7 @@ fn draw(
             .map(|a| a.0)
             .or_else(|| evaluation.as_ref().map(|_| Entity::PLACEHOLDER));
     }
+    let paused = settings.as_deref().is_some_and(|s| s.paused);
     let (mut snap, entities) = take_snapshot(
         &state,
         &agents,
@@ -438,6 +565,7 @@ fn draw(
         stats.as_deref(),
         evaluation.as_deref(),
     );
+    snap.paused = paused;
     // The tick's timings as Bevy's diagnostics smooth them (what any
     // diagnostics overlay shows too).
     if let Some(d) = diagnostics.as_deref() {

@@ -54,6 +54,8 @@ pub struct TreeSnapshot {
     pub impulses: Vec<(String, String, u32)>,
     /// The flight recorder's ticks, when the agent records.
     pub timeline: Option<TimelineRow>,
+    /// At the tick shown: why nodes changed (one line each).
+    pub why: Vec<String>,
     /// The agent can record (a live agent, not the evaluation).
     pub recordable: bool,
 }
@@ -177,6 +179,8 @@ pub struct InspectorSnapshot {
     pub save: Option<SaveRow>,
     /// Timing.
     pub timing: TimingRow,
+    /// Trees are paused (see [`BtSettings::paused`](wyrd_bt::BtSettings::paused)).
+    pub paused: bool,
 }
 
 /// The rows of a program's tree for one agent.

@@ -27,6 +27,12 @@ pub enum InspectorAction {
     /// Show the selected agent's tree as it was at this recorded tick
     /// (`None`: live).
     ShowTick(Option<u64>),
+    /// Write the selected agent's recording to a file.
+    SaveRecording,
+    /// Pause (`true`) or resume every tree's tick.
+    Pause(bool),
+    /// While paused: run one tree tick.
+    Step,
 }
 
 /// UI-only state: filters and collapsed subtrees.
@@ -95,8 +101,24 @@ pub fn draw_inspector(
             }
         });
     if let Some(tree) = &snap.tree {
+        ui.horizontal(|ui| {
+            if snap.paused {
+                ui.colored_label(Color32::from_rgb(250, 200, 90), "trees paused");
+                if ui.button("resume").clicked() {
+                    actions.push(InspectorAction::Pause(false));
+                }
+                if ui.button("step").on_hover_text("one tree tick").clicked() {
+                    actions.push(InspectorAction::Step);
+                }
+            } else if ui.button("pause trees").clicked() {
+                actions.push(InspectorAction::Pause(true));
+            }
+        });
         if let Some(tl) = &tree.timeline {
             draw_timeline(ui, tl, &mut actions);
+            for w in &tree.why {
+                ui.label(format!("why: {w}"));
+            }
         } else if tree.recordable {
             ui.horizontal(|ui| {
                 ui.weak("not recording");
@@ -247,6 +269,13 @@ fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<I
         }
         if tl.shown.is_some() && ui.button("live").clicked() {
             actions.push(InspectorAction::ShowTick(None));
+        }
+        if ui
+            .button("save")
+            .on_hover_text("write the recording to a file")
+            .clicked()
+        {
+            actions.push(InspectorAction::SaveRecording);
         }
         if ui.button("stop recording").clicked() {
             actions.push(InspectorAction::Record(false));

@@ -43,6 +43,7 @@ fn snapshot() -> InspectorSnapshot {
             tags: vec![("infantry".into(), false), ("passenger".into(), true)],
             impulses: vec![],
             timeline: None,
+            why: vec![],
             recordable: true,
         }),
         world: vec![
@@ -238,15 +239,17 @@ fn the_timeline_shows_the_tree_and_blackboard_of_a_recorded_tick() {
             // The game: the target comes and goes; actions take 4 ticks.
             app.add_systems(
                 FixedUpdate,
-                (|mut q: Query<(&mut BtActions, &mut Blackboard)>, mut n: Local<u32>| {
-                    *n += 1;
-                    for (mut actions, mut bb) in &mut q {
+                // (By the agent's own ticks: loading takes a varying
+                // number of updates.)
+                (|mut q: Query<(&BtAgent, &mut BtActions, &mut Blackboard)>| {
+                    for (agent, mut actions, mut bb) in &mut q {
+                        let n = agent.state().ticks();
                         for a in actions.iter_mut().filter(|a| a.is_running()) {
                             if n.is_multiple_of(4) {
                                 a.succeed();
                             }
                         }
-                        bb.set("target", (*n / 6) % 2 == 1).unwrap();
+                        bb.set("target", (n / 6) % 2 == 1).unwrap();
                     }
                 })
                 .in_set(BtSystems::Act),
@@ -325,4 +328,40 @@ fn the_timeline_shows_the_tree_and_blackboard_of_a_recorded_tick() {
     // Live again: the panel shows the agent now.
     let now = snap(&mut app, None);
     assert!(now.tree.unwrap().timeline.unwrap().shown.is_none());
+
+    // Why: at the tick the target appeared, the higher-priority branch took
+    // over from idling, and the panel says so with the input that changed.
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    let rec = agent.recording().unwrap();
+    let program = agent.program().unwrap().clone();
+    let (tick, line) = rec
+        .ticks
+        .iter()
+        .find_map(|t| {
+            wyrd_inspector::why_lines(&program, t)
+                .into_iter()
+                .find(|l| l.starts_with("root/idle stopped"))
+                .map(|l| (t.tick, l))
+        })
+        .expect("a takeover was recorded");
+    assert_eq!(
+        line,
+        "root/idle stopped: higher-priority panic took over; target became true"
+    );
+    let why = snap(&mut app, Some(tick));
+    assert!(why.tree.as_ref().unwrap().why.contains(&line));
+    harness(why).get_by_label_contains("why: root/idle stopped");
+
+    // Pause and single-step the trees from the inspector.
+    let ticks = |app: &App| app.world().get::<BtAgent>(e).unwrap().state().ticks();
+    wyrd_inspector::apply_actions(app.world_mut(), vec![InspectorAction::Pause(true)], &[]);
+    let before = ticks(&app);
+    step(&mut app, 3);
+    assert_eq!(ticks(&app), before, "paused");
+    wyrd_inspector::apply_actions(app.world_mut(), vec![InspectorAction::Step], &[]);
+    step(&mut app, 3);
+    assert_eq!(ticks(&app), before + 1, "one step");
+    wyrd_inspector::apply_actions(app.world_mut(), vec![InspectorAction::Pause(false)], &[]);
+    step(&mut app, 2);
+    assert_eq!(ticks(&app), before + 3, "resumed");
 }
