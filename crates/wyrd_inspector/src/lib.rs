@@ -107,7 +107,7 @@ pub fn why_lines(program: &wyrd_bt::Program, t: &wyrd_bt::RecordedTick) -> Vec<S
     };
     let mut lines = Vec::new();
     for &(node, from, to) in &t.nodes {
-        if !(running(from) && !running(to)) {
+        if !running(from) || running(to) {
             continue;
         }
         let Some(n) = program.get(node) else { continue };
