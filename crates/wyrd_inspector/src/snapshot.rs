@@ -37,6 +37,9 @@ pub struct NodeRow {
     pub note: String,
     /// Whether the node has children (collapsible).
     pub has_children: bool,
+    /// An action's parameters as bound at its place (`at={target}
+    /// range=12`), else empty.
+    pub params: String,
 }
 
 /// The selected agent.
@@ -183,6 +186,27 @@ pub struct InspectorSnapshot {
     pub paused: bool,
 }
 
+/// An action's parameters as bound at its place (keys as `{key}`).
+fn params_text(program: &Program, n: &wyrd_bt::NodeView<'_>) -> String {
+    let Some(a) = n.action() else {
+        return String::new();
+    };
+    a.params()
+        .iter()
+        .map(|(k, v)| match v {
+            wyrd_bt::Param::Key { key, .. } => format!(
+                "{k}={{{}}}",
+                program
+                    .blackboard_keys()
+                    .get(*key as usize)
+                    .map_or("?", String::as_str)
+            ),
+            wyrd_bt::Param::Const(c) => format!("{k}={c}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The rows of a program's tree for one agent.
 pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> Vec<NodeRow> {
     let mut rows = Vec::with_capacity(program.main_len());
@@ -197,6 +221,7 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
                 .map_or_else(String::new, |p| p.to_string())
         };
         rows.push(NodeRow {
+            params: params_text(program, &n),
             depth: n.depth(),
             kind: n.label(),
             name: n.name().to_owned(),
@@ -225,6 +250,7 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
             .map(|n| {
                 let s = state.node(n.index());
                 NodeRow {
+                    params: params_text(program, &n),
                     depth: base + n.depth(),
                     kind: n.label(),
                     name: n.name().trim_start_matches('~').to_owned(),

@@ -44,6 +44,12 @@ pub struct InspectorUiState {
     pub world_filter: String,
     /// Collapsed node paths.
     pub collapsed: HashSet<String>,
+    /// The tree drawn as a graph instead of a list.
+    pub graph: bool,
+    /// The graph's zoom (1 = 100 %).
+    pub zoom: f32,
+    /// The node clicked in the graph (its path).
+    pub picked: Option<String>,
 }
 
 /// The colour of a status.
@@ -134,7 +140,27 @@ pub fn draw_inspector(
         egui::CollapsingHeader::new(title)
             .id_salt("tree")
             .default_open(true)
-            .show(ui, |ui| draw_tree(ui, tree, state));
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    if ui.selectable_label(!state.graph, "list").clicked() {
+                        state.graph = false;
+                    }
+                    if ui.selectable_label(state.graph, "graph").clicked() {
+                        state.graph = true;
+                    }
+                    if state.graph {
+                        if state.zoom <= 0.0 {
+                            state.zoom = 1.0;
+                        }
+                        ui.add(egui::Slider::new(&mut state.zoom, 0.3..=2.0).text("zoom"));
+                    }
+                });
+                if state.graph {
+                    draw_graph(ui, tree, state);
+                } else {
+                    draw_tree(ui, tree, state);
+                }
+            });
         egui::CollapsingHeader::new("History")
             .default_open(true)
             .show(ui, |ui| {
@@ -281,6 +307,164 @@ fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<I
             actions.push(InspectorAction::Record(false));
         }
     });
+}
+
+/// The tree as boxes and edges, top down: leaves side by side, each parent
+/// centred over its children. Status colours, the running path in bold,
+/// masked nodes dimmed, rule flags on each box; click a box for its
+/// details, the small "-" under a parent to collapse its subtree; the
+/// scroll area pans. No node limit.
+fn draw_graph(
+    ui: &mut egui::Ui,
+    tree: &crate::snapshot::TreeSnapshot,
+    state: &mut InspectorUiState,
+) {
+    let zoom = if state.zoom > 0.0 { state.zoom } else { 1.0 };
+    let (w, h, gap_x, gap_y) = (150.0 * zoom, 42.0 * zoom, 12.0 * zoom, 34.0 * zoom);
+    // Visible rows (collapsed subtrees left out), their parents, children.
+    let mut visible: Vec<usize> = Vec::new();
+    let mut parent: Vec<Option<usize>> = Vec::new();
+    let mut stack: Vec<(usize, usize)> = Vec::new(); // (depth, visible index)
+    let mut hidden_below: Option<usize> = None;
+    for (i, row) in tree.nodes.iter().enumerate() {
+        if let Some(d) = hidden_below {
+            if row.depth > d {
+                continue;
+            }
+            hidden_below = None;
+        }
+        while stack.last().is_some_and(|&(d, _)| d >= row.depth) {
+            stack.pop();
+        }
+        parent.push(stack.last().map(|&(_, v)| v));
+        let v = visible.len();
+        visible.push(i);
+        stack.push((row.depth, v));
+        if state.collapsed.contains(&row.path) {
+            hidden_below = Some(row.depth);
+        }
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); visible.len()];
+    for (v, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(v);
+        }
+    }
+    // Leaves get the next slot; a parent sits over its children.
+    let mut x = vec![0.0f32; visible.len()];
+    let mut next = 0.0f32;
+    fn place(v: usize, children: &[Vec<usize>], x: &mut [f32], next: &mut f32) {
+        if children[v].is_empty() {
+            x[v] = *next;
+            *next += 1.0;
+        } else {
+            for &c in &children[v] {
+                place(c, children, x, next);
+            }
+            let first = x[children[v][0]];
+            let last = x[*children[v].last().unwrap()];
+            x[v] = (first + last) / 2.0;
+        }
+    }
+    for v in 0..visible.len() {
+        if parent[v].is_none() {
+            place(v, &children, &mut x, &mut next);
+        }
+    }
+    let depth_max = visible
+        .iter()
+        .map(|&i| tree.nodes[i].depth)
+        .max()
+        .unwrap_or(0);
+    let size = egui::vec2(
+        next.max(1.0) * (w + gap_x),
+        (depth_max + 1) as f32 * (h + gap_y) + gap_y,
+    );
+    egui::ScrollArea::both()
+        .id_salt("graph")
+        .max_height(520.0)
+        .show(ui, |ui| {
+            let (area, _) = ui.allocate_exact_size(size, egui::Sense::hover());
+            let origin = area.min;
+            let rect_of = |v: usize| {
+                let row = &tree.nodes[visible[v]];
+                let min = origin
+                    + egui::vec2(
+                        x[v] * (w + gap_x),
+                        row.depth as f32 * (h + gap_y) + gap_y / 2.0,
+                    );
+                egui::Rect::from_min_size(min, egui::vec2(w, h))
+            };
+            let painter = ui.painter().clone();
+            for v in 0..visible.len() {
+                if let Some(p) = parent[v] {
+                    let (a, b) = (rect_of(p), rect_of(v));
+                    let on_path = tree.nodes[visible[v]].running;
+                    let stroke = if on_path {
+                        egui::Stroke::new(3.0, status_color(Status::Running))
+                    } else {
+                        egui::Stroke::new(1.0, Color32::from_gray(110))
+                    };
+                    painter.line_segment([a.center_bottom(), b.center_top()], stroke);
+                }
+            }
+            for v in 0..visible.len() {
+                let row = &tree.nodes[visible[v]];
+                let rect = rect_of(v);
+                let mut color = status_color(row.status);
+                if row.masked {
+                    color = color.gamma_multiply(0.35);
+                }
+                let text = format!("{}\n{} [{}]", row.name, row.kind, row.flags);
+                let mut button =
+                    egui::Button::new(egui::RichText::new(text).color(color).size(11.0 * zoom))
+                        .min_size(rect.size());
+                if row.running {
+                    button = button.stroke(egui::Stroke::new(2.5, status_color(Status::Running)));
+                }
+                if ui.put(rect, button).clicked() {
+                    state.picked = Some(row.path.clone());
+                }
+                if row.has_children {
+                    let collapsed = state.collapsed.contains(&row.path);
+                    let small = egui::Rect::from_center_size(
+                        rect.center_bottom() + egui::vec2(0.0, 8.0 * zoom),
+                        egui::vec2(16.0, 14.0),
+                    );
+                    if ui
+                        .put(
+                            small,
+                            egui::Button::new(if collapsed { "+" } else { "-" }).small(),
+                        )
+                        .clicked()
+                    {
+                        if collapsed {
+                            state.collapsed.remove(&row.path);
+                        } else {
+                            state.collapsed.insert(row.path.clone());
+                        }
+                    }
+                }
+            }
+        });
+    if let Some(picked) = &state.picked
+        && let Some(row) = tree.nodes.iter().find(|r| &r.path == picked)
+    {
+        ui.separator();
+        ui.label(format!("{}  ({})", row.path, row.kind));
+        ui.label(format!(
+            "{}  [{}]  {}",
+            row.status.as_str(),
+            row.flags,
+            row.note
+        ));
+        if !row.params.is_empty() {
+            ui.label(format!("params: {}", row.params));
+        }
+        if row.masked {
+            ui.weak("masked by the agent's tags");
+        }
+    }
 }
 
 fn draw_tree(

@@ -365,3 +365,27 @@ fn the_timeline_shows_the_tree_and_blackboard_of_a_recorded_tick() {
     step(&mut app, 2);
     assert_eq!(ticks(&app), before + 3, "resumed");
 }
+
+/// Issue 16: the graph view draws every node as a box (no node limit),
+/// shows a clicked node's details and collapses a subtree.
+#[test]
+fn the_graph_view_draws_boxes_shows_details_and_collapses() {
+    let mut h = harness(snapshot());
+    h.get_by_label("graph").click();
+    h.run();
+    // A box per node: names, kinds and flags.
+    h.get_by_label_contains("fight\nGuardSequence [D]");
+    h.get_by_label_contains("Shoot\nAction Shoot [D]");
+    h.get_by_label_contains("idle\nAction Idle [PD]");
+    h.get_by_label_contains("panic\nGuardSequence [PD]");
+    // Click a box: its path, kind, status and flags.
+    h.get_by_label_contains("Shoot\nAction Shoot").click();
+    h.run();
+    h.get_by_label_contains("root/fight/burst/Shoot  (Action Shoot)");
+    h.get_by_label_contains("running  [D]");
+    // Collapse the root: only its box is left.
+    h.get_all_by_label("-").next().unwrap().click();
+    h.run();
+    assert!(h.query_by_label_contains("fight\nGuardSequence").is_none());
+    h.get_by_label_contains("root\nPrioritizedList");
+}
