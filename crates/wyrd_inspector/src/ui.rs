@@ -366,8 +366,8 @@ fn draw_graph(
             x[v] = (first + last) / 2.0;
         }
     }
-    for v in 0..visible.len() {
-        if parent[v].is_none() {
+    for (v, p) in parent.iter().enumerate() {
+        if p.is_none() {
             place(v, &children, &mut x, &mut next);
         }
     }
@@ -408,8 +408,8 @@ fn draw_graph(
                     painter.line_segment([a.center_bottom(), b.center_top()], stroke);
                 }
             }
-            for v in 0..visible.len() {
-                let row = &tree.nodes[visible[v]];
+            for (v, &i) in visible.iter().enumerate() {
+                let row = &tree.nodes[i];
                 let rect = rect_of(v);
                 let mut color = status_color(row.status);
                 if row.masked {
