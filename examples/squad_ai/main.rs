@@ -56,6 +56,9 @@ struct Args {
     /// --record-file when the run ends (replay it with `wyrd sim --replay`).
     #[arg(long, value_name = "NAME", requires = "record_file")]
     record: Option<String>,
+    /// With --screenshot: what the inspector shows.
+    #[arg(long, value_enum, default_value_t = window::View::List)]
+    view: window::View,
     /// Where --record writes the recording (JSON).
     #[arg(long, value_name = "FILE", requires = "record")]
     record_file: Option<std::path::PathBuf>,
@@ -73,7 +76,7 @@ fn main() {
     let config = GameConfig { assets };
     if !headless {
         if common::display_available() {
-            window::run(&config, agents, seed, screenshot);
+            window::run(&config, agents, seed, screenshot.map(|s| (s, args.view)));
             return;
         }
         eprintln!("squad_ai: no display (DISPLAY / WAYLAND_DISPLAY unset); running headless");

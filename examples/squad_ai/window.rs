@@ -35,10 +35,23 @@ struct ShowLabels(bool);
 struct ScreenshotPlan {
     path: PathBuf,
     frame: u32,
+    view: View,
+}
+
+/// What the inspector shows in a screenshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum View {
+    /// The tree as a list.
+    #[default]
+    List,
+    /// The flight recorder's timeline at an earlier tick.
+    Timeline,
+    /// The tree as a graph.
+    Graph,
 }
 
 /// Opens the window and plays.
-pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<PathBuf>) {
+pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<(PathBuf, View)>) {
     let mut app = App::new();
     app.add_plugins(
         crate::common::window_plugins("Wyrd - squad AI", &config.assets).set(task_pools()),
@@ -60,14 +73,24 @@ pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<Pat
             )
                 .chain(),
         );
-    if let Some(path) = screenshot {
+    if let Some((path, view)) = screenshot {
+        if view == View::Timeline {
+            // Every AI records, so the one shown has a history.
+            app.world_mut()
+                .resource_mut::<wyrd::bt::BtSettings>()
+                .record_all = Some(600);
+        }
         // The scripted player plays; the inspector shows an AI in a fight.
-        app.insert_resource(ScreenshotPlan { path, frame: 0 })
-            .add_systems(
-                FixedUpdate,
-                scripted_player.before(wyrd::bt::BtSystems::Sense),
-            )
-            .add_systems(Update, take_screenshot);
+        app.insert_resource(ScreenshotPlan {
+            path,
+            frame: 0,
+            view,
+        })
+        .add_systems(
+            FixedUpdate,
+            scripted_player.before(wyrd::bt::BtSystems::Sense),
+        )
+        .add_systems(Update, take_screenshot);
     } else {
         app.add_systems(Update, (input, select_with_click));
     }
@@ -383,6 +406,7 @@ fn take_screenshot(
     mut plan: ResMut<ScreenshotPlan>,
     time: Res<Time<Virtual>>,
     ais: Query<(Entity, &Name, &Tracked)>,
+    agents: Query<&wyrd::bt::BtAgent>,
     behaviors: Res<Behaviors>,
     mut inspector: ResMut<InspectorState>,
     mut exit: MessageWriter<AppExit>,
@@ -402,6 +426,21 @@ fn take_screenshot(
             {
                 inspector.selected = Some(e);
                 inspector.ui.agent_filter = format!("{} ", name.as_str());
+            }
+            match plan.view {
+                View::List => {}
+                View::Graph => {
+                    inspector.ui.graph = true;
+                    inspector.ui.zoom = 0.75;
+                }
+                View::Timeline => {
+                    // A second back in the recording.
+                    let now = inspector
+                        .selected
+                        .and_then(|e| agents.get(e).ok())
+                        .map_or(0, |a| a.state().ticks());
+                    inspector.shown_tick = Some(now.saturating_sub(30).max(1));
+                }
             }
         }
         30 => {

@@ -50,6 +50,8 @@ pub struct InspectorUiState {
     pub zoom: f32,
     /// The node clicked in the graph (its path).
     pub picked: Option<String>,
+    /// The graph was scrolled to the running path once since it opened.
+    pub graph_scrolled: bool,
 }
 
 /// The colour of a status.
@@ -147,6 +149,7 @@ pub fn draw_inspector(
                     }
                     if ui.selectable_label(state.graph, "graph").clicked() {
                         state.graph = true;
+                        state.graph_scrolled = false;
                     }
                     if state.graph {
                         if state.zoom <= 0.0 {
@@ -320,7 +323,7 @@ fn draw_graph(
     state: &mut InspectorUiState,
 ) {
     let zoom = if state.zoom > 0.0 { state.zoom } else { 1.0 };
-    let (w, h, gap_x, gap_y) = (150.0 * zoom, 42.0 * zoom, 12.0 * zoom, 34.0 * zoom);
+    let (w, h, gap_x, gap_y) = (128.0 * zoom, 40.0 * zoom, 10.0 * zoom, 30.0 * zoom);
     // Visible rows (collapsed subtrees left out), their parents, children.
     let mut visible: Vec<usize> = Vec::new();
     let mut parent: Vec<Option<usize>> = Vec::new();
@@ -406,6 +409,19 @@ fn draw_graph(
                         egui::Stroke::new(1.0, Color32::from_gray(110))
                     };
                     painter.line_segment([a.center_bottom(), b.center_top()], stroke);
+                }
+            }
+            // Opened: scroll to the deepest node of the running path.
+            if !state.graph_scrolled {
+                state.graph_scrolled = true;
+                if let Some(v) = (0..visible.len())
+                    .rev()
+                    .find(|&v| tree.nodes[visible[v]].running && children[v].is_empty())
+                {
+                    // The running leaf with its parent above it.
+                    let leaf = rect_of(v);
+                    let around = parent[v].map_or(leaf, |p| leaf.union(rect_of(p)));
+                    ui.scroll_to_rect(around, Some(egui::Align::Center));
                 }
             }
             for (v, &i) in visible.iter().enumerate() {
