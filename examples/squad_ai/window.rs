@@ -401,6 +401,7 @@ fn update_counter(
     }
 }
 
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
 fn take_screenshot(
     mut commands: Commands,
     mut plan: ResMut<ScreenshotPlan>,
