@@ -134,6 +134,60 @@ pub fn why_lines(program: &wyrd_bt::Program, t: &wyrd_bt::RecordedTick) -> Vec<S
     lines
 }
 
+/// The timeline's markers: action starts and aborts, stimuli, impulses
+/// taking over.
+fn timeline_marks(program: &wyrd_bt::Program, rec: &wyrd_bt::Recording) -> Vec<(u64, char)> {
+    let mut marks = Vec::new();
+    for t in &rec.ticks {
+        if t.actions.iter().any(|a| a.1 == "started") {
+            marks.push((t.tick, 'S'));
+        }
+        if t.actions.iter().any(|a| a.1 == "aborted") {
+            marks.push((t.tick, 'A'));
+        }
+        if !t.stimuli.is_empty() {
+            marks.push((t.tick, '!'));
+        }
+        let impulse = t.nodes.iter().any(|&(n, from, to)| {
+            program.get(n).is_some_and(|v| v.impulse().is_some())
+                && !wyrd_bt::node_text(from).starts_with("running")
+                && wyrd_bt::node_text(to).starts_with("running")
+        });
+        if impulse {
+            marks.push((t.tick, 'I'));
+        }
+    }
+    marks
+}
+
+/// Shows the last recorded tick before the one shown (or the newest) where
+/// the node at `path` changed.
+fn previous_change(world: &mut World, path: &str) {
+    let Some((selected, shown)) = world
+        .get_resource::<InspectorState>()
+        .and_then(|s| Some((s.selected?, s.shown_tick)))
+    else {
+        return;
+    };
+    let Some(rec) = world.get::<BtAgent>(selected).and_then(BtAgent::recording) else {
+        return;
+    };
+    let Some(node) = rec.paths.iter().position(|p| p == path) else {
+        return;
+    };
+    let before = shown.unwrap_or(u64::MAX);
+    let found = rec
+        .ticks
+        .iter()
+        .rev()
+        .filter(|t| t.tick < before)
+        .find(|t| t.nodes.iter().any(|c| c.0 as usize == node))
+        .map(|t| t.tick);
+    if let (Some(t), Some(mut s)) = (found, world.get_resource_mut::<InspectorState>()) {
+        s.shown_tick = Some(t);
+    }
+}
+
 /// Writes the selected agent's flight recording to the recordings folder.
 fn save_recording(world: &mut World) {
     let Some((selected, dir)) = world
@@ -387,7 +441,15 @@ pub fn take_snapshot(
                 .and_then(|r| r.ticks.last())
                 .map_or(0, |t| t.tick);
             let shown = state.shown_tick.filter(|t| (first..=last).contains(t));
-            tree.timeline = Some(TimelineRow { first, last, shown });
+            let marks = recording
+                .as_ref()
+                .map_or_else(Vec::new, |r| timeline_marks(program, r));
+            tree.timeline = Some(TimelineRow {
+                first,
+                last,
+                shown,
+                marks,
+            });
             if let (Some(t), Some(recording)) = (shown, recording.as_ref()) {
                 let upto = (t - first + 1) as usize;
                 match wyrd_bt::sim::rebuild(program, recording, upto) {
@@ -510,6 +572,7 @@ pub fn apply_actions(world: &mut World, actions: Vec<InspectorAction>, entities:
                 }
             }
             InspectorAction::SaveRecording => save_recording(world),
+            InspectorAction::PreviousChange(path) => previous_change(world, &path),
             InspectorAction::Pause(on) => {
                 if let Some(mut s) = world.get_resource_mut::<wyrd_bt::BtSettings>() {
                     s.paused = on;

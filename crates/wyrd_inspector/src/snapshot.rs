@@ -72,6 +72,9 @@ pub struct TimelineRow {
     pub last: u64,
     /// The tick shown (`None`: live).
     pub shown: Option<u64>,
+    /// Ticks worth a marker: `S` an action started, `A` one was aborted,
+    /// `!` a stimulus was inserted, `I` an impulse took over.
+    pub marks: Vec<(u64, char)>,
 }
 
 /// What happened to a node of the selected agent, for the history: the

@@ -33,6 +33,9 @@ pub enum InspectorAction {
     Pause(bool),
     /// While paused: run one tree tick.
     Step,
+    /// Show the last recorded tick before the one shown where this node
+    /// (a path) changed.
+    PreviousChange(String),
 }
 
 /// UI-only state: filters and collapsed subtrees.
@@ -52,6 +55,8 @@ pub struct InspectorUiState {
     pub picked: Option<String>,
     /// The graph was scrolled to the running path once since it opened.
     pub graph_scrolled: bool,
+    /// Actions asked for inside the tree view, handed out with the others.
+    pub pending: Vec<InspectorAction>,
 }
 
 /// The colour of a status.
@@ -160,6 +165,7 @@ pub fn draw_inspector(
                 });
                 if state.graph {
                     draw_graph(ui, tree, state);
+                    actions.append(&mut state.pending);
                 } else {
                     draw_tree(ui, tree, state);
                 }
@@ -310,6 +316,24 @@ fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<I
             actions.push(InspectorAction::Record(false));
         }
     });
+    // Markers under the scrubber: where actions started (green) or were
+    // aborted (red), stimuli arrived (yellow), impulses took over (violet).
+    let (rect, _) =
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), 8.0), egui::Sense::hover());
+    let span = (tl.last - tl.first).max(1) as f32;
+    for &(t, kind) in &tl.marks {
+        let x = rect.left() + (t - tl.first) as f32 / span * rect.width();
+        let color = match kind {
+            'S' => Color32::from_rgb(110, 210, 110),
+            'A' => Color32::from_rgb(235, 100, 90),
+            '!' => Color32::from_rgb(250, 200, 90),
+            _ => Color32::from_rgb(190, 140, 250),
+        };
+        ui.painter().line_segment(
+            [egui::pos2(x, rect.top()), egui::pos2(x, rect.bottom())],
+            egui::Stroke::new(1.5, color),
+        );
+    }
 }
 
 /// The tree as boxes and edges, top down: leaves side by side, each parent
@@ -480,7 +504,15 @@ fn draw_graph(
         if row.masked {
             ui.weak("masked by the agent's tags");
         }
+        if tree.timeline.is_some() && ui.button("previous change of this node").clicked() {
+            actions_out(state, InspectorAction::PreviousChange(row.path.clone()));
+        }
     }
+}
+
+/// Actions the graph asks for, picked up by [`draw_inspector`].
+fn actions_out(state: &mut InspectorUiState, a: InspectorAction) {
+    state.pending.push(a);
 }
 
 fn draw_tree(

@@ -352,6 +352,30 @@ fn the_timeline_shows_the_tree_and_blackboard_of_a_recorded_tick() {
     assert!(why.tree.as_ref().unwrap().why.contains(&line));
     harness(why).get_by_label_contains("why: root/idle stopped");
 
+    // Markers: actions started; and "previous change of this node".
+    let marks = &snap(&mut app, None).tree.unwrap().timeline.unwrap().marks;
+    assert!(marks.iter().any(|m| m.1 == 'S'), "{marks:?}");
+    let idle = rec.paths.iter().position(|p| p == "root/idle").unwrap() as u32;
+    let last_change = rec
+        .ticks
+        .iter()
+        .rev()
+        .find(|t| t.nodes.iter().any(|c| c.0 == idle))
+        .unwrap()
+        .tick;
+    let mut state = InspectorState::default();
+    state.selected = Some(e);
+    app.world_mut().insert_resource(state);
+    wyrd_inspector::apply_actions(
+        app.world_mut(),
+        vec![InspectorAction::PreviousChange("root/idle".into())],
+        &[],
+    );
+    assert_eq!(
+        app.world().resource::<InspectorState>().shown_tick,
+        Some(last_change)
+    );
+
     // Pause and single-step the trees from the inspector.
     let ticks = |app: &App| app.world().get::<BtAgent>(e).unwrap().state().ticks();
     wyrd_inspector::apply_actions(app.world_mut(), vec![InspectorAction::Pause(true)], &[]);
