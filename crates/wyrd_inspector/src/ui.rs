@@ -455,7 +455,10 @@ fn draw_graph(
                 if row.masked {
                     color = color.gamma_multiply(0.35);
                 }
-                let text = format!("{}\n{} [{}]", row.name, row.kind, row.flags);
+                // The running path is bold-bordered, and marked `>` as in
+                // the list.
+                let mark = if row.running { "> " } else { "" };
+                let text = format!("{mark}{}\n{} [{}]", row.name, row.kind, row.flags);
                 let mut button =
                     egui::Button::new(egui::RichText::new(text).color(color).size(11.0 * zoom))
                         .min_size(rect.size());

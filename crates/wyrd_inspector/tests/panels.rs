@@ -402,6 +402,10 @@ fn the_graph_view_draws_boxes_shows_details_and_collapses() {
     h.get_by_label_contains("Shoot\nAction Shoot [D]");
     h.get_by_label_contains("idle\nAction Idle [PD]");
     h.get_by_label_contains("panic\nGuardSequence [PD]");
+    // The running path is marked; idle nodes are not on it.
+    h.get_by_label_contains("> fight\nGuardSequence");
+    h.get_by_label_contains("> Shoot\nAction Shoot");
+    assert!(h.query_by_label_contains("> idle").is_none());
     // Click a box: its path, kind, status and flags.
     h.get_by_label_contains("Shoot\nAction Shoot").click();
     h.run();
