@@ -286,12 +286,19 @@ fn toggle(keys: Option<Res<ButtonInput<KeyCode>>>, mut state: ResMut<InspectorSt
 fn record_history(mut state: ResMut<InspectorState>, mut agents: Query<&mut BtAgent>) {
     let want = if state.open { state.selected } else { None };
     if state.traced != want {
+        // The agent shown is traced and flight-recorded; the one before
+        // stops (off costs nothing).
         if let Some(mut old) = state.traced.and_then(|e| agents.get_mut(e).ok()) {
             old.set_tracing(false);
+            old.stop_recording();
         }
         if let Some(mut new) = want.and_then(|e| agents.get_mut(e).ok()) {
             new.set_tracing(true);
+            if new.recorder().is_none() {
+                new.record(RECORD_TICKS);
+            }
         }
+        state.shown_tick = None;
         state.traced = want;
     }
     let Some(agent) = want.and_then(|e| agents.get(e).ok()) else {
@@ -424,6 +431,7 @@ pub fn take_snapshot(
                 .collect(),
             timeline: None,
             why: Vec::new(),
+            changed_keys: Vec::new(),
             recordable: true,
         });
         // The flight recorder: the tree as it was at the tick shown,
@@ -474,6 +482,7 @@ pub fn take_snapshot(
                 }
                 if let Some(rt) = recording.ticks.iter().find(|r| r.tick == t) {
                     tree.why = why_lines(program, rt);
+                    tree.changed_keys = rt.set.iter().map(|(k, _)| k.clone()).collect();
                 }
             }
         }

@@ -59,6 +59,8 @@ pub struct TreeSnapshot {
     pub timeline: Option<TimelineRow>,
     /// At the tick shown: why nodes changed (one line each).
     pub why: Vec<String>,
+    /// At the tick shown: the blackboard keys written before it.
+    pub changed_keys: Vec<String>,
     /// The agent can record (a live agent, not the evaluation).
     pub recordable: bool,
 }

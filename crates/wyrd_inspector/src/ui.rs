@@ -181,7 +181,15 @@ pub fn draw_inspector(
             .default_open(true)
             .show(ui, |ui| {
                 for (k, v) in &tree.blackboard {
-                    ui.label(format!("{k} = {v}"));
+                    if tree.changed_keys.contains(k) {
+                        // Written in the tick shown.
+                        ui.colored_label(
+                            Color32::from_rgb(250, 200, 90),
+                            format!("{k} = {v}  (changed)"),
+                        );
+                    } else {
+                        ui.label(format!("{k} = {v}"));
+                    }
                 }
                 let tags: Vec<String> = tree
                     .tags

@@ -44,6 +44,7 @@ fn snapshot() -> InspectorSnapshot {
             impulses: vec![],
             timeline: None,
             why: vec![],
+            changed_keys: vec![],
             recordable: true,
         }),
         world: vec![
@@ -350,7 +351,10 @@ fn the_timeline_shows_the_tree_and_blackboard_of_a_recorded_tick() {
     );
     let why = snap(&mut app, Some(tick));
     assert!(why.tree.as_ref().unwrap().why.contains(&line));
-    harness(why).get_by_label_contains("why: root/idle stopped");
+    let h = harness(why);
+    h.get_by_label_contains("why: root/idle stopped");
+    // The key written in that tick is highlighted.
+    h.get_by_label_contains("target = true  (changed)");
 
     // Markers: actions started; and "previous change of this node".
     let marks = &snap(&mut app, None).tree.unwrap().timeline.unwrap().marks;
