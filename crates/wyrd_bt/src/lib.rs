@@ -215,6 +215,7 @@ mod compile;
 mod def;
 mod kind;
 mod plugin;
+mod persist;
 mod program;
 mod recorder;
 mod registry;
@@ -233,9 +234,13 @@ pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use kind::{Family, KindInfo, kinds, node_table};
 pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtSettings, BtStats,
-    BtSystems, RunMode,
+    BtSystems, RestoreTree, RunMode,
 };
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
+pub use persist::{
+    RestoreError, RestoreReport, SAVED_TREE_FORMAT, SavedAction, SavedNode, SavedStimulus,
+    SavedTree, TreeDiff, diff, restore,
+};
 pub use recorder::{
     RECORDING_FORMAT, RecordedStimulus, RecordedTick, Recorder, Recording, StartState, node_text,
 };

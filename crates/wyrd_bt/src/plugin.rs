@@ -12,7 +12,7 @@ use bevy::diagnostic::{Diagnostic, DiagnosticPath, Diagnostics, RegisterDiagnost
 use bevy::ecs::intern::Interned;
 use bevy::ecs::prelude::*;
 use bevy::ecs::schedule::ScheduleLabel;
-use bevy::log::{error, warn};
+use bevy::log::{error, info, warn};
 use bevy::reflect::Reflect;
 use bevy::reflect::TypePath;
 use bevy::reflect::std_traits::ReflectDefault;
@@ -21,6 +21,7 @@ use bevy::time::{Fixed, Time};
 use crate::blackboard::Blackboard;
 use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
 use crate::program::Program;
+use crate::persist::{SavedTree, diff, restore};
 use crate::recorder::{Recorder, Recording};
 use crate::registry::{BtRegistry, CustomNode};
 use crate::runtime::{
@@ -341,6 +342,13 @@ impl BtAgent {
         self.record_request = Some(ticks.max(1));
     }
 
+    /// The agent's tree state keyed by node paths, to save with the game
+    /// (restore it with [`RestoreTree`]); `None` before the tree is bound.
+    pub fn save_state(&self, blackboard: &Blackboard, actions: &BtActions) -> Option<SavedTree> {
+        let p = self.program.as_ref()?;
+        Some(self.state.save(p, actions, blackboard, self.clock_us))
+    }
+
     /// Stops and drops the flight recorder.
     pub fn stop_recording(&mut self) {
         self.recorder = None;
@@ -549,7 +557,7 @@ impl Plugin for BtPlugin {
             .init_resource::<BtStats>()
             .add_systems(
                 self.schedule,
-                (publish_world_values, bind_trees, tick_trees, act_begin)
+                (publish_world_values, bind_trees, restore_trees, tick_trees, act_begin)
                     .chain()
                     .in_set(BtSystems::Decide),
             )
@@ -699,6 +707,9 @@ fn bind_trees(
     assets: Res<Assets<BtAsset>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions), TreeChanged>,
 ) {
+    // A reload keeps what did not change: per (old, new) program, the diff
+    // and how many agents kept their state, said once.
+    let mut reloads: Vec<(Arc<Program>, Arc<Program>, usize, Vec<String>)> = Vec::new();
     for (tree, mut agent, mut bb, mut actions) in &mut agents {
         let Some(asset) = assets.get(&tree.handle) else {
             continue;
@@ -708,13 +719,112 @@ fn bind_trees(
             .as_ref()
             .is_none_or(|p| !Arc::ptr_eq(p, &asset.program))
         {
-            if let Some(old) = agent.program.clone() {
-                agent.state.reset(&old, &mut actions);
-            }
+            let old = agent.program.clone();
+            let saved = old
+                .as_ref()
+                .map(|old| agent.state.save(old, &actions, &bb, agent.clock_us));
+            let clock_us = agent.clock_us;
             bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
+            let (Some(old), Some(saved)) = (old, saved) else {
+                continue;
+            };
+            let outcome = restore(&asset.program, &saved).map(|(state, slots, _)| {
+                agent.state = state;
+                actions.slots.extend(slots);
+                agent.clock_us = clock_us;
+            });
+            let i = match reloads
+                .iter()
+                .position(|r| Arc::ptr_eq(&r.0, &old) && Arc::ptr_eq(&r.1, &asset.program))
+            {
+                Some(i) => i,
+                None => {
+                    reloads.push((old, asset.program.clone(), 0, Vec::new()));
+                    reloads.len() - 1
+                }
+            };
+            match outcome {
+                Ok(()) => reloads[i].2 += 1,
+                Err(e) => reloads[i].3.push(e.to_string()),
+            }
+        }
+    }
+    for (old, new, kept, restarted) in reloads {
+        let d = diff(&old, &new);
+        info!(
+            "{}: reloaded: {}; {kept} agents kept their state, {} restarted{}",
+            new.source,
+            d.summary(),
+            restarted.len(),
+            restarted
+                .first()
+                .map_or(String::new(), |r| format!(" (first: {r})"))
+        );
+    }
+}
+
+/// `Decide`, after binding: saved tree states given with [`RestoreTree`]
+/// are restored once the agent's tree is bound.
+fn restore_trees(
+    mut commands: Commands,
+    mut agents: Query<(Entity, &RestoreTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
+) {
+    for (e, saved, mut agent, mut bb, mut actions) in &mut agents {
+        let Some(program) = agent.program.clone() else {
+            continue;
+        };
+        commands.entity(e).remove::<RestoreTree>();
+        match restore(&program, &saved.0) {
+            Ok((state, slots, report)) => {
+                agent.state = state;
+                actions.slots.clear();
+                actions.slots.extend(slots);
+                agent.clock_us = saved.0.clock_us;
+                agent.finished = false;
+                for (k, v) in &saved.0.blackboard {
+                    if let Some(i) = program.bb_key(k) {
+                        match v {
+                            Some(v) => bb.set_index(i, *v),
+                            None => bb.clear_index(i),
+                        }
+                    }
+                }
+                let mut tags = 0u64;
+                for t in &saved.0.tags {
+                    tags |= program.tag_bit(t).unwrap_or(0);
+                }
+                bb.set_tags(tags);
+                if !report.not_kept.is_empty() || !report.values_dropped.is_empty() {
+                    let problem = format!(
+                        "{}: restored the saved tree state; not kept: {}{}",
+                        program.source,
+                        report.not_kept.join(", "),
+                        if report.values_dropped.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; values dropped: {}", report.values_dropped.join(", "))
+                        }
+                    );
+                    info!("{problem}");
+                    agent.problems.push(problem);
+                }
+            }
+            Err(err) => {
+                let problem = format!("{}: saved tree state not restored: {err}", program.source);
+                warn!("{problem}");
+                agent.problems.push(problem);
+            }
         }
     }
 }
+
+/// Restores a saved tree state ([`SavedTree`]) on this agent once its tree
+/// is bound (then the component is removed). What could not be kept is
+/// reported in [`BtAgent::problems`]; a state that cannot be restored at all
+/// (another tree, a newer format, a running node that changed) leaves the
+/// agent starting fresh.
+#[derive(Component, Debug, Clone)]
+pub struct RestoreTree(pub SavedTree);
 
 /// `Decide`, third: restarts, rate division and the tick of every agent due
 /// (in parallel), then the tick's statistics (also published as Bevy

@@ -524,6 +524,10 @@ pub struct Program {
     pub(crate) max_concurrent_actions: u32,
     /// World values the program reads.
     pub(crate) globals: Vec<GlobalRef>,
+    /// Per node: a hash of its own definition (children left out) and of
+    /// the bindings it was placed with: equal signatures at the same path
+    /// mean the node did not change between two versions of a tree.
+    pub(crate) signatures: Vec<u64>,
     /// A hash of the texts of the files it was compiled from (FNV-1a):
     /// recordings and saved states name the exact tree they belong to.
     pub(crate) content_hash: u64,

@@ -198,6 +198,18 @@ impl<'a> Compiler<'a> {
             facts: crate::program::NodeFacts::of(&Kind::Succeed),
         });
 
+        // The node's own definition, children left out, with the
+        // bindings of the behavior it is in: what a reload compares.
+        let mut own = format!("{def:?}");
+        for child in def.children() {
+            own = own.replacen(&format!("{child:?}"), "_", 1);
+        }
+        if let Some(scope) = self.scopes.last() {
+            let mut b: Vec<String> = scope.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+            b.sort();
+            own.push_str(&b.join(","));
+        }
+        self.p.signatures.push(crate::registry::ActionId::of(&own).0);
         let mut in_place_impulse: Option<(String, String, crate::value::Bindings)> = None;
         let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
         // Arity and per-agent state come from the kind's table.

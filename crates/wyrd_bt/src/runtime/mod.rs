@@ -181,13 +181,13 @@ pub struct AgentState {
     /// A redirect impulse ran its behavior at the native position in the
     /// last tick (the next walk checks for a behavior left running by an
     /// impulse that stopped).
-    redirect_live: bool,
+    pub(crate) redirect_live: bool,
     /// The root's status after the last tick.
     pub(crate) status: Status,
     /// Impulses that won, counted per impulse (index into
     /// [`Program::impulses`]).
     pub(crate) impulse_fired: Box<[u32]>,
-    seed: u64,
+    pub(crate) seed: u64,
     /// Inputs seen by the last walk (blackboard and world generations).
     seen_inputs: (u64, u64),
     /// Walks skipped because nothing the tree reads changed.
@@ -196,7 +196,7 @@ pub struct AgentState {
     pub(crate) unset_reads: u64,
     /// The root's status after the whole tick (a repeating tree that
     /// finished is already running its next cycle).
-    live: Status,
+    pub(crate) live: Status,
 }
 
 /// An agent's whole tree state as plain data, by node index (valid for the
