@@ -214,8 +214,8 @@ mod blackboard;
 mod compile;
 mod def;
 mod kind;
-mod plugin;
 mod persist;
+mod plugin;
 mod program;
 mod recorder;
 mod registry;
@@ -232,15 +232,15 @@ pub use compile::{
 };
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use kind::{Family, KindInfo, kinds, node_table};
+pub use persist::{
+    RestoreError, RestoreReport, SAVED_TREE_FORMAT, SavedAction, SavedNode, SavedStimulus,
+    SavedTree, TreeDiff, diff, restore,
+};
 pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtSettings, BtStats,
     BtSystems, RestoreTree, RunMode,
 };
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
-pub use persist::{
-    RestoreError, RestoreReport, SAVED_TREE_FORMAT, SavedAction, SavedNode, SavedStimulus,
-    SavedTree, TreeDiff, diff, restore,
-};
 pub use recorder::{
     RECORDING_FORMAT, RecordedStimulus, RecordedTick, Recorder, Recording, StartState, node_text,
 };

@@ -86,6 +86,10 @@ pub struct SavedTree {
     pub status: (String, String),
     /// Redirect bookkeeping.
     pub redirect_live: bool,
+    /// The blackboard did not change since the last walk (the agent may
+    /// skip its next one: the restored agent decides the same).
+    #[serde(default)]
+    pub inputs_seen: bool,
     /// Every node's state.
     pub nodes: Vec<SavedNode>,
     /// Stimuli competing.
@@ -182,6 +186,7 @@ impl AgentState {
             ticks: self.ticks,
             status: (status_name(self.status), status_name(self.live)),
             redirect_live: self.redirect_live,
+            inputs_seen: self.seen_inputs.0 == blackboard.generation(),
             nodes,
             stimuli: self
                 .stimuli
@@ -211,10 +216,7 @@ impl AgentState {
                     started_ms: a.started_ms,
                 })
                 .collect(),
-            blackboard: blackboard
-                .iter()
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect(),
+            blackboard: blackboard.iter().map(|(k, v)| (k.to_owned(), v)).collect(),
             tags: program
                 .tag_names
                 .iter()
@@ -248,13 +250,20 @@ pub fn restore(
     let by_path: HashMap<&str, &SavedNode> =
         saved.nodes.iter().map(|n| (n.path.as_str(), n)).collect();
     let sig = |i: usize| format!("{:016x}", program.signatures.get(i).copied().unwrap_or(0));
-    // Kept: same path and signature, and so every ancestor.
+    // A node is the same when its definition is, at the same path.
+    let same = |j: u32| {
+        by_path
+            .get(program.paths[j as usize].as_str())
+            .is_some_and(|s| s.signature == sig(j as usize))
+    };
+    // Kept: the node and every ancestor are the same, and so are all their
+    // children (a changed sibling guard could decide differently): the
+    // tree still leads there.
     let kept_at = |i: u32| -> bool {
         let mut j = i;
         loop {
-            match by_path.get(program.paths[j as usize].as_str()) {
-                Some(s) if s.signature == sig(j as usize) => {}
-                _ => return false,
+            if !same(j) || !program.children_of(j).iter().all(|&c| same(c)) {
+                return false;
             }
             let p = program.nodes[j as usize].parent;
             if p == NONE {
@@ -303,7 +312,9 @@ pub fn restore(
             kept_paths.get(st.at.as_str()),
             program.detached.get(&st.behavior),
         ) else {
-            report.not_kept.push(format!("stimulus {} at {}", st.behavior, st.at));
+            report
+                .not_kept
+                .push(format!("stimulus {} at {}", st.behavior, st.at));
             continue;
         };
         if state.stimuli.capacity() == 0 {
@@ -331,7 +342,9 @@ pub fn restore(
         let Some(&node) = kept_paths.get(a.leaf.as_str()) else {
             continue;
         };
-        let Some(info) = program.action_of(node) else { continue };
+        let Some(info) = program.action_of(node) else {
+            continue;
+        };
         let Some(st) = crate::recorder::action_state_of(&a.state) else {
             continue;
         };
@@ -418,8 +431,18 @@ impl fmt::Display for TreeDiff {
 
 /// The diff old → new by node path.
 pub fn diff(old: &Program, new: &Program) -> TreeDiff {
-    let old_at: HashMap<&str, usize> = old.paths.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
-    let new_at: HashMap<&str, usize> = new.paths.iter().enumerate().map(|(i, p)| (p.as_str(), i)).collect();
+    let old_at: HashMap<&str, usize> = old
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
+    let new_at: HashMap<&str, usize> = new
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
     let mut d = TreeDiff::default();
     for (i, p) in new.paths.iter().enumerate() {
         match old_at.get(p.as_str()) {
@@ -436,7 +459,11 @@ pub fn diff(old: &Program, new: &Program) -> TreeDiff {
     // A removed node whose definition reappears at an added path moved.
     for r in &d.removed {
         let sig = old.signatures[old_at[r.as_str()]];
-        if let Some(a) = d.added.iter().find(|a| new.signatures[new_at[a.as_str()]] == sig) {
+        if let Some(a) = d
+            .added
+            .iter()
+            .find(|a| new.signatures[new_at[a.as_str()]] == sig)
+        {
             d.moved.push((r.clone(), a.clone()));
         }
     }

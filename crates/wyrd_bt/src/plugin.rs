@@ -20,8 +20,8 @@ use bevy::time::{Fixed, Time};
 
 use crate::blackboard::Blackboard;
 use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
-use crate::program::Program;
 use crate::persist::{SavedTree, diff, restore};
+use crate::program::Program;
 use crate::recorder::{Recorder, Recording};
 use crate::registry::{BtRegistry, CustomNode};
 use crate::runtime::{
@@ -557,7 +557,13 @@ impl Plugin for BtPlugin {
             .init_resource::<BtStats>()
             .add_systems(
                 self.schedule,
-                (publish_world_values, bind_trees, restore_trees, tick_trees, act_begin)
+                (
+                    publish_world_values,
+                    bind_trees,
+                    restore_trees,
+                    tick_trees,
+                    act_begin,
+                )
                     .chain()
                     .in_set(BtSystems::Decide),
             )
@@ -767,7 +773,14 @@ fn bind_trees(
 /// are restored once the agent's tree is bound.
 fn restore_trees(
     mut commands: Commands,
-    mut agents: Query<(Entity, &RestoreTree, &mut BtAgent, &mut Blackboard, &mut BtActions)>,
+    globals: Res<BtGlobals>,
+    mut agents: Query<(
+        Entity,
+        &RestoreTree,
+        &mut BtAgent,
+        &mut Blackboard,
+        &mut BtActions,
+    )>,
 ) {
     for (e, saved, mut agent, mut bb, mut actions) in &mut agents {
         let Some(program) = agent.program.clone() else {
@@ -794,6 +807,11 @@ fn restore_trees(
                     tags |= program.tag_bit(t).unwrap_or(0);
                 }
                 bb.set_tags(tags);
+                if saved.0.inputs_seen {
+                    // As the saved agent: nothing changed since its last
+                    // walk (its next may be skipped).
+                    agent.state.seen_inputs = (bb.generation(), globals.generation());
+                }
                 if !report.not_kept.is_empty() || !report.values_dropped.is_empty() {
                     let problem = format!(
                         "{}: restored the saved tree state; not kept: {}{}",

@@ -209,7 +209,9 @@ impl<'a> Compiler<'a> {
             b.sort();
             own.push_str(&b.join(","));
         }
-        self.p.signatures.push(crate::registry::ActionId::of(&own).0);
+        self.p
+            .signatures
+            .push(crate::registry::ActionId::of(&own).0);
         let mut in_place_impulse: Option<(String, String, crate::value::Bindings)> = None;
         let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
         // Arity and per-agent state come from the kind's table.

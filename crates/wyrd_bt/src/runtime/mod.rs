@@ -189,7 +189,7 @@ pub struct AgentState {
     pub(crate) impulse_fired: Box<[u32]>,
     pub(crate) seed: u64,
     /// Inputs seen by the last walk (blackboard and world generations).
-    seen_inputs: (u64, u64),
+    pub(crate) seen_inputs: (u64, u64),
     /// Walks skipped because nothing the tree reads changed.
     pub(crate) skipped: u64,
     /// Keys (bit `min(key, 63)`) a condition read before they were set.

@@ -1,0 +1,346 @@
+//! Running state that survives (issue 17): an agent's tree state saved
+//! mid-run restores into a fresh app and runs on exactly as the original; a
+//! hot reload keeps every agent whose running branch did not change; bad
+//! saved states are refused and the agent starts fresh; the diff of two
+//! versions of a tree.
+
+use bevy::prelude::*;
+use wyrd_bt::prelude::*;
+use wyrd_bt::{BtRegistry, RestoreTree, SavedTree, Vocabulary, compile_str};
+use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+
+/// Which agent this is, the same in both apps.
+#[derive(Component, Clone, Copy)]
+struct Id(u64);
+
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The game: inputs and action reports drawn from (agent, its tick), so
+/// the original and the restored agent see the same ones.
+fn game(mut q: Query<(&Id, &mut BtAgent, &mut Blackboard, &mut BtActions)>) {
+    for (id, mut agent, mut bb, mut actions) in &mut q {
+        let Some(program) = agent.program().cloned() else {
+            continue;
+        };
+        let t = agent.state().ticks();
+        let r = mix(id.0.wrapping_mul(1_000_003) ^ t);
+        for (k, ty) in program.blackboard_types().iter().enumerate() {
+            if *ty == wyrd_bt::ValueType::Bool && (r >> (k % 60)) & 7 == 0 {
+                bb.set_index(k as u16, Value::Bool((r >> 61) & 1 == 1));
+            }
+        }
+        for a in actions.iter_mut().filter(|a| a.is_running()) {
+            if mix(r ^ u64::from(a.node)) % 3 == 0 {
+                if r % 11 == 0 { a.fail() } else { a.succeed() }
+            }
+        }
+        if program.blackboard_keys().iter().any(|k| k == "leader_dead") && r % 97 == 5 {
+            let _ = agent.insert_stimulus("root", "flee_leader_died", 2, 1.5);
+        }
+    }
+}
+
+fn app(files: &MemoryAssets) -> App {
+    TestApp::in_memory(files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.world_mut()
+                .get_resource_or_init::<BtRegistry>()
+                .edit(|v| v.permissive = true);
+            app.add_systems(FixedUpdate, game.in_set(BtSystems::Act));
+        })
+        .build()
+}
+
+fn tree_text(name: &str) -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/").to_owned() + name)
+        .unwrap()
+}
+
+fn full_states(app: &mut App) -> Vec<(u64, String)> {
+    let world = app.world_mut();
+    let mut q = world.query::<(&Id, &BtAgent, &BtActions, &Blackboard)>();
+    let mut v: Vec<_> = q
+        .iter(world)
+        .map(|(id, a, ac, bb)| {
+            let saved = a.save_state(bb, ac).unwrap();
+            // Everything but the clock-independent bookkeeping, as text.
+            (
+                id.0,
+                serde_json::to_string(&(
+                    saved.nodes,
+                    saved.actions,
+                    saved.stimuli,
+                    saved.rng,
+                    saved.now_ms,
+                    saved.blackboard,
+                ))
+                .unwrap(),
+            )
+        })
+        .collect();
+    v.sort_by_key(|x| x.0);
+    v
+}
+
+/// Save mid-run, restore into a new app, and both run the next 300 ticks
+/// the same: two trees, several seeds, random inputs.
+#[test]
+fn a_state_saved_mid_run_restores_into_a_new_app_and_runs_on_identically() {
+    for tree in ["bench/reference.bt.ron", "squad_ai/combat.bt.ron"] {
+        for seed in [1u64, 7, 42] {
+            let files = MemoryAssets::new().with("t.bt.ron", &tree_text(tree));
+            let mut a = app(&files);
+            let h = a.world().resource::<AssetServer>().load("t.bt.ron");
+            wait_loaded(&mut a, &h).unwrap();
+            for i in 0..6u64 {
+                let tags = if tree.contains("combat") {
+                    Blackboard::new()
+                        .with_tag(if i % 3 == 0 { "passenger" } else { "infantry" })
+                        .with_tag("alert")
+                } else {
+                    Blackboard::new()
+                };
+                a.world_mut().spawn((
+                    Id(seed * 100 + i),
+                    BehaviorTree::new(h.clone()).with_seed(seed + i),
+                    tags,
+                ));
+            }
+            step(&mut a, 100);
+            // Saved through JSON, as a game's save file would carry it.
+            let saved: Vec<(u64, String)> = {
+                let world = a.world_mut();
+                let mut q = world.query::<(&Id, &BtAgent, &Blackboard, &BtActions)>();
+                q.iter(world)
+                    .map(|(id, ag, bb, ac)| {
+                        (
+                            id.0,
+                            serde_json::to_string(&ag.save_state(bb, ac).unwrap()).unwrap(),
+                        )
+                    })
+                    .collect()
+            };
+            let mut b = app(&files);
+            let hb = b.world().resource::<AssetServer>().load("t.bt.ron");
+            wait_loaded(&mut b, &hb).unwrap();
+            for (id, json) in &saved {
+                let s: SavedTree = serde_json::from_str(json).unwrap();
+                b.world_mut().spawn((
+                    Id(*id),
+                    BehaviorTree::new(hb.clone()).with_seed(999),
+                    RestoreTree(s),
+                ));
+            }
+            // The restore happens at the next tick, before it runs.
+            for tick in 0..300 {
+                step(&mut a, 1);
+                step(&mut b, 1);
+                let (sa, sb) = (full_states(&mut a), full_states(&mut b));
+                for ((id, x), (_, y)) in sa.iter().zip(&sb) {
+                    if x != y {
+                        let k = x
+                            .chars()
+                            .zip(y.chars())
+                            .position(|(p, q)| p != q)
+                            .unwrap_or(0);
+                        panic!(
+                            "{tree}, seed {seed}, agent {id}: differs {tick} ticks after the restore:\n  original {}\n  restored {}",
+                            &x[k.saturating_sub(120)..(k + 80).min(x.len())],
+                            &y[k.saturating_sub(120)..(k + 80).min(y.len())]
+                        );
+                    }
+                }
+                assert_eq!(sa.len(), sb.len());
+            }
+        }
+    }
+}
+
+const TWO_BRANCHES: &str = r#"(
+    tags: ["a", "b"],
+    blackboard: {"go": true, "n": 5},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "branch_a", tags: ["a"], children: [
+            Condition(check: Is("go")),
+            Sequence(name: "work", children: [Action(name: "dig", action: "Dig"), Action(name: "rest", action: "Rest")]),
+        ]),
+        GuardSequence(name: "branch_b", tags: ["b"], children: [
+            Condition(check: Is("go")),
+            Sequence(name: "work", children: [
+                Condition(name: "enough", check: Bb("n", Gt, 2)),
+                Action(name: "build", action: "Build"),
+            ]),
+        ]),
+        Action(name: "idle", action: "Idle"),
+    ]),
+)"#;
+
+/// A guard deep in one branch changes while the game runs: agents on the
+/// other branch keep their running action (the same slot, started when it
+/// was); agents on the edited branch restart cleanly; the diff names it.
+#[test]
+fn a_reload_keeps_agents_on_untouched_branches_and_restarts_the_others() {
+    let files = MemoryAssets::new().with("t.bt.ron", TWO_BRANCHES);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.world_mut()
+                .get_resource_or_init::<BtRegistry>()
+                .edit(|v| v.permissive = true);
+        })
+        .build();
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let mut on_a = Vec::new();
+    let mut on_b = Vec::new();
+    for i in 0..6 {
+        let tag = if i % 2 == 0 { "a" } else { "b" };
+        let e = app
+            .world_mut()
+            .spawn((
+                BehaviorTree::new(h.clone()),
+                Blackboard::new().with_tag(tag),
+            ))
+            .id();
+        if tag == "a" {
+            on_a.push(e)
+        } else {
+            on_b.push(e)
+        }
+    }
+    step(&mut app, 20);
+    let running = |app: &App, e: Entity| {
+        app.world()
+            .get::<BtActions>(e)
+            .unwrap()
+            .iter()
+            .find(|a| a.is_running())
+            .map(|a| (a.id, a.started_ms))
+    };
+    let before_a: Vec<_> = on_a.iter().map(|&e| running(&app, e).unwrap()).collect();
+    let ticks_b: Vec<u64> = on_b
+        .iter()
+        .map(|&e| app.world().get::<BtAgent>(e).unwrap().state().ticks())
+        .collect();
+    // Edit a guard deep in branch_b.
+    let edited = TWO_BRANCHES.replace("Bb(\"n\", Gt, 2)", "Bb(\"n\", Gt, 3)");
+    let old = compile_str("t.bt.ron", TWO_BRANCHES, &Vocabulary::permissive()).unwrap();
+    let new = compile_str("t.bt.ron", &edited, &Vocabulary::permissive()).unwrap();
+    let d = wyrd_bt::diff(&old, &new);
+    assert_eq!(d.changed, ["root/branch_b/work/enough"]);
+    files.insert("t.bt.ron", &edited);
+    app.world().resource::<AssetServer>().reload("t.bt.ron");
+    wyrd_test_support::run_until(&mut app, "the reload", 100_000, |w| {
+        w.get::<BtAgent>(on_b[0])
+            .unwrap()
+            .program()
+            .is_some_and(|p| p.content_hash() == new.content_hash())
+    });
+    // Agents on branch a kept their running action: same action, same start.
+    let after_a: Vec<_> = on_a.iter().map(|&e| running(&app, e).unwrap()).collect();
+    assert_eq!(
+        after_a, before_a,
+        "every agent on the untouched branch keeps its action"
+    );
+    assert_eq!(on_a.len(), 3);
+    // Agents on branch b restarted: their tick count started over.
+    for (&e, &t) in on_b.iter().zip(&ticks_b) {
+        let now = app.world().get::<BtAgent>(e).unwrap().state().ticks();
+        assert!(
+            now < t,
+            "an agent on the edited branch restarts ({now} ticks, had {t})"
+        );
+    }
+}
+
+/// Saved states that do not fit are refused with a clear message; the
+/// agent starts fresh.
+#[test]
+fn bad_saved_states_are_refused_and_the_agent_starts_fresh() {
+    let program = compile_str("t.bt.ron", TWO_BRANCHES, &Vocabulary::permissive()).unwrap();
+    let good = wyrd_bt::AgentState::new(&program, 1).save(
+        &program,
+        &BtActions::default(),
+        &Blackboard::default(),
+        0,
+    );
+    let json = serde_json::to_string(&good).unwrap();
+    // Truncated: not a saved state at all.
+    assert!(serde_json::from_str::<SavedTree>(&json[..json.len() / 2]).is_err());
+    // From another tree.
+    let mut other = good.clone();
+    other.tree = "other.bt.ron".into();
+    let e = wyrd_bt::restore(&program, &other).unwrap_err().to_string();
+    assert_eq!(e, "saved from other.bt.ron, but this agent runs t.bt.ron");
+    // From a newer format.
+    let mut newer = good.clone();
+    newer.format = wyrd_bt::SAVED_TREE_FORMAT + 1;
+    let e = wyrd_bt::restore(&program, &newer).unwrap_err().to_string();
+    assert!(e.contains("newer than this build reads"), "{e}");
+    // In an app: the agent reports it and runs from the start.
+    let files = MemoryAssets::new().with("t.bt.ron", TWO_BRANCHES);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.world_mut()
+                .get_resource_or_init::<BtRegistry>()
+                .edit(|v| v.permissive = true);
+        })
+        .build();
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let e = app
+        .world_mut()
+        .spawn((
+            BehaviorTree::new(h),
+            Blackboard::new().with_tag("a"),
+            RestoreTree(other),
+        ))
+        .id();
+    step(&mut app, 3);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert!(
+        agent
+            .problems
+            .iter()
+            .any(|p| p.contains("saved tree state not restored: saved from other.bt.ron")),
+        "{:?}",
+        agent.problems
+    );
+    assert!(agent.state().ticks() <= 3, "it started fresh");
+    assert!(app.world().get::<RestoreTree>(e).is_none());
+}
+
+/// The diff of a set of edits, by path.
+#[test]
+fn the_diff_names_added_removed_moved_and_changed_nodes() {
+    let old = compile_str("t.bt.ron", TWO_BRANCHES, &Vocabulary::permissive()).unwrap();
+    let edited = TWO_BRANCHES
+        .replace("Bb(\"n\", Gt, 2)", "Bb(\"n\", Ge, 2)")
+        .replace(
+            "Action(name: \"rest\", action: \"Rest\")",
+            "Action(name: \"nap\", action: \"Rest\")",
+        )
+        .replace(
+            "Action(name: \"idle\", action: \"Idle\"),",
+            "Action(name: \"idle\", action: \"Idle\"), Action(name: \"wave\", action: \"Wave\"),",
+        );
+    let new = compile_str("t.bt.ron", &edited, &Vocabulary::permissive()).unwrap();
+    let d = wyrd_bt::diff(&old, &new);
+    assert_eq!(
+        d.to_string(),
+        "~ root\n~ root/branch_b/work/enough\n~ root/branch_a/work/nap\n+ root/branch_a/work/nap\n+ root/wave\n- root/branch_a/work/rest\n"
+            .replace("~ root/branch_a/work/nap\n", ""),
+        "{d}"
+    );
+    assert!(
+        d.summary().starts_with("2 changed, 2 added, 1 removed"),
+        "{}",
+        d.summary()
+    );
+}
