@@ -709,13 +709,17 @@ fn publish_world_values(
 /// Agents whose tree component or tree asset changed.
 type TreeChanged = Or<(Changed<BehaviorTree>, AssetChanged<BehaviorTree>)>;
 
+/// One reload: old and new program, agents that kept their state, reasons
+/// of those that restarted.
+type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
+
 fn bind_trees(
     assets: Res<Assets<BtAsset>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions), TreeChanged>,
 ) {
     // A reload keeps what did not change: per (old, new) program, the diff
     // and how many agents kept their state, said once.
-    let mut reloads: Vec<(Arc<Program>, Arc<Program>, usize, Vec<String>)> = Vec::new();
+    let mut reloads: Vec<Reload> = Vec::new();
     for (tree, mut agent, mut bb, mut actions) in &mut agents {
         let Some(asset) = assets.get(&tree.handle) else {
             continue;
