@@ -34,8 +34,12 @@ fn game(mut q: Query<(&Id, &mut BtAgent, &mut Blackboard, &mut BtActions)>) {
             }
         }
         for a in actions.iter_mut().filter(|a| a.is_running()) {
-            if mix(r ^ u64::from(a.node)) % 3 == 0 {
-                if r % 11 == 0 { a.fail() } else { a.succeed() }
+            if mix(r ^ u64::from(a.node)).is_multiple_of(3) {
+                if r.is_multiple_of(11) {
+                    a.fail()
+                } else {
+                    a.succeed()
+                }
             }
         }
         if program.blackboard_keys().iter().any(|k| k == "leader_dead") && r % 97 == 5 {
@@ -278,7 +282,7 @@ fn bad_saved_states_are_refused_and_the_agent_starts_fresh() {
     let e = wyrd_bt::restore(&program, &other).unwrap_err().to_string();
     assert_eq!(e, "saved from other.bt.ron, but this agent runs t.bt.ron");
     // From a newer format.
-    let mut newer = good.clone();
+    let mut newer = good;
     newer.format = wyrd_bt::SAVED_TREE_FORMAT + 1;
     let e = wyrd_bt::restore(&program, &newer).unwrap_err().to_string();
     assert!(e.contains("newer than this build reads"), "{e}");
