@@ -93,6 +93,19 @@ Examples:
         #[arg(long)]
         seed: Option<u64>,
     },
+    /// What changed between two versions of a tree, by node path: `~`
+    /// changed (kind, parameters, guard, bindings or children), `+` added,
+    /// `-` removed, `>` moved. Hot reload keeps the running state of what
+    /// did not change.
+    #[command(after_help = "\
+Examples:
+  wyrd diff old/combat.bt.ron assets/squad_ai/combat.bt.ron")]
+    Diff {
+        /// The old version.
+        old: String,
+        /// The new version.
+        new: String,
+    },
     /// The tree as a picture: Graphviz dot (default) or Mermaid.
     #[command(after_help = "\
 Examples:
@@ -241,6 +254,14 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             (None, None) => Err(bad("give --script or --replay")),
         },
         Command::Graph { tree, format } => graph(&tree, format, out),
+        Command::Diff { old, new } => {
+            let (a, b) = (load_tree(&old)?, load_tree(&new)?);
+            let d = wyrd_bt::diff(&a, &b);
+            out.push_str(&d.to_string());
+            out.push_str(&d.summary());
+            out.push('\n');
+            Ok(())
+        }
         Command::Save(sub) => save(sub, out),
     }
 }

@@ -576,3 +576,26 @@ fn the_readme_tree_example_checks() {
     let o = wyrd(&["check", tree.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 }
+
+/// Issue 17: `wyrd diff` prints what changed by node path.
+#[test]
+fn diff_prints_the_changes_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = repo("assets/squad_ai/combat.bt.ron");
+    let source = std::fs::read_to_string(&tree).unwrap();
+    let edited = dir.path().join("combat.bt.ron");
+    std::fs::write(
+        &edited,
+        source.replace("Bb(\"ammo\", Lt, 10)", "Bb(\"ammo\", Lt, 12)"),
+    )
+    .unwrap();
+    let o = wyrd(&["diff", tree.to_str().unwrap(), edited.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // An unnamed condition is named after its check: the edit renames it.
+    assert_eq!(
+        text(&o).0,
+        "+ root/retreat/?ammo<12\n- root/retreat/?ammo<10\n0 changed, 1 added, 1 removed (0 moved): root/retreat/?ammo<12, root/retreat/?ammo<10\n"
+    );
+    let o = wyrd(&["diff", tree.to_str().unwrap(), tree.to_str().unwrap()]);
+    assert_eq!(text(&o).0, "no change\n");
+}
