@@ -58,6 +58,9 @@ pub mod save;
 #[cfg(feature = "bt")]
 pub mod bt;
 
+#[cfg(all(feature = "bt", feature = "save"))]
+pub mod agents;
+
 pub use asset::{
     CounterDecl, EntryDecl, FlagDecl, FlagsFile, FlagsFileError, FlagsFileLoader, FlagsProblem,
     Scope,

@@ -1,0 +1,102 @@
+//! AIs saved with the world: the tree state of every entity marked
+//! [`PersistAgent`], as one more document of the save slot (signed, atomic,
+//! with backup, like the world state). One line in a game:
+//! `app.add_plugins(AgentsSavePlugin)`.
+
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+use wyrd_bt::{Blackboard, BtActions, BtAgent, RestoreTree, SavedTree};
+use wyrd_save::{DocumentLoad, SaveAppExt, SaveDocument};
+
+/// Marks an entity whose tree state is saved and restored with the game,
+/// by this stable id (the game gives the same id to the entity it spawns
+/// again after loading).
+#[derive(Component, Debug, Clone, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component, Debug)]
+pub struct PersistAgent(pub String);
+
+/// The saved tree states, one per [`PersistAgent`] id.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentsDocument {
+    /// The schema (first member of the file).
+    #[serde(rename = "SchemaVersion")]
+    pub schema_version: u32,
+    /// Agents by id.
+    #[serde(rename = "Agents")]
+    pub agents: Vec<(String, SavedTree)>,
+}
+
+/// The schema this build writes and reads.
+pub const AGENTS_SCHEMA_VERSION: u32 = 1;
+
+impl SaveDocument for AgentsDocument {
+    const SCHEMA_VERSION: u32 = AGENTS_SCHEMA_VERSION;
+
+    fn fresh() -> Self {
+        AgentsDocument {
+            schema_version: AGENTS_SCHEMA_VERSION,
+            agents: Vec::new(),
+        }
+    }
+
+    fn capture(world: &mut World) -> Self {
+        let mut q = world.query::<(&PersistAgent, &BtAgent, &Blackboard, &BtActions)>();
+        let mut agents: Vec<(String, SavedTree)> = q
+            .iter(world)
+            .filter_map(|(id, a, bb, ac)| Some((id.0.clone(), a.save_state(bb, ac)?)))
+            .collect();
+        agents.sort_by(|a, b| a.0.cmp(&b.0));
+        AgentsDocument {
+            schema_version: AGENTS_SCHEMA_VERSION,
+            agents,
+        }
+    }
+
+    fn apply(self, world: &mut World, load: &DocumentLoad) {
+        let source = load.source.map_or("fresh", |k| k.describe());
+        info!(
+            "agents from {source}: {} saved tree states",
+            self.agents.len()
+        );
+        let mut pending = world.get_resource_or_init::<PendingAgentStates>();
+        pending.0 = self.agents;
+        // Entities already spawned get theirs now; later ones when spawned.
+        world.run_system_cached(hand_out).ok();
+    }
+}
+
+/// Saved states waiting for their [`PersistAgent`] entity.
+#[derive(Resource, Debug, Default)]
+pub struct PendingAgentStates(pub Vec<(String, SavedTree)>);
+
+fn hand_out(
+    mut commands: Commands,
+    mut pending: ResMut<PendingAgentStates>,
+    agents: Query<(Entity, &PersistAgent)>,
+) {
+    if pending.0.is_empty() {
+        return;
+    }
+    for (e, id) in &agents {
+        if let Some(k) = pending.0.iter().position(|(p, _)| *p == id.0) {
+            let (_, saved) = pending.0.swap_remove(k);
+            commands.entity(e).insert(RestoreTree(saved));
+        }
+    }
+}
+
+/// Saves and restores the tree state of every [`PersistAgent`] entity in
+/// the save slot (`agents.json`). Add it after the save plugin.
+pub struct AgentsSavePlugin;
+
+impl Plugin for AgentsSavePlugin {
+    fn build(&self, app: &mut App) {
+        app.register_type::<PersistAgent>()
+            .init_resource::<PendingAgentStates>()
+            .add_save_document::<AgentsDocument>("agents.json")
+            .add_systems(
+                PreUpdate,
+                hand_out.run_if(|p: Res<PendingAgentStates>| !p.0.is_empty()),
+            );
+    }
+}

@@ -1,0 +1,91 @@
+//! AIs saved with the world (issue 17): the tree state of `PersistAgent`
+//! entities is one more document of the save slot, and a relaunch
+//! continues them where they were.
+#![cfg(all(feature = "save", feature = "bt"))]
+
+use std::path::Path;
+
+use bevy::prelude::*;
+use wyrd_bt::BtRegistry;
+use wyrd_bt::prelude::*;
+use wyrd_save::prelude::*;
+use wyrd_state::WorldStatePlugin;
+use wyrd_state::agents::{AgentsSavePlugin, PersistAgent};
+use wyrd_state::save::WorldStateSavePlugin;
+use wyrd_test_support::{TestApp, step, wait_loaded};
+
+const TREE: &str = r#"(
+    blackboard: {"n": 0},
+    root: Sequence(name: "root", children: [
+        Action(name: "walk", action: "Walk"),
+        Wait(name: "pause", seconds: 100.0),
+    ]),
+)"#;
+
+fn app(assets: &Path, saves: &Path) -> App {
+    TestApp::in_folder(assets, 30.0)
+        .plugins((
+            WorldStatePlugin::with_files(Vec::<String>::new()),
+            WorldStateSavePlugin::new(saves, SaveKey::new("test")),
+            BtPlugin::default(),
+            AgentsSavePlugin,
+        ))
+        .with(|app| {
+            app.world_mut()
+                .get_resource_or_init::<BtRegistry>()
+                .edit(|v| v.permissive = true);
+        })
+        .build()
+}
+
+#[test]
+fn persisted_agents_continue_after_a_relaunch() {
+    let assets = tempfile::tempdir().unwrap();
+    let saves = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
+    let mut a = app(assets.path(), saves.path());
+    let h = a.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut a, &h).unwrap();
+    let e = a
+        .world_mut()
+        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
+        .id();
+    step(&mut a, 10);
+    // The game finishes the walk; the tree waits.
+    for s in a.world_mut().get_mut::<BtActions>(e).unwrap().iter_mut() {
+        s.succeed();
+    }
+    step(&mut a, 30);
+    let before = a.world().get::<BtAgent>(e).unwrap().state().ticks();
+    assert_eq!(
+        a.world().get::<BtAgent>(e).unwrap().active_paths(),
+        ["root/pause"]
+    );
+    a.world_mut().write_message(SaveRequest);
+    a.update();
+    a.world().resource::<SaveSlot>().flush();
+    a.update();
+    assert!(saves.path().join("agents.json").exists());
+    drop(a);
+
+    // Relaunch: the game spawns its AI again; it continues, waiting.
+    let mut b = app(assets.path(), saves.path());
+    let h = b.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut b, &h).unwrap();
+    let e = b
+        .world_mut()
+        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
+        .id();
+    step(&mut b, 2);
+    let agent = b.world().get::<BtAgent>(e).unwrap();
+    assert_eq!(
+        agent.active_paths(),
+        ["root/pause"],
+        "it did not walk again"
+    );
+    assert!(
+        agent.state().ticks() >= before,
+        "{} ticks, had {before}",
+        agent.state().ticks()
+    );
+}
