@@ -541,3 +541,30 @@ fn coins_and_the_quest_flag_never_disagree_after_a_kill_at_any_point_of_the_rewa
         "some kills land before the commit, some after"
     );
 }
+
+/// Issue 17: quitting mid-run and loading again continues the run: the
+/// same towers are left, the run's counters are where they were; a run
+/// that ended is not resumed.
+#[test]
+fn quitting_mid_run_and_reloading_continues_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    // (The quest starts at the hub after the first talk.)
+    let before = s.play("talk Drone\nstart_run\nend_run\nstart_run\ndestroy tower 2");
+    assert_eq!(before["mode"], "run");
+    assert_eq!(before["enemies"]["tower"], 4);
+    assert_eq!(before["counters"]["QST_DST_TOWER_5"], 2);
+    let after = s.play("reload");
+    assert_eq!(after["mode"], "run", "the run continues");
+    assert_eq!(
+        after["enemies"], before["enemies"],
+        "the same towers are left"
+    );
+    assert_eq!(after["counters"], before["counters"]);
+    // The rest of the run's towers count on.
+    let st = s.play("destroy tower 3");
+    assert_eq!(st["enemies"]["tower"], 1);
+    assert_eq!(st["counters"]["QST_DST_TOWER_5"], 5);
+    let st = s.play("end_run\nreload");
+    assert_eq!(st["mode"], "hub", "an ended run is not resumed");
+}

@@ -292,6 +292,8 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
         // Coins live in their own document of the same slot: one commit per
         // save point, so coins and the quest flag never disagree on disk.
         .add_save_document::<PlayerProfile>("profile.json")
+        .add_save_document::<RunDocument>("run.json")
+        .init_resource::<ResumeRun>()
         .add_plugins(WorldStateEvaluationPlugin::new(
             "drone_quest/evaluation.bt.ron",
         ))
@@ -316,6 +318,7 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
             },
         )
         .add_systems(OnEnter(Mode::Run), start_run)
+        .add_systems(Update, mark_run_changed)
         .init_resource::<DialogueView>()
         .add_systems(Last, report_save_failures.after(SaveSystems::Write));
     register_nodes(app);
@@ -381,8 +384,95 @@ fn register_nodes(app: &mut App) {
     });
 }
 
-/// A run begins: run-scoped counters reset, enemies appear.
-fn start_run(mut state: ResMut<WorldState>, combat: Res<CombatManager>, mut run: ResMut<RunState>) {
+/// A run in progress, saved with the slot: quitting mid-run and loading
+/// again continues it (the towers left, the run's counters).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunDocument {
+    /// The schema.
+    #[serde(rename = "SchemaVersion")]
+    pub schema_version: u32,
+    /// Whether a run was in progress.
+    #[serde(rename = "InRun")]
+    pub in_run: bool,
+    /// Enemies left, by kind.
+    #[serde(rename = "Enemies")]
+    pub enemies: BTreeMap<String, i64>,
+    /// The run-scoped counters' values.
+    #[serde(rename = "RunCounters")]
+    pub counters: Vec<(String, i64)>,
+}
+
+impl SaveDocument for RunDocument {
+    const SCHEMA_VERSION: u32 = 1;
+    fn fresh() -> Self {
+        RunDocument {
+            schema_version: 1,
+            ..Default::default()
+        }
+    }
+    fn capture(world: &mut World) -> Self {
+        let in_run = world
+            .get_resource::<State<Mode>>()
+            .is_some_and(|m| *m.get() == Mode::Run);
+        RunDocument {
+            schema_version: 1,
+            in_run,
+            enemies: if in_run {
+                world.resource::<RunState>().enemies.clone()
+            } else {
+                BTreeMap::new()
+            },
+            counters: match (in_run, world.get_resource::<WorldState>()) {
+                (true, Some(ws)) => ws
+                    .counters()
+                    .iter()
+                    .filter(|c| c.scope == Scope::Run)
+                    .map(|c| (c.name.to_string(), c.value))
+                    .collect(),
+                _ => Vec::new(),
+            },
+        }
+    }
+    fn apply(self, world: &mut World, _load: &DocumentLoad) {
+        if self.in_run {
+            world.insert_resource(ResumeRun(Some(self)));
+            if let Some(mut next) = world.get_resource_mut::<NextState<Mode>>() {
+                next.set(Mode::Run);
+            }
+        }
+    }
+}
+
+/// A saved run to continue when the game enters the run (after loading).
+#[derive(Resource, Debug, Default)]
+pub struct ResumeRun(pub Option<RunDocument>);
+
+/// The run changed: the slot has something new to save.
+fn mark_run_changed(run: Res<RunState>, mode: Res<State<Mode>>, slot: Option<ResMut<SaveSlot>>) {
+    if (run.is_changed() || mode.is_changed())
+        && let Some(mut slot) = slot
+    {
+        slot.mark_dirty();
+    }
+}
+
+/// A run begins: run-scoped counters reset, enemies appear; or a saved run
+/// continues where it was.
+fn start_run(
+    mut state: ResMut<WorldState>,
+    combat: Res<CombatManager>,
+    mut run: ResMut<RunState>,
+    mut resume: ResMut<ResumeRun>,
+) {
+    if let Some(saved) = resume.0.take() {
+        run.enemies = saved.enemies;
+        for (name, v) in saved.counters {
+            if let Err(e) = state.set_counter(name.as_str(), v, "run_resumed") {
+                warn!("drone_quest: saved run: {e}");
+            }
+        }
+        return;
+    }
     state.reset_scope(Scope::Run, "run_start");
     run.enemies.clear();
     run.enemies.insert("tower".into(), TOWERS_PER_RUN);
