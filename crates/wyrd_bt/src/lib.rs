@@ -238,7 +238,7 @@ pub use persist::{
 };
 pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtSettings, BtStats,
-    BtSystems, RestoreTree, RunMode,
+    BtReloads, BtSystems, RestoreTree, RunMode,
 };
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
 pub use recorder::{

@@ -532,6 +532,8 @@ impl Plugin for BtPlugin {
             .register_type::<BtSettings>()
             .register_type::<BtRegistry>()
             .init_resource::<BtGlobals>()
+            .init_resource::<BtReloads>()
+            .register_type::<BtReloads>()
             .init_resource::<BtWorldValues>()
             .register_diagnostic(Diagnostic::new(BtPlugin::TICKED).with_smoothing_factor(0.1))
             .register_diagnostic(
@@ -715,6 +717,7 @@ type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
 
 fn bind_trees(
     assets: Res<Assets<BtAsset>>,
+    mut log: ResMut<BtReloads>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions), TreeChanged>,
 ) {
     // A reload keeps what did not change: per (old, new) program, the diff
@@ -761,7 +764,7 @@ fn bind_trees(
     }
     for (old, new, kept, restarted) in reloads {
         let d = diff(&old, &new);
-        info!(
+        let line = format!(
             "{}: reloaded: {}; {kept} agents kept their state, {} restarted{}",
             new.source,
             d.summary(),
@@ -770,6 +773,11 @@ fn bind_trees(
                 .first()
                 .map_or(String::new(), |r| format!(" (first: {r})"))
         );
+        info!("{line}");
+        log.0.push(line);
+        if log.0.len() > 20 {
+            log.0.remove(0);
+        }
     }
 }
 
@@ -839,6 +847,12 @@ fn restore_trees(
         }
     }
 }
+
+/// The last hot reloads of trees: what changed and how many agents kept
+/// their state (the inspector shows them).
+#[derive(Resource, Debug, Default, Clone, Reflect)]
+#[reflect(Resource, Default, Debug)]
+pub struct BtReloads(pub Vec<String>);
 
 /// Restores a saved tree state ([`SavedTree`]) on this agent once its tree
 /// is bound (then the component is removed). What could not be kept is

@@ -245,6 +245,15 @@ fn a_reload_keeps_agents_on_untouched_branches_and_restarts_the_others() {
             .program()
             .is_some_and(|p| p.content_hash() == new.content_hash())
     });
+    // The reload is said once: what changed, who kept their state.
+    let log = &app.world().resource::<wyrd_bt::BtReloads>().0;
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].contains("1 changed, 0 added, 0 removed")
+            && log[0].contains("3 agents kept their state, 3 restarted"),
+        "{}",
+        log[0]
+    );
     // Agents on branch a kept their running action: same action, same start.
     let after_a: Vec<_> = on_a.iter().map(|&e| running(&app, e).unwrap()).collect();
     assert_eq!(

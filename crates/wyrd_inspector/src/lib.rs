@@ -615,6 +615,7 @@ fn draw(
     diagnostics: Option<Res<bevy::diagnostic::DiagnosticsStore>>,
     evaluation: Option<Res<WorldStateEvaluation>>,
     settings: Option<Res<wyrd_bt::BtSettings>>,
+    reloads: Option<Res<wyrd_bt::BtReloads>>,
 ) -> Result {
     if !state.open {
         state.wants_pointer = false;
@@ -638,6 +639,7 @@ fn draw(
         evaluation.as_deref(),
     );
     snap.paused = paused;
+    snap.reloads = reloads.map(|r| r.0.clone()).unwrap_or_default();
     // The tick's timings as Bevy's diagnostics smooth them (what any
     // diagnostics overlay shows too).
     if let Some(d) = diagnostics.as_deref() {

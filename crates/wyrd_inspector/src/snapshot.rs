@@ -189,6 +189,8 @@ pub struct InspectorSnapshot {
     pub timing: TimingRow,
     /// Trees are paused (see [`BtSettings::paused`](wyrd_bt::BtSettings::paused)).
     pub paused: bool,
+    /// The last hot reloads of trees (what changed, who kept their state).
+    pub reloads: Vec<String>,
 }
 
 /// An action's parameters as bound at its place (keys as `{key}`).

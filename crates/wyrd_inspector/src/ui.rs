@@ -277,6 +277,15 @@ pub fn draw_inspector(
                 });
             });
     }
+    if !snap.reloads.is_empty() {
+        egui::CollapsingHeader::new("Tree reloads")
+            .default_open(false)
+            .show(ui, |ui| {
+                for r in snap.reloads.iter().rev() {
+                    ui.label(r);
+                }
+            });
+    }
     egui::CollapsingHeader::new("Timing")
         .default_open(true)
         .show(ui, |ui| {
