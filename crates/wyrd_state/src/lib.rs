@@ -94,6 +94,8 @@ pub mod prelude {
         WorldStateEvalAppExt, WorldStateEvaluated, WorldStateEvaluation,
         WorldStateEvaluationPlugin, WorldStateManager,
     };
+    #[cfg(all(feature = "bt", feature = "save"))]
+    pub use crate::agents::{AgentsSavePlugin, PersistAgent};
     #[cfg(feature = "save")]
     pub use crate::save::{ReloadWorldState, SaveWorldState, WorldStateSavePlugin};
     pub use crate::{
