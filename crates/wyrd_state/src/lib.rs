@@ -88,14 +88,14 @@ use bevy::log::{error, info, warn};
 
 /// The names most users need.
 pub mod prelude {
+    #[cfg(all(feature = "bt", feature = "save"))]
+    pub use crate::agents::{AgentsSavePlugin, PersistAgent};
     #[cfg(feature = "bt")]
     pub use crate::bt::{
         EvaluateWorldState, NodeEffect, ResetWorldStateManagers, WorldStateBtPlugin,
         WorldStateEvalAppExt, WorldStateEvaluated, WorldStateEvaluation,
         WorldStateEvaluationPlugin, WorldStateManager,
     };
-    #[cfg(all(feature = "bt", feature = "save"))]
-    pub use crate::agents::{AgentsSavePlugin, PersistAgent};
     #[cfg(feature = "save")]
     pub use crate::save::{ReloadWorldState, SaveWorldState, WorldStateSavePlugin};
     pub use crate::{
