@@ -290,10 +290,27 @@ pub fn restore(
                 let n = &program.nodes[i as usize];
                 state.nodes[i as usize] = NodeState::from_raw(s.state);
                 if let (true, Some(v)) = (n.aux != NONE, s.aux) {
-                    state.aux[n.aux as usize] = v;
+                    state.aux[n.aux as usize] = if n.facts.aux == crate::kind::AuxInit::NoChild {
+                        // A remembered child: a node index of the saved
+                        // tree, mapped by path (or none).
+                        if v == NONE {
+                            NONE
+                        } else {
+                            saved
+                                .nodes
+                                .get(v as usize)
+                                .and_then(|c| kept_paths.get(c.path.as_str()).copied())
+                                .unwrap_or(NONE)
+                        }
+                    } else {
+                        v
+                    };
                 }
                 if let (true, Some(v)) = (n.cursor != NONE, s.cursor) {
-                    state.cursors[n.cursor as usize] = v;
+                    // A cursor past the children (an edited file) starts over.
+                    if v == u16::MAX || usize::from(v) < n.child_count as usize {
+                        state.cursors[n.cursor as usize] = v;
+                    }
                 }
                 report.kept += 1;
             }
@@ -308,10 +325,16 @@ pub fn restore(
     state.live = status_of(&saved.status.1);
     state.redirect_live = saved.redirect_live;
     for st in &saved.stimuli {
-        let (Some(&target), Some(&root)) = (
-            kept_paths.get(st.at.as_str()),
-            program.detached.get(&st.behavior),
-        ) else {
+        let target = kept_paths.get(st.at.as_str()).copied().filter(|&t| {
+            // A stimulus competes in a prioritized list or selector of the
+            // main tree.
+            t < program.detached_start
+                && matches!(
+                    program.nodes[t as usize].kind,
+                    crate::kind::Kind::PrioritizedList | crate::kind::Kind::Selector
+                )
+        });
+        let (Some(target), Some(&root)) = (target, program.detached.get(&st.behavior)) else {
             report
                 .not_kept
                 .push(format!("stimulus {} at {}", st.behavior, st.at));

@@ -323,6 +323,8 @@ impl BtAgent {
     /// that is not traced pays nothing. The inspector turns it on for the
     /// agent it shows.
     pub fn set_tracing(&mut self, on: bool) {
+        // The flight recorder reads the trace: it stays while recording.
+        let on = on || self.recorder.is_some();
         match (on, self.trace.is_some()) {
             (true, false) => self.trace = Some(Box::default()),
             (false, true) => self.trace = None,
@@ -664,6 +666,10 @@ fn bind(
 ) {
     agent.state = AgentState::new(program, tree.seed);
     agent.program = Some(program.clone());
+    // A recording belongs to one program: it starts over on the new one.
+    if let Some(r) = agent.recorder.take() {
+        agent.record_request = Some(r.capacity());
+    }
     agent.finished = false;
     agent.accum = 0.0;
     agent.clock_us = 0;
@@ -741,10 +747,12 @@ fn bind_trees(
             let (Some(old), Some(saved)) = (old, saved) else {
                 continue;
             };
+            let once = tree.mode == RunMode::Once;
             let outcome = restore(&asset.program, &saved).map(|(state, slots, _)| {
                 agent.state = state;
                 actions.slots.extend(slots);
                 agent.clock_us = clock_us;
+                agent.finished = once && agent.state.live != Status::Running;
             });
             let i = match reloads
                 .iter()
@@ -788,40 +796,48 @@ fn restore_trees(
     globals: Res<BtGlobals>,
     mut agents: Query<(
         Entity,
+        &BehaviorTree,
         &RestoreTree,
         &mut BtAgent,
         &mut Blackboard,
         &mut BtActions,
     )>,
 ) {
-    for (e, saved, mut agent, mut bb, mut actions) in &mut agents {
+    for (e, tree, saved, mut agent, mut bb, mut actions) in &mut agents {
         let Some(program) = agent.program.clone() else {
             continue;
         };
         commands.entity(e).remove::<RestoreTree>();
+        // The blackboard is the game's data: restored whatever happens to
+        // the tree state.
+        for (k, v) in &saved.0.blackboard {
+            if let Some(i) = program.bb_key(k) {
+                match v {
+                    Some(v) => bb.set_index(i, *v),
+                    None => bb.clear_index(i),
+                }
+            }
+        }
+        let mut tags = 0u64;
+        for t in &saved.0.tags {
+            tags |= program.tag_bit(t).unwrap_or(0);
+        }
+        bb.set_tags(tags);
         match restore(&program, &saved.0) {
             Ok((state, slots, report)) => {
                 agent.state = state;
                 actions.slots.clear();
                 actions.slots.extend(slots);
                 agent.clock_us = saved.0.clock_us;
-                agent.finished = false;
-                for (k, v) in &saved.0.blackboard {
-                    if let Some(i) = program.bb_key(k) {
-                        match v {
-                            Some(v) => bb.set_index(i, *v),
-                            None => bb.clear_index(i),
-                        }
-                    }
+                // A finished run-once tree stays finished.
+                agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
+                if let Some(r) = agent.recorder.take() {
+                    agent.record_request = Some(r.capacity());
                 }
-                let mut tags = 0u64;
-                for t in &saved.0.tags {
-                    tags |= program.tag_bit(t).unwrap_or(0);
-                }
-                bb.set_tags(tags);
-                if saved.0.inputs_seen {
+                if saved.0.inputs_seen && program.globals().is_empty() {
                     // As the saved agent: nothing changed since its last
-                    // walk (its next may be skipped).
+                    // walk (its next may be skipped). Only without world
+                    // values, which may differ in this app.
                     agent.state.seen_inputs = (bb.generation(), globals.generation());
                 }
                 if !report.not_kept.is_empty() || !report.values_dropped.is_empty() {
@@ -897,9 +913,6 @@ fn tick_trees(
         let Some(program) = agent.program.as_deref() else { return };
         if agent.restart {
             agent.restart = false;
-            if let Some(rec) = agent.recorder.as_mut() {
-                rec.note_restart();
-            }
             agent.restarts_this_tick += 1;
             if agent.restarts_this_tick > max_restarts {
                 error!(
@@ -907,6 +920,9 @@ fn tick_trees(
                     program.source
                 );
             } else {
+                if let Some(rec) = agent.recorder.as_mut() {
+                    rec.note_restart();
+                }
                 agent.state.reset(program, &mut actions);
                 agent.finished = false;
             }

@@ -135,7 +135,19 @@ impl Recorder {
         );
         Recorder {
             capacity: ticks,
-            facts: VecDeque::with_capacity(ticks * FACTS_PER_TICK),
+            // Room for the average ticks, and always for one tick at its
+            // worst (every node, key, world value, predicate, action and
+            // stimulus changing): a tick's facts are never cut.
+            facts: VecDeque::with_capacity(
+                ticks * FACTS_PER_TICK
+                    + program.nodes.len()
+                    + program.bb_keys.len()
+                    + program.globals.len()
+                    + program.predicates.len()
+                    + 4 * program.action_capacity()
+                    + 2 * crate::runtime::MAX_STIMULI
+                    + 8,
+            ),
             ticks: VecDeque::with_capacity(ticks),
             repeat,
             values: (0..program.bb_keys.len() as u16)
@@ -175,15 +187,25 @@ impl Recorder {
 
     /// A stimulus was inserted (recorded with the next tick).
     pub(crate) fn note_stimulus(&mut self, state: &AgentState, root: u32) {
-        if let Some(s) = state.stimuli.iter().find(|s| s.root == root)
-            && self.pending.len() < self.pending.capacity()
-        {
-            self.pending.push(Rec::Stimulus {
-                target: s.target,
-                root: s.root,
-                priority: s.priority,
-                ms: s.duration_ms,
-            });
+        let Some(s) = state.stimuli.iter().find(|s| s.root == root) else {
+            return;
+        };
+        let fact = Rec::Stimulus {
+            target: s.target,
+            root: s.root,
+            priority: s.priority,
+            ms: s.duration_ms,
+        };
+        // A renewal of a pending one replaces it (the last insertion wins,
+        // as in the agent).
+        let same = self
+            .pending
+            .iter()
+            .position(|r| matches!(r, Rec::Stimulus { root: r0, .. } if *r0 == root));
+        match same {
+            Some(k) => self.pending[k] = fact,
+            None if self.pending.len() < self.pending.capacity() => self.pending.push(fact),
+            None => {}
         }
     }
 
@@ -222,11 +244,6 @@ impl Recorder {
         }
         self.ticks.push_back(0);
         self.push(program, Rec::Tick { tick, step_us });
-        for i in 0..self.pending.len() {
-            let r = self.pending[i];
-            self.push(program, r);
-        }
-        self.pending.clear();
         for k in 0..self.values.len() {
             let now = blackboard.get_index(k as u16);
             if now != self.values[k] {
@@ -297,6 +314,13 @@ impl Recorder {
                 _ => {}
             }
         }
+        // Stimuli and a restart asked during the last Act come after the
+        // reports the game made then (a restart aborts what runs).
+        for i in 0..self.pending.len() {
+            let r = self.pending[i];
+            self.push(program, r);
+        }
+        self.pending.clear();
     }
 
     /// Records what the tick did (call right after it, with its trace).

@@ -415,10 +415,12 @@ impl Serialize for Value {
             Value::Bool(b) => s.serialize_bool(b),
             Value::Int(i) => s.serialize_i64(i),
             Value::Float(f) => s.serialize_f64(f),
-            Value::Entity(e) => s.serialize_newtype_variant("Value", 3, "Entity", &e.to_bits()),
+            // By index, as `Entity(index)` reads it back.
+            Value::Entity(e) => s.serialize_newtype_variant("Value", 3, "Entity", &e.index_u32()),
             Value::Vec2(v) => [v.x, v.y].serialize(s),
             Value::Vec3(v) => [v.x, v.y, v.z].serialize(s),
-            Value::Str(x) => s.serialize_str(x.as_str()),
+            // Tagged: a bare string could read back as a `{key}` or a type.
+            Value::Str(x) => s.serialize_newtype_variant("Value", 6, "Str", x.as_str()),
         }
     }
 }

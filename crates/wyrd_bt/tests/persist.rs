@@ -345,15 +345,52 @@ fn the_diff_names_added_removed_moved_and_changed_nodes() {
         );
     let new = compile_str("t.bt.ron", &edited, &Vocabulary::permissive()).unwrap();
     let d = wyrd_bt::diff(&old, &new);
+    // A parent lists its children by name and order: renaming one changes
+    // the parent too (its decisions may lead elsewhere).
     assert_eq!(
         d.to_string(),
-        "~ root\n~ root/branch_b/work/enough\n~ root/branch_a/work/nap\n+ root/branch_a/work/nap\n+ root/wave\n- root/branch_a/work/rest\n"
-            .replace("~ root/branch_a/work/nap\n", ""),
+        "~ root\n~ root/branch_a/work\n~ root/branch_b/work/enough\n+ root/branch_a/work/nap\n+ root/wave\n- root/branch_a/work/rest\n",
         "{d}"
     );
     assert!(
-        d.summary().starts_with("2 changed, 2 added, 1 removed"),
+        d.summary().starts_with("3 changed, 2 added, 1 removed"),
         "{}",
         d.summary()
     );
+}
+
+/// Review findings: a reorder of a running sequence's children is a change
+/// (the agent restarts, no action orphaned); saved values round-trip,
+/// entities by index and strings that look like references or types.
+#[test]
+fn reorders_are_changes_and_values_round_trip() {
+    let old = compile_str("t.bt.ron", TWO_BRANCHES, &Vocabulary::permissive()).unwrap();
+    let swapped = TWO_BRANCHES.replace(
+        "[Action(name: \"dig\", action: \"Dig\"), Action(name: \"rest\", action: \"Rest\")]",
+        "[Action(name: \"rest\", action: \"Rest\"), Action(name: \"dig\", action: \"Dig\")]",
+    );
+    assert_ne!(swapped, TWO_BRANCHES);
+    let new = compile_str("t.bt.ron", &swapped, &Vocabulary::permissive()).unwrap();
+    assert_eq!(wyrd_bt::diff(&old, &new).changed, ["root/branch_a/work"]);
+    // An agent digging (cursor 0 of work) is not continued on the swapped tree.
+    let mut sim = wyrd_bt::sim::Sim::new(&old, 0);
+    sim.tag("a", true).unwrap();
+    assert_eq!(sim.step().active, ["root/branch_a/work/dig"]);
+    let saved = sim.state.save(&old, &sim.actions, &sim.blackboard, 0);
+    let e = wyrd_bt::restore(&new, &saved).unwrap_err();
+    assert!(
+        matches!(e, wyrd_bt::RestoreError::RunningNodeChanged(_)),
+        "{e}"
+    );
+
+    for v in [
+        Value::Entity(Entity::from_raw_u32(5).unwrap()),
+        Value::from("{target}"),
+        Value::from("Entity"),
+        Value::Vec3(bevy::math::Vec3::new(1.0, 2.5, -3.0)),
+    ] {
+        let json = serde_json::to_string(&v).unwrap();
+        let back: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, v, "{json}");
+    }
 }

@@ -40,11 +40,33 @@ impl SaveDocument for AgentsDocument {
     }
 
     fn capture(world: &mut World) -> Self {
-        let mut q = world.query::<(&PersistAgent, &BtAgent, &Blackboard, &BtActions)>();
+        let mut q = world.query::<(
+            &PersistAgent,
+            &BtAgent,
+            &Blackboard,
+            &BtActions,
+            Option<&RestoreTree>,
+        )>();
+        // An agent still waiting for its saved state (its tree loading) is
+        // saved as that state, not as a fresh one.
         let mut agents: Vec<(String, SavedTree)> = q
             .iter(world)
-            .filter_map(|(id, a, bb, ac)| Some((id.0.clone(), a.save_state(bb, ac)?)))
+            .filter_map(|(id, a, bb, ac, pending)| {
+                let state = match pending {
+                    Some(r) => Some(r.0.clone()),
+                    None => a.save_state(bb, ac),
+                }?;
+                Some((id.0.clone(), state))
+            })
             .collect();
+        // And saved states whose entity is not spawned yet are kept.
+        if let Some(p) = world.get_resource::<PendingAgentStates>() {
+            for (id, s) in &p.0 {
+                if !agents.iter().any(|(a, _)| a == id) {
+                    agents.push((id.clone(), s.clone()));
+                }
+            }
+        }
         agents.sort_by(|a, b| a.0.cmp(&b.0));
         AgentsDocument {
             schema_version: AGENTS_SCHEMA_VERSION,

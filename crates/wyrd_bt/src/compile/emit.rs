@@ -201,8 +201,9 @@ impl<'a> Compiler<'a> {
         // The node's own definition, children left out, with the
         // bindings of the behavior it is in: what a reload compares.
         let mut own = format!("{def:?}");
-        for child in def.children() {
-            own = own.replacen(&format!("{child:?}"), "_", 1);
+        for (child, seg) in def.children().iter().zip(Self::segments(def.children())) {
+            // Children by name, in order: a reorder changes the parent.
+            own = own.replacen(&format!("{child:?}"), &format!("<{seg}>"), 1);
         }
         if let Some(scope) = self.scopes.last() {
             let mut b: Vec<String> = scope.iter().map(|(k, v)| format!("{k}={v:?}")).collect();

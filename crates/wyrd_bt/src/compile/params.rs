@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::{BtError, BtProblem, Compiler};
 use crate::program::Param;
 use crate::registry::ParamSpec;
-use crate::value::ValueDef;
+use crate::value::{ValueDef, ValueType};
 
 /// The parameters of the behavior being emitted, as bound at its place.
 pub(crate) type Scope = HashMap<String, Param>;
@@ -226,7 +226,9 @@ impl Compiler<'_> {
             let fits = if spec.output {
                 // The key is written: its type must be the port's exactly
                 // (an int key cannot take a float result).
-                matches!(p, Param::Key { ty, .. } if ty == spec.ty || spec.ty.accepts_type(ty) && ty.is_number())
+                // (A float result may go to a float key; an int result to
+                // an int or a float key.)
+                matches!(p, Param::Key { ty, .. } if ty == spec.ty || (spec.ty == ValueType::Int && ty == ValueType::Float))
             } else {
                 spec.ty.accepts_type(p.value_type())
             };

@@ -259,10 +259,32 @@ impl AgentState {
             || s.cursors.len() != fresh.cursors.len()
             || s.impulse_fired.len() != fresh.impulse_fired.len()
             || s.stimuli.iter().any(|st| {
-                st.0 as usize >= program.nodes.len() || st.1 as usize >= program.nodes.len()
+                // A stimulus competes in a main-tree list with one of the
+                // detached behaviors.
+                st.0 >= program.detached_start
+                    || !matches!(
+                        program.nodes[st.0 as usize].kind,
+                        Kind::PrioritizedList | Kind::Selector
+                    )
+                    || !program.detached.values().any(|&r| r == st.1)
             })
         {
             return None;
+        }
+        // Cursors within their children, remembered children real nodes.
+        for n in &program.nodes {
+            if n.cursor != NONE {
+                let c = s.cursors[n.cursor as usize];
+                if c != u16::MAX && usize::from(c) > n.child_count as usize {
+                    return None;
+                }
+            }
+            if n.aux != NONE && n.facts.aux == crate::kind::AuxInit::NoChild {
+                let a = s.aux[n.aux as usize];
+                if a != NONE && a as usize >= program.nodes.len() {
+                    return None;
+                }
+            }
         }
         let status = |b: u8| NodeState((b & 7) << 4).status();
         let mut stimuli = Vec::with_capacity(MAX_STIMULI);
