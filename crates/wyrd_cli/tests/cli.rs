@@ -591,10 +591,11 @@ fn diff_prints_the_changes_by_path() {
     .unwrap();
     let o = wyrd(&["diff", tree.to_str().unwrap(), edited.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
-    // An unnamed condition is named after its check: the edit renames it.
+    // An unnamed condition is named after its check: the edit renames it,
+    // and its parent (which lists its children) changes with it.
     assert_eq!(
         text(&o).0,
-        "+ root/retreat/?ammo<12\n- root/retreat/?ammo<10\n0 changed, 1 added, 1 removed (0 moved): root/retreat/?ammo<12, root/retreat/?ammo<10\n"
+        "~ root/retreat\n+ root/retreat/?ammo<12\n- root/retreat/?ammo<10\n1 changed, 1 added, 1 removed (0 moved): root/retreat, root/retreat/?ammo<12, root/retreat/?ammo<10\n"
     );
     let o = wyrd(&["diff", tree.to_str().unwrap(), tree.to_str().unwrap()]);
     assert_eq!(text(&o).0, "no change\n");
