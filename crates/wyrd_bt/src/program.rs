@@ -528,6 +528,8 @@ pub struct Program {
     /// the bindings it was placed with: equal signatures at the same path
     /// mean the node did not change between two versions of a tree.
     pub(crate) signatures: Vec<u64>,
+    /// Per node: what it checks, as text (`?ammo<10 & ?#alert`), or empty.
+    pub(crate) check_texts: Vec<String>,
     /// A hash of the texts of the files it was compiled from (FNV-1a):
     /// recordings and saved states name the exact tree they belong to.
     pub(crate) content_hash: u64,

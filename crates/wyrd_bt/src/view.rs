@@ -206,6 +206,28 @@ impl<'a> NodeView<'a> {
         }
     }
 
+    /// What the node checks, as text: a condition's or rule's check, a
+    /// guard's or impulse's `when`, and for a sequence its leading
+    /// conditions (its guard); empty when it checks nothing.
+    pub fn check_text(&self) -> String {
+        let own = self
+            .program
+            .check_texts
+            .get(self.index as usize)
+            .cloned()
+            .unwrap_or_default();
+        let n = &self.program.nodes[self.index as usize];
+        if !own.is_empty() || n.guard_len == 0 {
+            return own;
+        }
+        self.children()
+            .take(n.guard_len as usize)
+            .map(|c| c.check_text())
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(" & ")
+    }
+
     /// Whether the node can ever complete (its static DOES_COMPLETE flag).
     pub fn does_complete(&self) -> bool {
         self.program.nodes[self.index as usize].does_complete

@@ -584,3 +584,17 @@ fn every_kind_through_binding_condition_parameter_and_port() {
         assert!(e.contains("\"o\""), "{ty}: {e}");
     }
 }
+
+/// What a node checks, as text (the inspector's guard line).
+#[test]
+fn nodes_tell_what_they_check() {
+    let p = program(
+        r#"(blackboard: {"go": true, "n": 1}, root: PrioritizedList(name: "root", children: [
+            GuardSequence(name: "fight", children: [Condition(check: Is("go")), Condition(check: Bb("n", Gt, 0)), Action(action: "A")]),
+            Guard(name: "g", when: [IsNot("go")], child: Action(action: "B")),
+        ]))"#,
+    );
+    assert_eq!(p.at("root/fight").unwrap().check_text(), "?go & ?n>0");
+    assert_eq!(p.at("root/g").unwrap().check_text(), "?!go");
+    assert_eq!(p.at("root/fight/A").unwrap().check_text(), "");
+}

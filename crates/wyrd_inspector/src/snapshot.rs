@@ -40,6 +40,8 @@ pub struct NodeRow {
     /// An action's parameters as bound at its place (`at={target}
     /// range=12`), else empty.
     pub params: String,
+    /// What it checks (its guard), else empty.
+    pub guard: String,
 }
 
 /// The selected agent.
@@ -229,6 +231,7 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
         };
         rows.push(NodeRow {
             params: params_text(program, &n),
+            guard: n.check_text(),
             depth: n.depth(),
             kind: n.label(),
             name: n.name().to_owned(),
@@ -258,6 +261,7 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
                 let s = state.node(n.index());
                 NodeRow {
                     params: params_text(program, &n),
+                    guard: n.check_text(),
                     depth: base + n.depth(),
                     kind: n.label(),
                     name: n.name().trim_start_matches('~').to_owned(),

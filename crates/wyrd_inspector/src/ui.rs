@@ -521,6 +521,9 @@ fn draw_graph(
         if !row.params.is_empty() {
             ui.label(format!("params: {}", row.params));
         }
+        if !row.guard.is_empty() {
+            ui.label(format!("guard: {}", row.guard));
+        }
         if row.masked {
             ui.weak("masked by the agent's tags");
         }

@@ -415,6 +415,10 @@ fn the_graph_view_draws_boxes_shows_details_and_collapses() {
     h.run();
     h.get_by_label_contains("root/fight/burst/Shoot  (Action Shoot)");
     h.get_by_label_contains("running  [D]");
+    // A guarded node shows its guard.
+    h.get_by_label_contains("> fight\nGuardSequence").click();
+    h.run();
+    h.get_by_label_contains("guard: ?target");
     // Collapse the root: only its box is left.
     h.get_all_by_label("-").next().unwrap().click();
     h.run();

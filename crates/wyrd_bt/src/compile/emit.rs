@@ -9,6 +9,22 @@ use crate::program::{Kind, NONE, Node};
 
 type TagMasks = (u64, u64, u64);
 
+/// A check as short text (`?ammo<10`, `?any`): automatic names and the
+/// inspector's guard line.
+pub(crate) fn check_text(c: &Check) -> String {
+    match c {
+        Check::Is(k) => format!("?{k}"),
+        Check::IsNot(k) => format!("?!{k}"),
+        Check::Bb(k, op, v) => format!("?{k}{}{}", op.symbol(), v.text()),
+        Check::Predicate(p, _) => format!("?{p}"),
+        Check::HasTag(t) => format!("?#{t}"),
+        Check::World(k, op, v) => format!("?{k}{}{v}", op.symbol()),
+        Check::All(_) => "?all".into(),
+        Check::Any(_) => "?any".into(),
+        Check::Not(c) => format!("?not({})", check_text(c).trim_start_matches('?')),
+    }
+}
+
 impl<'a> Compiler<'a> {
     pub(crate) fn ms(&self, file: &str, def: &NodeDef, seconds: f32) -> Result<u32, BtError> {
         if !seconds.is_finite() || seconds < 0.0 {
@@ -30,19 +46,6 @@ impl<'a> Compiler<'a> {
     fn auto_segment(def: &NodeDef) -> String {
         if let Some(n) = def.common().name {
             return n.to_owned();
-        }
-        fn check_text(c: &Check) -> String {
-            match c {
-                Check::Is(k) => format!("?{k}"),
-                Check::IsNot(k) => format!("?!{k}"),
-                Check::Bb(k, op, v) => format!("?{k}{}{}", op.symbol(), v.text()),
-                Check::Predicate(p, _) => format!("?{p}"),
-                Check::HasTag(t) => format!("?#{t}"),
-                Check::World(k, op, v) => format!("?{k}{}{v}", op.symbol()),
-                Check::All(_) => "?all".into(),
-                Check::Any(_) => "?any".into(),
-                Check::Not(c) => format!("?not({})", check_text(c).trim_start_matches('?')),
-            }
         }
         match def {
             NodeDef::Use(u) => u.behavior.clone(),
@@ -213,6 +216,15 @@ impl<'a> Compiler<'a> {
         self.p
             .signatures
             .push(crate::registry::ActionId::of(&own).0);
+        // What the node checks, for tools (its guard line).
+        let checks: Vec<String> = match def {
+            NodeDef::Condition(c) | NodeDef::Rule(c) => vec![check_text(&c.check)],
+            NodeDef::Guard(g) => g.when.iter().map(check_text).collect(),
+            NodeDef::Impulse(i) => i.when.iter().map(check_text).collect(),
+            NodeDef::Threshold(t) => vec![check_text(&t.check)],
+            _ => Vec::new(),
+        };
+        self.p.check_texts.push(checks.join(" & "));
         let mut in_place_impulse: Option<(String, String, crate::value::Bindings)> = None;
         let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
         // Arity and per-agent state come from the kind's table.
