@@ -212,7 +212,7 @@ impl AgentState {
                     action: program
                         .action_of(a.node)
                         .map_or_else(String::new, |i| i.name.to_string()),
-                    state: crate::recorder::action_state_text(a.state).to_owned(),
+                    state: crate::recorder::action_state_name(a.state).to_owned(),
                     started_ms: a.started_ms,
                 })
                 .collect(),

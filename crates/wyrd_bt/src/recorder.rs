@@ -556,11 +556,7 @@ fn tag_names(program: &Program, bits: u64) -> Vec<String> {
         .collect()
 }
 
-pub(crate) fn action_state_text(s: ActionState) -> &'static str {
-    action_state_name(s)
-}
-
-fn action_state_name(s: ActionState) -> &'static str {
+pub(crate) fn action_state_name(s: ActionState) -> &'static str {
     match s {
         ActionState::Started => "started",
         ActionState::Running => "running",

@@ -545,7 +545,12 @@ impl<'p> Sim<'p> {
         self.tick += 1;
         let before = *clock_us / 1000;
         *clock_us += u64::from(step_us);
-        let step_ms = (*clock_us / 1000 - before) as u32;
+        self.tick_env((*clock_us / 1000 - before) as u32, step_us)
+    }
+
+    /// The tick itself: world values and predicate answers from the sim's
+    /// maps, every walk taken.
+    fn tick_env(&mut self, step_ms: u32, dt_us: u32) -> Status {
         for (slot, g) in self.globals.iter_mut().zip(&self.program.globals) {
             *slot = self.world.get(&g.name).copied();
         }
@@ -564,7 +569,7 @@ impl<'p> Sim<'p> {
                 globals_generation: 0,
                 repeat: self.repeat,
                 always_walk: true,
-                dt_us: step_us,
+                dt_us,
             },
             Some(&mut self.trace),
         )
@@ -591,28 +596,7 @@ impl<'p> Sim<'p> {
                 }
             }
         }
-        for (slot, g) in self.globals.iter_mut().zip(&self.program.globals) {
-            *slot = self.world.get(&g.name).copied();
-        }
-        self.stimuli_before.clone_from(&self.state.stimuli);
-        let predicates = &self.predicates;
-        let stub = |name: &str| predicates.get(name).copied().unwrap_or(false);
-        let status = tick_agent_traced(
-            self.program,
-            &mut self.state,
-            &self.blackboard,
-            &mut self.actions,
-            after - before,
-            TickEnv {
-                stub: Some(&stub),
-                globals: &self.globals,
-                globals_generation: 0,
-                repeat: self.repeat,
-                always_walk: true,
-                dt_us: (1_000_000.0 / f64::from(hz)).round() as u32,
-            },
-            Some(&mut self.trace),
-        );
+        let status = self.tick_env(after - before, (1_000_000.0 / f64::from(hz)).round() as u32);
         self.record(status)
     }
 

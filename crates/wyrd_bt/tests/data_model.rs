@@ -598,3 +598,54 @@ fn nodes_tell_what_they_check() {
     assert_eq!(p.at("root/g").unwrap().check_text(), "?!go");
     assert_eq!(p.at("root/fight/A").unwrap().check_text(), "");
 }
+
+bt_action! {
+    /// Measures a distance and writes it.
+    pub struct Measure {
+        /// Where the distance goes.
+        pub out: Out<f32>,
+    }
+    /// Counts something and writes the count.
+    pub struct Count {
+        /// Where the count goes.
+        pub out: Out<i64>,
+    }
+}
+
+/// An output port writes its key: a float result does not fit an int key
+/// (it would be truncated behind the designer's back), an int result fits
+/// a float key. A regression test: the port check once took any number key.
+#[test]
+fn an_output_port_takes_a_key_its_result_fits() {
+    let mut v = Vocabulary::default();
+    v.add_action_type::<Measure>();
+    v.add_action_type::<Count>();
+    let tree = |action: &str, key: &str| {
+        format!(
+            r#"(
+    blackboard: {{"{key}": {ty}}},
+    root: Action(name: "a", action: "{action}", params: {{"out": "{{{key}}}"}}),
+)"#,
+            ty = if key == "n" { "Int" } else { "Float" }
+        )
+    };
+    for (action, key) in [("Measure", "d"), ("Count", "n"), ("Count", "d")] {
+        compile_str("t.bt.ron", &tree(action, key), &v)
+            .unwrap_or_else(|e| panic!("{action} into {key}: {e}"));
+    }
+    let text = tree("Measure", "n");
+    let e = error(&text, &v);
+    assert!(
+        matches!(
+            &e.problem,
+            BtProblem::ActionParamType {
+                expected: ValueType::Float,
+                found: ValueType::Int,
+                output: false,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), at(&text, "out"), "{e}");
+}

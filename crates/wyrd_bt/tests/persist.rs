@@ -48,16 +48,28 @@ fn game(mut q: Query<(&Id, &mut BtAgent, &mut Blackboard, &mut BtActions)>) {
     }
 }
 
+/// An app whose trees may name any action, with the game's actions.
 fn app(files: &MemoryAssets) -> App {
+    permissive_test_app(files)
+        .with(|app| {
+            app.add_systems(FixedUpdate, game.in_set(BtSystems::Act));
+        })
+        .build()
+}
+
+/// An app whose trees may name any action; nothing finishes them.
+fn permissive_app(files: &MemoryAssets) -> App {
+    permissive_test_app(files).build()
+}
+
+fn permissive_test_app(files: &MemoryAssets) -> TestApp {
     TestApp::in_memory(files, 30.0)
         .plugins(BtPlugin::default())
         .with(|app| {
             app.world_mut()
                 .get_resource_or_init::<BtRegistry>()
                 .edit(|v| v.permissive = true);
-            app.add_systems(FixedUpdate, game.in_set(BtSystems::Act));
         })
-        .build()
 }
 
 fn tree_text(name: &str) -> String {
@@ -190,14 +202,7 @@ const TWO_BRANCHES: &str = r#"(
 #[test]
 fn a_reload_keeps_agents_on_untouched_branches_and_restarts_the_others() {
     let files = MemoryAssets::new().with("t.bt.ron", TWO_BRANCHES);
-    let mut app = TestApp::in_memory(&files, 30.0)
-        .plugins(BtPlugin::default())
-        .with(|app| {
-            app.world_mut()
-                .get_resource_or_init::<BtRegistry>()
-                .edit(|v| v.permissive = true);
-        })
-        .build();
+    let mut app = permissive_app(&files);
     let h = app.world().resource::<AssetServer>().load("t.bt.ron");
     wait_loaded(&mut app, &h).unwrap();
     let mut on_a = Vec::new();
@@ -297,14 +302,7 @@ fn bad_saved_states_are_refused_and_the_agent_starts_fresh() {
     assert!(e.contains("newer than this build reads"), "{e}");
     // In an app: the agent reports it and runs from the start.
     let files = MemoryAssets::new().with("t.bt.ron", TWO_BRANCHES);
-    let mut app = TestApp::in_memory(&files, 30.0)
-        .plugins(BtPlugin::default())
-        .with(|app| {
-            app.world_mut()
-                .get_resource_or_init::<BtRegistry>()
-                .edit(|v| v.permissive = true);
-        })
-        .build();
+    let mut app = permissive_app(&files);
     let h = app.world().resource::<AssetServer>().load("t.bt.ron");
     wait_loaded(&mut app, &h).unwrap();
     let e = app
@@ -327,6 +325,42 @@ fn bad_saved_states_are_refused_and_the_agent_starts_fresh() {
     );
     assert!(agent.state().ticks() <= 3, "it started fresh");
     assert!(app.world().get::<RestoreTree>(e).is_none());
+}
+
+/// A saved cursor past its node's children (a hand-edited or damaged save)
+/// is not taken: the sequence starts over at its first child and the agent
+/// runs on. A regression test: such a cursor was once restored as it was.
+#[test]
+fn a_cursor_past_the_children_starts_the_sequence_over() {
+    let program = compile_str("t.bt.ron", TWO_BRANCHES, &Vocabulary::permissive()).unwrap();
+    let mut sim = wyrd_bt::sim::Sim::new(&program, 1);
+    sim.tag("a", true).unwrap();
+    sim.finish("root/branch_a/work/dig", wyrd_bt::sim::Outcome::Success)
+        .ok();
+    assert_eq!(sim.step().active, ["root/branch_a/work/dig"]);
+    sim.finish("root/branch_a/work/dig", wyrd_bt::sim::Outcome::Success)
+        .unwrap();
+    assert_eq!(sim.step().active, ["root/branch_a/work/rest"]);
+    let mut saved = sim.state.save(&program, &sim.actions, &sim.blackboard, 0);
+    let work = saved
+        .nodes
+        .iter_mut()
+        .find(|n| n.path == "root/branch_a/work")
+        .unwrap();
+    assert_eq!(work.cursor, Some(1), "the sequence is at its second child");
+    work.cursor = Some(9);
+    // The running action stays in `sim.actions`, as restored.
+    sim.state = wyrd_bt::restore(&program, &saved).unwrap().0;
+    let r = sim.step();
+    assert_eq!(r.active, ["root/branch_a/work/dig"], "started over");
+    assert_eq!(r.started, ["root/branch_a/work/dig"]);
+    sim.finish("root/branch_a/work/dig", wyrd_bt::sim::Outcome::Success)
+        .unwrap();
+    assert_eq!(
+        sim.step().active,
+        ["root/branch_a/work/rest"],
+        "and runs on"
+    );
 }
 
 /// The diff of a set of edits, by path.

@@ -224,10 +224,9 @@ impl Compiler<'_> {
                 }
             };
             let fits = if spec.output {
-                // The key is written: its type must be the port's exactly
-                // (an int key cannot take a float result).
-                // (A float result may go to a float key; an int result to
-                // an int or a float key.)
+                // The key is written, so the result must fit it: an int
+                // result fits an int or a float key, a float result only a
+                // float key (an int key would truncate it).
                 matches!(p, Param::Key { ty, .. } if ty == spec.ty || (spec.ty == ValueType::Int && ty == ValueType::Float))
             } else {
                 spec.ty.accepts_type(p.value_type())
