@@ -136,6 +136,9 @@ pub(crate) struct Node {
     pub(crate) tags_any: u64,
     /// Tag bits the agent must not have.
     pub(crate) tags_not: u64,
+    /// Whether any of the three tag masks is set (read on the hot path
+    /// instead of the masks).
+    pub(crate) tagged: bool,
     /// Trainz DOES_COMPLETE: whether the node can ever complete.
     pub(crate) does_complete: bool,
     /// The subtree is made of conditions only: it finishes in the tick it
@@ -186,7 +189,7 @@ impl Node {
     /// Whether the node asks anything of the agent's tags.
     #[inline]
     pub fn is_tagged(&self) -> bool {
-        self.tags_all | self.tags_any | self.tags_not != 0
+        self.tagged
     }
 }
 

@@ -192,6 +192,7 @@ impl<'a> Compiler<'a> {
             tags_all: tags.0,
             tags_any: tags.1,
             tags_not: tags.2,
+            tagged: tags.0 | tags.1 | tags.2 != 0,
             does_complete: true,
             instant: false,
             guard_len: 0,

@@ -27,13 +27,35 @@ impl Interp<'_> {
     /// one tick (the Halo paper: "we must avoid at all costs the problem of
     /// dithering").
     pub(super) fn prioritized(&mut self, i: u32) -> Status {
-        let count = self.dyn_count(i);
+        // Stimuli do not change during a walk: without any, the children
+        // are the static ones (no look-up per child).
+        if self.st.stimuli.is_empty() {
+            self.prioritized_over::<false>(i)
+        } else {
+            self.prioritized_over::<true>(i)
+        }
+    }
+
+    /// [`prioritized`](Self::prioritized) over the static children, or
+    /// (`STIMULI`) over the children with the inserted stimuli.
+    #[inline(always)]
+    fn prioritized_over<const STIMULI: bool>(&mut self, i: u32) -> Status {
+        let (first, count) = if STIMULI {
+            (0, self.dyn_count(i))
+        } else {
+            let n = &self.p.nodes[i as usize];
+            (n.first_child as usize, n.child_count as usize)
+        };
         let mut running = self.running_child(i);
         if running != NONE && self.status_of(running) != Status::Running {
             running = NONE;
         }
         for k in 0..count {
-            let c = self.dyn_child(i, k);
+            let c = if STIMULI {
+                self.dyn_child_with_stimuli(i, k)
+            } else {
+                self.p.children[first + k]
+            };
             if c == running {
                 match self.tick_node(c) {
                     Status::Running => return Status::Running,

@@ -454,6 +454,72 @@ pub fn tick_agent_traced(
     env: TickEnv<'_>,
     mut trace: Option<&mut TickTrace>,
 ) -> Status {
+    // Most ticks of a settled crowd change nothing the tree reads: those
+    // are decided here, before any interpreter state is set up.
+    if skip_walk(program, state, blackboard, actions, dt_ms, &env) {
+        if let Some(t) = trace.as_deref_mut() {
+            t.clear();
+        }
+        return Status::Running;
+    }
+    walk_agent(program, state, blackboard, actions, dt_ms, env, trace)
+}
+
+/// The event-driven skip: if nothing the tree reads changed since its last
+/// walk (inputs, world values, action reports, stimuli, time-dependent
+/// nodes), the walk would repeat the last one exactly, so the tick only
+/// advances time and passes the action slots on (started ones now run,
+/// aborted ones go). Returns whether the tick was decided so.
+#[inline(always)]
+fn skip_walk(
+    program: &Program,
+    state: &mut AgentState,
+    blackboard: &Blackboard,
+    actions: &mut BtActions,
+    dt_ms: u32,
+    env: &TickEnv<'_>,
+) -> bool {
+    if !(program.skippable
+        && !env.always_walk
+        && state.live == Status::Running
+        && !state.redirect_live
+        && state.stimuli.is_empty()
+        && state.seen_inputs == (blackboard.generation(), env.globals_generation)
+        && state.nodes.len() == program.nodes.len())
+    {
+        return false;
+    }
+    let mut aborted = false;
+    for a in actions.slots.iter_mut() {
+        match a.state {
+            ActionState::Started => a.state = ActionState::Running,
+            ActionState::Running => {}
+            ActionState::Aborted => aborted = true,
+            // A report: the tree walks to take it (the walk passes the
+            // slots again; the pass is idempotent).
+            ActionState::Succeeded | ActionState::Failed => return false,
+        }
+    }
+    if aborted {
+        actions.slots.retain(|a| a.state != ActionState::Aborted);
+    }
+    state.now_ms = state.now_ms.wrapping_add(dt_ms);
+    state.ticks += 1;
+    state.skipped += 1;
+    true
+}
+
+/// A tick that walks the tree (see [`tick_agent_traced`]).
+#[inline(never)]
+fn walk_agent(
+    program: &Program,
+    state: &mut AgentState,
+    blackboard: &Blackboard,
+    actions: &mut BtActions,
+    dt_ms: u32,
+    env: TickEnv<'_>,
+    mut trace: Option<&mut TickTrace>,
+) -> Status {
     if state.nodes.len() != program.nodes.len() {
         *state = AgentState::new(program, 0);
     }
@@ -479,39 +545,20 @@ pub fn tick_agent_traced(
         trace,
         unset: std::cell::Cell::new(0),
     };
-    // One pass over the slots: started ones now run, reports are noted,
-    // aborted ones (told last tick) go.
-    let mut reported = false;
+    // One pass over the slots: started ones now run, aborted ones (told
+    // last tick) go; reports are taken by the action leaves in the walk.
     let mut aborted = false;
     for a in it.actions.slots.iter_mut() {
         match a.state {
             ActionState::Started => a.state = ActionState::Running,
-            ActionState::Succeeded | ActionState::Failed => reported = true,
             ActionState::Aborted => aborted = true,
-            ActionState::Running => {}
+            ActionState::Succeeded | ActionState::Failed | ActionState::Running => {}
         }
     }
     if aborted {
         it.actions.slots.retain(|a| a.state != ActionState::Aborted);
     }
-    // Event-driven: if nothing the tree reads changed (inputs, world values,
-    // action reports, stimuli, time-dependent nodes), the walk would repeat
-    // the last one exactly: skip it.
-    let inputs = (it.bb.generation(), env.globals_generation);
-    if program.skippable
-        && !env.always_walk
-        && !reported
-        && it.st.stimuli.is_empty()
-        && !it.st.redirect_live
-        && it.st.live == Status::Running
-        && it.st.seen_inputs == inputs
-    {
-        // (A traced tick that skips its walk ticked nothing: its trace is
-        // empty, which is what happened.)
-        it.st.skipped += 1;
-        return Status::Running;
-    }
-    it.st.seen_inputs = inputs;
+    it.st.seen_inputs = (it.bb.generation(), env.globals_generation);
     it.expire_stimuli();
     for n in it.st.nodes.iter_mut() {
         n.add_flags(rule::PAUSED);
@@ -676,11 +723,12 @@ impl<'a> Interp<'a> {
     /// Binary relevancy: tags match and the node's own guard holds (an
     /// impulse's `when`, a sequence's leading conditions, a cooldown not
     /// cooling down).
+    #[inline]
     fn relevant(&self, i: u32) -> bool {
-        if !self.tags_ok(i) {
+        let n = &self.p.nodes[i as usize];
+        if n.tagged && !self.tags_ok(i) {
             return false;
         }
-        let n = &self.p.nodes[i as usize];
         match n.kind {
             Kind::Cooldown { ms } => !self.cooling(i, ms),
             _ => n.guard == NONE || self.test(n.guard),
@@ -822,19 +870,12 @@ impl<'a> Interp<'a> {
         if let Some(t) = self.trace.as_deref_mut() {
             t.ticked.push(i);
         }
-        self.st.nodes[iu].clear_flags(rule::PAUSED);
-        if node.is_tagged() && !self.tags_ok(i) {
-            // Masked by the agent's tags: ignored entirely (the Halo seed),
-            // so the parent carries on as if the node were not there.
-            if self.st.nodes[iu].status() == Status::Running {
-                self.halt(i);
-                self.st.nodes[iu].clear_flags(rule::PAUSED);
-            }
-            self.st.nodes[iu].set_status(Status::Skipped);
-            self.st.nodes[iu].clear_flags(rule::COMPLETE);
-            return Status::Skipped;
+        if node.tagged && !self.tags_ok(i) {
+            return self.masked(i);
         }
-        if self.st.nodes[iu].status() != Status::Running {
+        let s = &mut self.st.nodes[iu];
+        s.clear_flags(rule::PAUSED);
+        if s.status() != Status::Running {
             self.enter(i);
         }
         let kind = node.kind;
@@ -843,14 +884,7 @@ impl<'a> Interp<'a> {
             Kind::GuardSequence => self.guard_sequence(i),
             Kind::PrioritizedList => self.prioritized(i),
             Kind::Action { .. } => self.action(i),
-            _ => match node.facts.family {
-                Family::Standard => self.tick_standard(i, kind),
-                Family::Halo => self.tick_halo(i, kind),
-                Family::Trainz => self.tick_trainz(i, kind),
-                Family::Decorator => self.tick_decorator(i, kind),
-                Family::Leaf => self.tick_leaf(i, kind),
-                Family::Custom => self.tick_custom(i, kind),
-            },
+            _ => self.tick_other(i, kind),
         };
         let s = &mut self.st.nodes[iu];
         match status {
@@ -861,5 +895,33 @@ impl<'a> Interp<'a> {
         }
         s.set_status(status);
         status
+    }
+
+    /// The rarer kinds, by family (kept out of [`tick_node`](Self::tick_node)
+    /// so its hot path stays small).
+    #[inline(never)]
+    fn tick_other(&mut self, i: u32, kind: Kind) -> Status {
+        match self.p.nodes[i as usize].facts.family {
+            Family::Standard => self.tick_standard(i, kind),
+            Family::Halo => self.tick_halo(i, kind),
+            Family::Trainz => self.tick_trainz(i, kind),
+            Family::Decorator => self.tick_decorator(i, kind),
+            Family::Leaf => self.tick_leaf(i, kind),
+            Family::Custom => self.tick_custom(i, kind),
+        }
+    }
+
+    /// A node masked by the agent's tags: ignored entirely (the Halo seed),
+    /// so the parent carries on as if the node were not there.
+    #[cold]
+    fn masked(&mut self, i: u32) -> Status {
+        let iu = i as usize;
+        if self.st.nodes[iu].status() == Status::Running {
+            self.halt(i);
+        }
+        let s = &mut self.st.nodes[iu];
+        s.clear_flags(rule::PAUSED | rule::COMPLETE);
+        s.set_status(Status::Skipped);
+        Status::Skipped
     }
 }
