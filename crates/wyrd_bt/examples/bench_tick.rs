@@ -109,7 +109,7 @@ fn main() {
     let mut actions: Vec<BtActions> = (0..agents)
         .map(|_| {
             let mut a = BtActions::default();
-            a.reserve(program.actions().len());
+            a.reserve(program.action_capacity());
             a
         })
         .collect();

@@ -982,6 +982,20 @@ pub(crate) fn lower(
                     ));
                 }
             };
+            if let Some(other) =
+                c.p.actions
+                    .iter()
+                    .find(|a| a.id == id && *a.name != *d.action)
+            {
+                return Err(c.err_at(
+                    file,
+                    &d.action,
+                    BtProblem::ActionIdClash {
+                        name: d.action.clone(),
+                        other: other.name.to_string(),
+                    },
+                ));
+            }
             let schema = c.vocab.schemas.get(&d.action).map(Vec::as_slice);
             let params = c.action_params(file, &d.action, &d.params, schema)?;
             let name: Arc<str> = Arc::from(d.action.as_str());

@@ -169,9 +169,9 @@ impl AgentState {
                 SavedNode {
                     path: program.paths[i].clone(),
                     signature: format!("{:016x}", program.signatures.get(i).copied().unwrap_or(0)),
-                    state: self.nodes[i].raw(),
-                    aux: (n.aux != NONE).then(|| self.aux[n.aux as usize]),
-                    cursor: (n.cursor != NONE).then(|| self.cursors[n.cursor as usize]),
+                    state: self.mem.nodes()[i].raw(),
+                    aux: (n.aux != NONE).then(|| self.mem.aux()[n.aux as usize]),
+                    cursor: (n.cursor != NONE).then(|| self.mem.cursors()[n.cursor as usize]),
                 }
             })
             .collect();
@@ -186,7 +186,7 @@ impl AgentState {
             ticks: self.ticks,
             status: (status_name(self.status), status_name(self.live)),
             redirect_live: self.redirect_live,
-            inputs_seen: self.seen_inputs.0 == blackboard.generation(),
+            inputs_seen: self.seen_inputs.0 == blackboard.generation() as u32,
             nodes,
             stimuli: self
                 .stimuli
@@ -202,7 +202,7 @@ impl AgentState {
             impulses: program
                 .impulses
                 .iter()
-                .zip(self.impulse_fired.iter())
+                .zip(self.mem.impulses().iter())
                 .map(|(imp, &n)| (program.paths[imp.node as usize].clone(), n))
                 .collect(),
             actions: actions
@@ -288,28 +288,29 @@ pub fn restore(
         match kept_paths.get(s.path.as_str()) {
             Some(&i) => {
                 let n = &program.nodes[i as usize];
-                state.nodes[i as usize] = NodeState::from_raw(s.state);
+                state.mem.nodes_mut()[i as usize] = NodeState::from_raw(s.state);
                 if let (true, Some(v)) = (n.aux != NONE, s.aux) {
-                    state.aux[n.aux as usize] = if n.facts.aux == crate::kind::AuxInit::NoChild {
-                        // A remembered child: a node index of the saved
-                        // tree, mapped by path (or none).
-                        if v == NONE {
-                            NONE
+                    state.mem.aux_mut()[n.aux as usize] =
+                        if n.facts.aux == crate::kind::AuxInit::NoChild {
+                            // A remembered child: a node index of the saved
+                            // tree, mapped by path (or none).
+                            if v == NONE {
+                                NONE
+                            } else {
+                                saved
+                                    .nodes
+                                    .get(v as usize)
+                                    .and_then(|c| kept_paths.get(c.path.as_str()).copied())
+                                    .unwrap_or(NONE)
+                            }
                         } else {
-                            saved
-                                .nodes
-                                .get(v as usize)
-                                .and_then(|c| kept_paths.get(c.path.as_str()).copied())
-                                .unwrap_or(NONE)
-                        }
-                    } else {
-                        v
-                    };
+                            v
+                        };
                 }
                 if let (true, Some(v)) = (n.cursor != NONE, s.cursor) {
                     // A cursor past the children (an edited file) starts over.
                     if v == u16::MAX || usize::from(v) < n.child_count as usize {
-                        state.cursors[n.cursor as usize] = v;
+                        state.mem.cursors_mut()[n.cursor as usize] = v;
                     }
                 }
                 report.kept += 1;
@@ -340,9 +341,6 @@ pub fn restore(
                 .push(format!("stimulus {} at {}", st.behavior, st.at));
             continue;
         };
-        if state.stimuli.capacity() == 0 {
-            state.stimuli.reserve_exact(crate::runtime::MAX_STIMULI);
-        }
         state.stimuli.push(Stimulus {
             target,
             root,
@@ -357,7 +355,7 @@ pub fn restore(
             .iter()
             .position(|imp| &program.paths[imp.node as usize] == path)
         {
-            state.impulse_fired[k] = *n;
+            state.mem.impulses_mut()[k] = *n;
         }
     }
     let mut slots = Vec::with_capacity(program.action_capacity());

@@ -838,7 +838,8 @@ fn restore_trees(
                     // As the saved agent: nothing changed since its last
                     // walk (its next may be skipped). Only without world
                     // values, which may differ in this app.
-                    agent.state.seen_inputs = (bb.generation(), globals.generation());
+                    agent.state.seen_inputs =
+                        crate::runtime::inputs_key(bb.generation(), globals.generation());
                 }
                 if !report.not_kept.is_empty() || !report.values_dropped.is_empty() {
                     let problem = format!(

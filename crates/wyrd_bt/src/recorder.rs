@@ -156,7 +156,7 @@ impl Recorder {
             tags: blackboard.tags(),
             world: world.clone(),
             predicates: predicates.clone(),
-            nodes: state.nodes.iter().map(|n| n.raw()).collect(),
+            nodes: state.mem.nodes().iter().map(|n| n.raw()).collect(),
             pending: Vec::with_capacity(crate::runtime::MAX_STIMULI + 1),
             start: Start {
                 clock_us,
@@ -332,8 +332,8 @@ impl Recorder {
         status: Status,
     ) {
         self.push(program, Rec::Status(status));
-        for k in 0..self.nodes.len().min(state.nodes.len()) {
-            let now = state.nodes[k].raw();
+        for k in 0..self.nodes.len().min(state.mem.nodes().len()) {
+            let now = state.mem.nodes()[k].raw();
             if now != self.nodes[k] {
                 self.push(
                     program,
@@ -486,7 +486,7 @@ impl Recorder {
                     .map(|a| {
                         (
                             a.node,
-                            a.id.0,
+                            u64::from(a.id.0),
                             action_state_name(a.state).to_owned(),
                             a.started_ms,
                         )

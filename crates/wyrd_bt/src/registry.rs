@@ -12,24 +12,36 @@ use crate::program::Param;
 use crate::runtime::{CustomCtx, Status};
 use crate::value::{FromValue, Value, ValueType};
 
-/// Identity of an action: a 64-bit hash of its name, so that it can be a
+/// Identity of an action: a 32-bit hash of its name, so that it can be a
 /// constant in game code (`const SHOOT: ActionId = ActionId::of("Shoot");`).
+/// 32 bits keep an action slot at 16 bytes; two names of one tree that
+/// hash alike are a compile error ([`BtProblem::ActionIdClash`](crate::BtProblem)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bevy::reflect::Reflect)]
-pub struct ActionId(pub u64);
+pub struct ActionId(pub u32);
 
 impl ActionId {
-    /// The id of an action name (FNV-1a).
+    /// The id of an action name (32-bit FNV-1a).
     pub const fn of(name: &str) -> ActionId {
         let bytes = name.as_bytes();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut hash: u32 = 0x811c_9dc5;
         let mut i = 0;
         while i < bytes.len() {
-            hash ^= bytes[i] as u64;
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
+            hash ^= bytes[i] as u32;
+            hash = hash.wrapping_mul(0x0100_0193);
             i += 1;
         }
         ActionId(hash)
     }
+}
+
+/// 64-bit FNV-1a of a text (content hashes and node signatures).
+pub(crate) fn fnv64(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in text.as_bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }
 
 /// A registered Rust predicate: a pure function of the agent's blackboard

@@ -554,7 +554,8 @@ impl<'p> Sim<'p> {
         for (slot, g) in self.globals.iter_mut().zip(&self.program.globals) {
             *slot = self.world.get(&g.name).copied();
         }
-        self.stimuli_before.clone_from(&self.state.stimuli);
+        self.stimuli_before.clear();
+        self.stimuli_before.extend_from_slice(&self.state.stimuli);
         let predicates = &self.predicates;
         let stub = |name: &str| predicates.get(name).copied().unwrap_or(false);
         tick_agent_traced(
@@ -608,13 +609,18 @@ impl<'p> Sim<'p> {
             .map(|i| self.state.display_path(p, i))
             .collect();
         let mut flags: Vec<(String, String)> = (0..p.main_len())
-            .map(|i| (p.paths[i].clone(), self.state.nodes[i].flags().to_string()))
+            .map(|i| {
+                (
+                    p.paths[i].clone(),
+                    self.state.mem.nodes()[i].flags().to_string(),
+                )
+            })
             .collect();
-        for s in &self.state.stimuli {
+        for s in self.state.stimuli.iter() {
             for i in s.root..p.nodes[s.root as usize].end {
                 flags.push((
                     self.state.display_path(p, i),
-                    self.state.nodes[i as usize].flags().to_string(),
+                    self.state.mem.nodes()[i as usize].flags().to_string(),
                 ));
             }
         }
@@ -754,13 +760,13 @@ impl<'p> Sim<'p> {
     /// The flag letters of a node path after the last tick.
     pub fn flags_of(&self, path: &str) -> Option<String> {
         let i = self.program.node(path)?;
-        Some(self.state.nodes[i as usize].flags().to_string())
+        Some(self.state.mem.nodes()[i as usize].flags().to_string())
     }
 
     /// Node status by path.
     pub fn status_of(&self, path: &str) -> Option<Status> {
         let i = self.program.node(path)?;
-        Some(self.state.nodes[i as usize].status())
+        Some(self.state.mem.nodes()[i as usize].status())
     }
 }
 
@@ -889,14 +895,18 @@ fn replay_from<'p>(
             .ok_or_else(|| bad(format!("unknown action state {st:?}")))?;
         let Some(node) = here(*node) else { continue };
         sim.actions.slots.push(crate::runtime::ActiveAction {
-            id: crate::registry::ActionId(*id),
+            // The program's id of the leaf's action (recordings made
+            // before ids were 32-bit carry 64-bit ones).
+            id: program
+                .action_of(node)
+                .map_or(crate::registry::ActionId(*id as u32), |a| a.id),
             node,
             state,
             started_ms: *started_ms,
         });
     }
     let mut clock_us = rec.start.clock_us;
-    let mut nodes: Vec<u8> = sim.state.nodes.iter().map(|n| n.raw()).collect();
+    let mut nodes: Vec<u8> = sim.state.mem.nodes().iter().map(|n| n.raw()).collect();
     let path = |i: u32| program.paths.get(i as usize).cloned();
     let recorded_path = |i: u32| rec.paths.get(i as usize).cloned().unwrap_or_default();
     for (n, t) in rec.ticks.iter().enumerate().take(limit) {
@@ -962,7 +972,7 @@ fn replay_from<'p>(
         }
         // Node changes and action events, by path (and action name).
         let mut changes = Vec::new();
-        for (i, now) in sim.state.nodes.iter().map(|s| s.raw()).enumerate() {
+        for (i, now) in sim.state.mem.nodes().iter().map(|s| s.raw()).enumerate() {
             if now != nodes[i] {
                 changes.push((path(i as u32).unwrap_or_default(), nodes[i], now));
                 nodes[i] = now;

@@ -446,12 +446,16 @@ impl AgentState {
     /// A node's status and rule flags after the last tick (default for an
     /// index out of range).
     pub fn node(&self, node: u32) -> NodeState {
-        self.nodes.get(node as usize).copied().unwrap_or_default()
+        self.mem
+            .nodes()
+            .get(node as usize)
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Every node's state, in program order.
     pub fn node_states(&self) -> &[NodeState] {
-        &self.nodes
+        self.mem.nodes()
     }
 
     /// The root's status after the last tick.
@@ -471,7 +475,7 @@ impl AgentState {
 
     /// Walks skipped because nothing the tree reads changed.
     pub fn skipped_walks(&self) -> u64 {
-        self.skipped
+        u64::from(self.skipped)
     }
 
     /// The stimuli competing now.
@@ -487,7 +491,7 @@ impl AgentState {
 
     /// How often each impulse won, in [`Program::impulses`] order.
     pub fn impulse_counts(&self) -> &[u32] {
-        &self.impulse_fired
+        self.mem.impulses()
     }
 
     /// Whether the node is running and its parent runs it (not paused, and
@@ -509,7 +513,7 @@ impl AgentState {
         if matches!(n.kind, Kind::Impulse { .. }) || n.aux == NONE {
             return None;
         }
-        let aux = self.aux.get(n.aux as usize).copied().unwrap_or(0);
+        let aux = self.mem.aux().get(n.aux as usize).copied().unwrap_or(0);
         match n.kind {
             Kind::Cooldown { ms } => {
                 // `aux` is 1 + the time it last finished (0: never).

@@ -649,3 +649,28 @@ fn an_output_port_takes_a_key_its_result_fits() {
     );
     assert_eq!((e.line, e.column), at(&text, "out"), "{e}");
 }
+
+/// Action ids are 32-bit hashes of the names (a slot is 16 bytes): two
+/// names of one tree that hash alike are refused where the second is
+/// written, not confused at run time. "Act82168" and "Act914900" have the
+/// same 32-bit FNV-1a.
+#[test]
+fn two_actions_with_one_id_are_a_compile_error() {
+    assert_eq!(
+        wyrd_bt::ActionId::of("Act82168"),
+        wyrd_bt::ActionId::of("Act914900")
+    );
+    let text = r#"(
+    root: Sequence(children: [
+        Action(action: "Act82168"),
+        Action(action: "Act914900"),
+    ]),
+)"#;
+    let e = error(text, &Vocabulary::permissive());
+    let msg = e.to_string();
+    assert!(
+        msg.contains("\"Act914900\" and \"Act82168\" have the same ActionId"),
+        "{msg}"
+    );
+    assert_eq!((e.line, e.column), at(text, "Act914900"));
+}

@@ -214,9 +214,7 @@ impl<'a> Compiler<'a> {
             b.sort();
             own.push_str(&b.join(","));
         }
-        self.p
-            .signatures
-            .push(crate::registry::ActionId::of(&own).0);
+        self.p.signatures.push(crate::registry::fnv64(&own));
         // What the node checks, for tools (its guard line).
         let checks: Vec<String> = match def {
             NodeDef::Condition(c) | NodeDef::Rule(c) => vec![check_text(&c.check)],

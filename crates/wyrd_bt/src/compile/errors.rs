@@ -66,6 +66,16 @@ pub enum BtProblem {
         /// The registered actions.
         known: String,
     },
+    /// Two action names of one tree with the same 32-bit [`ActionId`](crate::ActionId).
+    #[error(
+        "actions {name:?} and {other:?} have the same ActionId (a 32-bit hash of the name): rename one"
+    )]
+    ActionIdClash {
+        /// The action.
+        name: String,
+        /// The action already in the tree with that id.
+        other: String,
+    },
     /// A parameter the action's schema does not have.
     #[error("{action} has no parameter {name:?} (its parameters: {known})")]
     UnknownActionParam {

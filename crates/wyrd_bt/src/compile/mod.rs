@@ -237,7 +237,7 @@ pub fn compile(
         text.push_str(&files[n].text);
         text.push('\u{0}');
     }
-    c.p.content_hash = crate::registry::ActionId::of(&text).0;
+    c.p.content_hash = crate::registry::fnv64(&text);
     c.p.bb_shared = c.p.bb_keys.as_slice().into();
     c.p.bb_types_shared = c.p.bb_types.as_slice().into();
     c.p.tags_shared = c.p.tag_names.as_slice().into();

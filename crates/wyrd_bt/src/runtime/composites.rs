@@ -129,12 +129,12 @@ impl Interp<'_> {
     }
 
     pub(super) fn running_child(&self, i: u32) -> u32 {
-        self.st.aux[self.p.nodes[i as usize].aux as usize]
+        self.st.mem.aux_word(self.p.nodes[i as usize].aux as usize)
     }
 
     pub(super) fn set_running_child(&mut self, i: u32, c: u32) {
         let a = self.p.nodes[i as usize].aux as usize;
-        self.st.aux[a] = c;
+        *self.st.mem.aux_word_mut(a) = c;
     }
 
     /// Selector (BT.CPP `Fallback`): the first child that does not fail,

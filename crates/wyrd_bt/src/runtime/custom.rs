@@ -37,13 +37,13 @@ impl CustomCtx<'_, '_> {
     /// The node's cursor (reset to 0 when it starts).
     pub fn cursor(&mut self) -> &mut u16 {
         let c = self.interp.p.nodes[self.node as usize].cursor as usize;
-        &mut self.interp.st.cursors[c]
+        self.interp.st.mem.cursor_mut(c)
     }
 
     /// The node's aux word (reset to 0 when it starts).
     pub fn aux(&mut self) -> &mut u32 {
         let a = self.interp.p.nodes[self.node as usize].aux as usize;
-        &mut self.interp.st.aux[a]
+        self.interp.st.mem.aux_word_mut(a)
     }
 
     /// A parameter from the tree file.

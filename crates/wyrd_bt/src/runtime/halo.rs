@@ -106,7 +106,7 @@ impl Interp<'_> {
                 k = 0;
             }
             let c = self.p.children_of(i)[k];
-            let continuing = self.st.nodes[c as usize].status() == Status::Running;
+            let continuing = self.st.mem.node(c as usize).status() == Status::Running;
             if (continuing || self.relevant(c)) && self.tick_node(c) == Status::Running {
                 self.set_cursor_at(i as usize, k as u16);
                 return Status::Running;
@@ -163,7 +163,7 @@ impl Interp<'_> {
         let a = self.p.nodes[i as usize].aux as usize;
         let mut chosen = self.cursor_of(i);
         if chosen == u16::MAX {
-            let used = self.st.aux[a];
+            let used = self.st.mem.aux_word(a);
             let candidates: u32 = (0..count)
                 .filter(|&k| used & (1 << k) == 0 && self.relevant(self.p.children_of(i)[k]))
                 .fold(0, |m, k| m | (1 << k));
@@ -179,7 +179,7 @@ impl Interp<'_> {
             } else {
                 candidates.trailing_zeros() as usize
             };
-            self.st.aux[a] |= 1 << k;
+            *self.st.mem.aux_word_mut(a) |= 1 << k;
             chosen = k as u16;
             self.set_cursor_at(i as usize, chosen);
         }
@@ -198,8 +198,8 @@ impl Interp<'_> {
             let Kind::MinDuration { ms } = n.kind else {
                 return false;
             };
-            if self.st.nodes[j as usize].status() != Status::Running
-                || self.elapsed(self.st.aux[n.aux as usize], ms)
+            if self.st.mem.node(j as usize).status() != Status::Running
+                || self.elapsed(self.st.mem.aux_word(n.aux as usize), ms)
             {
                 return false;
             }
@@ -240,7 +240,7 @@ impl Interp<'_> {
             self.spare = target;
         }
         if !was_running && matches!(s, Status::Running | Status::Success) {
-            self.st.impulse_fired[impulse as usize] += 1;
+            self.st.mem.impulses_mut()[impulse as usize] += 1;
         }
         s
     }

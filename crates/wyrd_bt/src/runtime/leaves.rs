@@ -20,7 +20,7 @@ impl Interp<'_> {
                 if self.test(cond) {
                     Status::Success
                 } else {
-                    self.st.nodes[i as usize].clear_flags(rule::COMPLETE);
+                    self.st.mem.node_mut(i as usize).clear_flags(rule::COMPLETE);
                     Status::Running
                 }
             }
@@ -123,7 +123,7 @@ impl Interp<'_> {
         if let Some(t) = self.trace.as_deref_mut() {
             t.ticked.push(i);
         }
-        self.st.nodes[iu].clear_flags(rule::PAUSED);
+        self.st.mem.node_mut(iu).clear_flags(rule::PAUSED);
         let ok = (!node.is_tagged() || self.tags_ok(i))
             && match node.kind {
                 Kind::Condition { cond } => self.test(cond),
@@ -148,7 +148,7 @@ impl Interp<'_> {
                         .any(|k| self.tick_instant(self.p.children[k]) == Status::Success)
                 }
             };
-        self.st.nodes[iu].finish_instant(ok)
+        self.st.mem.node_mut(iu).finish_instant(ok)
     }
 
     /// [`tick_node`](Self::tick_node) with the commonest child, an untagged
@@ -163,7 +163,7 @@ impl Interp<'_> {
             && self.trace.is_none()
         {
             let ok = self.test(cond);
-            return self.st.nodes[c as usize].finish_instant(ok);
+            return self.st.mem.node_mut(c as usize).finish_instant(ok);
         }
         self.tick_node(c)
     }

@@ -71,7 +71,8 @@ pub(crate) mod rule {
 /// Per-node runtime state, one byte: the status after the node's last tick
 /// (bits 4-6) and its rule flags ([`RuleFlags`](crate::RuleFlags), bits 0-3). Composites' cursors
 /// live apart, in the agent state's cursors.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(transparent)]
 pub struct NodeState(u8);
 
 impl NodeState {
@@ -163,35 +164,33 @@ impl std::fmt::Debug for NodeState {
 /// The tree state of one agent. Lives in [`BtAgent`](crate::BtAgent).
 #[derive(Debug, Clone, Default)]
 pub struct AgentState {
-    /// Per node, in program order.
-    pub(crate) nodes: Box<[NodeState]>,
-    /// Timers and counters of nodes that need them.
-    pub(crate) aux: Box<[u32]>,
-    /// Cursors of composites (child position or choice), per
-    /// [`Node::cursor`](crate::Node::cursor).
-    pub(crate) cursors: Box<[u16]>,
+    /// The per-node arrays in one allocation ([`StateMem`]): aux words
+    /// (timers, counters, running children), impulse win counts (per
+    /// [`Program::impulses`]), composites' cursors (per
+    /// [`Node::cursor`](crate::Node::cursor)), node states (per node, in
+    /// program order).
+    pub(crate) mem: StateMem,
     /// Per-agent random state (SplitMix64).
     pub(crate) rng: u64,
-    /// Agent time in ms (sum of its tick periods).
-    pub(crate) now_ms: u32,
     /// Ticks so far.
     pub(crate) ticks: u64,
     /// Active stimuli.
-    pub(crate) stimuli: Vec<Stimulus>,
+    pub(crate) stimuli: stimuli::Stimuli,
+    /// Agent time in ms (sum of its tick periods).
+    pub(crate) now_ms: u32,
     /// A redirect impulse ran its behavior at the native position in the
     /// last tick (the next walk checks for a behavior left running by an
     /// impulse that stopped).
     pub(crate) redirect_live: bool,
     /// The root's status after the last tick.
     pub(crate) status: Status,
-    /// Impulses that won, counted per impulse (index into
-    /// [`Program::impulses`]).
-    pub(crate) impulse_fired: Box<[u32]>,
     pub(crate) seed: u64,
-    /// Inputs seen by the last walk (blackboard and world generations).
-    pub(crate) seen_inputs: (u64, u64),
-    /// Walks skipped because nothing the tree reads changed.
-    pub(crate) skipped: u64,
+    /// Inputs seen by the last walk: the blackboard's and the world's
+    /// generations, their low 32 bits (a walk is skipped only when both
+    /// are equal; a false match needs 2^32 changes between two ticks).
+    pub(crate) seen_inputs: (u32, u32),
+    /// Walks skipped because nothing the tree reads changed (wrapping).
+    pub(crate) skipped: u32,
     /// Keys (bit `min(key, 63)`) a condition read before they were set.
     pub(crate) unset_reads: u64,
     /// The root's status after the whole tick (a repeating tree that
@@ -232,9 +231,9 @@ impl AgentState {
     /// The state as plain data (see [`StateSnapshot`]).
     pub fn snapshot(&self) -> StateSnapshot {
         StateSnapshot {
-            nodes: self.nodes.iter().map(|n| n.0).collect(),
-            aux: self.aux.to_vec(),
-            cursors: self.cursors.to_vec(),
+            nodes: self.mem.nodes().iter().map(|n| n.0).collect(),
+            aux: self.mem.aux().to_vec(),
+            cursors: self.mem.cursors().to_vec(),
             rng: self.rng,
             now_ms: self.now_ms,
             ticks: self.ticks,
@@ -243,7 +242,7 @@ impl AgentState {
                 .iter()
                 .map(|s| (s.target, s.root, s.priority, s.expires_ms, s.duration_ms))
                 .collect(),
-            impulse_fired: self.impulse_fired.to_vec(),
+            impulse_fired: self.mem.impulses().to_vec(),
             status: (self.status as u8, self.live as u8),
             redirect_live: self.redirect_live,
             seed: self.seed,
@@ -254,10 +253,10 @@ impl AgentState {
     /// not fit the program (another tree).
     pub fn from_snapshot(program: &Program, s: &StateSnapshot) -> Option<AgentState> {
         let fresh = AgentState::new(program, s.seed);
-        if s.nodes.len() != fresh.nodes.len()
-            || s.aux.len() != fresh.aux.len()
-            || s.cursors.len() != fresh.cursors.len()
-            || s.impulse_fired.len() != fresh.impulse_fired.len()
+        if s.nodes.len() != fresh.mem.nodes().len()
+            || s.aux.len() != fresh.mem.aux().len()
+            || s.cursors.len() != fresh.mem.cursors().len()
+            || s.impulse_fired.len() != fresh.mem.impulses().len()
             || s.stimuli.iter().any(|st| {
                 // A stimulus competes in a main-tree list with one of the
                 // detached behaviors.
@@ -287,29 +286,33 @@ impl AgentState {
             }
         }
         let status = |b: u8| NodeState((b & 7) << 4).status();
-        let mut stimuli = Vec::with_capacity(MAX_STIMULI);
-        stimuli.extend(s.stimuli.iter().map(
-            |&(target, root, priority, expires_ms, duration_ms)| Stimulus {
+        let mut stimuli = stimuli::Stimuli::default();
+        for &(target, root, priority, expires_ms, duration_ms) in &s.stimuli {
+            stimuli.push(Stimulus {
                 target,
                 root,
                 priority,
                 expires_ms,
                 duration_ms,
-            },
-        ));
+            });
+        }
+        let mut mem = fresh.mem;
+        for (to, &b) in mem.nodes_mut().iter_mut().zip(&s.nodes) {
+            *to = NodeState(b);
+        }
+        mem.aux_mut().copy_from_slice(&s.aux);
+        mem.cursors_mut().copy_from_slice(&s.cursors);
+        mem.impulses_mut().copy_from_slice(&s.impulse_fired);
         Some(AgentState {
-            nodes: s.nodes.iter().map(|&b| NodeState(b)).collect(),
-            aux: s.aux.clone().into_boxed_slice(),
-            cursors: s.cursors.clone().into_boxed_slice(),
+            mem,
             rng: s.rng,
             now_ms: s.now_ms,
             ticks: s.ticks,
             stimuli,
             redirect_live: s.redirect_live,
             status: status(s.status.0),
-            impulse_fired: s.impulse_fired.clone().into_boxed_slice(),
             seed: s.seed,
-            seen_inputs: (u64::MAX, u64::MAX),
+            seen_inputs: (u32::MAX, u32::MAX),
             skipped: 0,
             unset_reads: 0,
             live: status(s.status.1),
@@ -318,8 +321,13 @@ impl AgentState {
 
     /// Fresh state for a program, seeded for reproducible random choices.
     pub fn new(program: &Program, seed: u64) -> Self {
-        let mut nodes = vec![NodeState::default(); program.nodes.len()];
-        for (s, n) in nodes.iter_mut().zip(&program.nodes) {
+        let mut mem = StateMem::new(
+            program.aux_count as usize,
+            program.impulses.len(),
+            program.cursor_count as usize,
+            program.nodes.len(),
+        );
+        for (s, n) in mem.nodes_mut().iter_mut().zip(&program.nodes) {
             s.add_flags(
                 rule::PAUSED
                     | if n.does_complete {
@@ -330,19 +338,16 @@ impl AgentState {
             );
         }
         AgentState {
-            nodes: nodes.into_boxed_slice(),
-            aux: vec![0; program.aux_count as usize].into_boxed_slice(),
-            cursors: vec![0; program.cursor_count as usize].into_boxed_slice(),
+            mem,
             rng: seed ^ crate::rng::SplitMix64::GAMMA,
             now_ms: 0,
             ticks: 0,
             // Allocated on the first insertion, not per agent up front.
-            stimuli: Vec::new(),
+            stimuli: stimuli::Stimuli::default(),
             redirect_live: false,
             status: Status::Idle,
-            impulse_fired: vec![0; program.impulses.len()].into_boxed_slice(),
             seed,
-            seen_inputs: (u64::MAX, u64::MAX),
+            seen_inputs: (u32::MAX, u32::MAX),
             skipped: 0,
             unset_reads: 0,
             live: Status::Idle,
@@ -365,19 +370,15 @@ impl AgentState {
 
     /// Bytes of tree state held for this agent (heap included).
     pub fn heap_bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<NodeState>()
-            + self.aux.len() * 4
-            + self.cursors.len() * 2
-            + self.stimuli.capacity() * std::mem::size_of::<Stimulus>()
-            + self.impulse_fired.len() * 4
+        self.mem.heap_bytes() + self.stimuli.heap_bytes()
     }
 
     /// Leaves running after the last tick, in tree order.
     pub fn active_leaves<'a>(&'a self, program: &'a Program) -> impl Iterator<Item = u32> + 'a {
         (0..program.nodes.len() as u32).filter(move |&i| {
             program.nodes[i as usize].kind.is_leaf()
-                && self.nodes[i as usize].status() == Status::Running
-                && self.nodes[i as usize].bits() & rule::PAUSED == 0
+                && self.mem.node(i as usize).status() == Status::Running
+                && self.mem.node(i as usize).bits() & rule::PAUSED == 0
         })
     }
 }
@@ -484,8 +485,8 @@ fn skip_walk(
         && state.live == Status::Running
         && !state.redirect_live
         && state.stimuli.is_empty()
-        && state.seen_inputs == (blackboard.generation(), env.globals_generation)
-        && state.nodes.len() == program.nodes.len())
+        && state.seen_inputs == inputs_key(blackboard.generation(), env.globals_generation)
+        && state.mem.nodes().len() == program.nodes.len())
     {
         return false;
     }
@@ -520,7 +521,7 @@ fn walk_agent(
     env: TickEnv<'_>,
     mut trace: Option<&mut TickTrace>,
 ) -> Status {
-    if state.nodes.len() != program.nodes.len() {
+    if state.mem.nodes().len() != program.nodes.len() {
         *state = AgentState::new(program, 0);
     }
     if let Some(t) = trace.as_deref_mut() {
@@ -558,9 +559,9 @@ fn walk_agent(
     if aborted {
         it.actions.slots.retain(|a| a.state != ActionState::Aborted);
     }
-    it.st.seen_inputs = (it.bb.generation(), env.globals_generation);
+    it.st.seen_inputs = inputs_key(it.bb.generation(), env.globals_generation);
     it.expire_stimuli();
-    for n in it.st.nodes.iter_mut() {
+    for n in it.st.mem.nodes_mut().iter_mut() {
         n.add_flags(rule::PAUSED);
     }
     let status = it.walk();
@@ -596,7 +597,7 @@ impl<'a> Interp<'a> {
     #[cold]
     fn sweep_orphans(&mut self) {
         for j in 0..self.p.nodes.len() as u32 {
-            let s = self.st.nodes[j as usize];
+            let s = self.st.mem.node_mut(j as usize);
             if s.status() == Status::Running && s.bits() & rule::PAUSED != 0 {
                 let spare = std::mem::replace(&mut self.spare, NONE);
                 self.halt(j);
@@ -736,28 +737,28 @@ impl<'a> Interp<'a> {
     }
 
     fn cooling(&self, i: u32, ms: u32) -> bool {
-        let last = self.st.aux[self.p.nodes[i as usize].aux as usize];
+        let last = self.st.mem.aux_word(self.p.nodes[i as usize].aux as usize);
         last != 0 && !self.elapsed(last - 1, ms)
     }
 
     /// The cursor of composite `i`.
     #[inline]
     fn cursor_of(&self, i: u32) -> u16 {
-        self.st.cursors[self.p.nodes[i as usize].cursor as usize]
+        self.st.mem.cursor(self.p.nodes[i as usize].cursor as usize)
     }
 
     /// Sets the cursor of composite `i`.
     #[inline]
     fn set_cursor_at(&mut self, i: usize, value: u16) {
         let c = self.p.nodes[i].cursor as usize;
-        self.st.cursors[c] = value;
+        *self.st.mem.cursor_mut(c) = value;
     }
 
     /// The aux word of node `i`.
     #[inline]
     fn aux_of(&mut self, i: u32) -> &mut u32 {
         let a = self.p.nodes[i as usize].aux as usize;
-        &mut self.st.aux[a]
+        self.st.mem.aux_word_mut(a)
     }
 
     /// Child `k` of node `i` (static children).
@@ -773,7 +774,7 @@ impl<'a> Interp<'a> {
 
     #[inline]
     fn status_of(&self, c: u32) -> Status {
-        self.st.nodes[c as usize].status()
+        self.st.mem.node(c as usize).status()
     }
 
     /// A node starts afresh (its parent starts it): its state starts as the
@@ -784,13 +785,13 @@ impl<'a> Interp<'a> {
         let facts = n.facts;
         if n.cursor != NONE {
             match facts.cursor {
-                CursorInit::Zero => self.st.cursors[n.cursor as usize] = 0,
-                CursorInit::Unchosen => self.st.cursors[n.cursor as usize] = u16::MAX,
+                CursorInit::Zero => *self.st.mem.cursor_mut(n.cursor as usize) = 0,
+                CursorInit::Unchosen => *self.st.mem.cursor_mut(n.cursor as usize) = u16::MAX,
                 CursorInit::None | CursorInit::Keep => {}
             }
         }
         if n.aux != NONE {
-            let a = &mut self.st.aux[n.aux as usize];
+            let a = self.st.mem.aux_word_mut(n.aux as usize);
             match facts.aux {
                 AuxInit::Zero => *a = 0,
                 AuxInit::NoChild => *a = NONE,
@@ -798,7 +799,7 @@ impl<'a> Interp<'a> {
                 AuxInit::None | AuxInit::Keep => {}
             }
         }
-        for s in &mut self.st.nodes[i as usize..n.end as usize] {
+        for s in &mut self.st.mem.nodes_mut()[i as usize..n.end as usize] {
             s.clear_flags(rule::COMPLETE | rule::WAS_COMPLETE);
         }
         if let Kind::Action { .. } = n.kind {
@@ -806,7 +807,7 @@ impl<'a> Interp<'a> {
         } else if facts.concurrent {
             for k in 0..n.child_count as usize {
                 let c = self.child(i, k);
-                self.st.nodes[c as usize].set_status(Status::Idle);
+                self.st.mem.node_mut(c as usize).set_status(Status::Idle);
             }
         }
     }
@@ -830,14 +831,14 @@ impl<'a> Interp<'a> {
                 j = keep_hi;
                 continue;
             }
-            let s = self.st.nodes[j as usize];
+            let s = self.st.mem.node_mut(j as usize);
             if s.status() == Status::Running {
                 if let Kind::Action { .. } = self.p.nodes[j as usize].kind {
                     self.abort_action(j);
                 }
-                self.st.nodes[j as usize].set_status(Status::Idle);
+                self.st.mem.node_mut(j as usize).set_status(Status::Idle);
             }
-            self.st.nodes[j as usize].add_flags(rule::PAUSED);
+            self.st.mem.node_mut(j as usize).add_flags(rule::PAUSED);
             j += 1;
         }
         // Stimuli inserted inside the subtree stop too.
@@ -873,7 +874,7 @@ impl<'a> Interp<'a> {
         if node.tagged && !self.tags_ok(i) {
             return self.masked(i);
         }
-        let s = &mut self.st.nodes[iu];
+        let s = &mut self.st.mem.node_mut(iu);
         s.clear_flags(rule::PAUSED);
         if s.status() != Status::Running {
             self.enter(i);
@@ -886,7 +887,7 @@ impl<'a> Interp<'a> {
             Kind::Action { .. } => self.action(i),
             _ => self.tick_other(i, kind),
         };
-        let s = &mut self.st.nodes[iu];
+        let s = &mut self.st.mem.node_mut(iu);
         match status {
             // Skipped: nothing left to do, which for a rule is complete.
             Status::Success | Status::Skipped => s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE),
@@ -916,12 +917,162 @@ impl<'a> Interp<'a> {
     #[cold]
     fn masked(&mut self, i: u32) -> Status {
         let iu = i as usize;
-        if self.st.nodes[iu].status() == Status::Running {
+        if self.st.mem.node(iu).status() == Status::Running {
             self.halt(i);
         }
-        let s = &mut self.st.nodes[iu];
+        let s = &mut self.st.mem.node_mut(iu);
         s.clear_flags(rule::PAUSED | rule::COMPLETE);
         s.set_status(Status::Skipped);
         Status::Skipped
+    }
+}
+
+/// What a walk remembers of its inputs: the low 32 bits of the
+/// blackboard's and the world's generations (see `AgentState::seen_inputs`).
+#[inline(always)]
+pub(crate) fn inputs_key(blackboard: u64, world: u64) -> (u32, u32) {
+    (blackboard as u32, world as u32)
+}
+
+/// The per-node arrays of an agent in one heap allocation of words:
+/// `[node states (u8) | cursors (u16) | aux words | impulse counts]`, each
+/// region aligned for its type, so that an agent's tree state is one
+/// allocation and one pointer. Node states come first: the hottest
+/// accesses (a node's state by index) need no offset.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StateMem {
+    words: Box<[u32]>,
+    /// Node states (bytes from 0; the cursors start on the next u16).
+    n_nodes: u32,
+    /// Where the cursors end, in u16 units.
+    cur_end: u32,
+    /// Where the aux words start and the impulse counts start, in words
+    /// (the impulse counts run to the end).
+    aux_at: u32,
+    imp_at: u32,
+}
+
+impl StateMem {
+    /// Zeroed arrays of these sizes.
+    pub(crate) fn new(aux: usize, impulses: usize, cursors: usize, nodes: usize) -> StateMem {
+        let cur_at = nodes.div_ceil(2);
+        let cur_end = cur_at + cursors;
+        let aux_at = cur_end.div_ceil(2);
+        let imp_at = aux_at + aux;
+        let u32_of = |n: usize| u32::try_from(n).expect("tree state under 16 GiB");
+        StateMem {
+            words: vec![0u32; imp_at + impulses].into_boxed_slice(),
+            n_nodes: u32_of(nodes),
+            cur_end: u32_of(cur_end),
+            aux_at: u32_of(aux_at),
+            imp_at: u32_of(imp_at),
+        }
+    }
+
+    /// Bytes allocated.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.words.len() * 4
+    }
+
+    /// Where the cursors start, in u16 units.
+    #[inline(always)]
+    fn cur_at(&self) -> usize {
+        (self.n_nodes as usize).div_ceil(2)
+    }
+
+    #[inline(always)]
+    fn bytes(&self) -> &[NodeState] {
+        bytemuck::cast_slice::<u32, NodeState>(&self.words)
+    }
+
+    #[inline(always)]
+    fn bytes_mut(&mut self) -> &mut [NodeState] {
+        bytemuck::cast_slice_mut::<u32, NodeState>(&mut self.words)
+    }
+
+    /// Every node's state.
+    #[inline(always)]
+    pub(crate) fn nodes(&self) -> &[NodeState] {
+        &self.bytes()[..self.n_nodes as usize]
+    }
+
+    /// Every node's state.
+    #[inline(always)]
+    pub(crate) fn nodes_mut(&mut self) -> &mut [NodeState] {
+        let n = self.n_nodes as usize;
+        &mut self.bytes_mut()[..n]
+    }
+
+    /// Node `i`'s state (`i` a node of the program the state was made
+    /// for).
+    #[inline(always)]
+    pub(crate) fn node(&self, i: usize) -> NodeState {
+        self.bytes()[i]
+    }
+
+    /// Node `i`'s state.
+    #[inline(always)]
+    pub(crate) fn node_mut(&mut self, i: usize) -> &mut NodeState {
+        &mut self.bytes_mut()[i]
+    }
+
+    #[inline(always)]
+    pub(crate) fn aux(&self) -> &[u32] {
+        &self.words[self.aux_at as usize..self.imp_at as usize]
+    }
+
+    #[inline(always)]
+    pub(crate) fn aux_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.aux_at as usize, self.imp_at as usize);
+        &mut self.words[a..b]
+    }
+
+    /// Aux word `a`.
+    #[inline(always)]
+    pub(crate) fn aux_word(&self, a: usize) -> u32 {
+        self.words[self.aux_at as usize + a]
+    }
+
+    /// Aux word `a`.
+    #[inline(always)]
+    pub(crate) fn aux_word_mut(&mut self, a: usize) -> &mut u32 {
+        let at = self.aux_at as usize;
+        &mut self.words[at + a]
+    }
+
+    #[inline(always)]
+    pub(crate) fn impulses(&self) -> &[u32] {
+        &self.words[self.imp_at as usize..]
+    }
+
+    #[inline(always)]
+    pub(crate) fn impulses_mut(&mut self) -> &mut [u32] {
+        let at = self.imp_at as usize;
+        &mut self.words[at..]
+    }
+
+    #[inline(always)]
+    pub(crate) fn cursors(&self) -> &[u16] {
+        let (a, b) = (self.cur_at(), self.cur_end as usize);
+        &bytemuck::cast_slice::<u32, u16>(&self.words)[a..b]
+    }
+
+    #[inline(always)]
+    pub(crate) fn cursors_mut(&mut self) -> &mut [u16] {
+        let (a, b) = (self.cur_at(), self.cur_end as usize);
+        &mut bytemuck::cast_slice_mut::<u32, u16>(&mut self.words)[a..b]
+    }
+
+    /// Cursor `c`.
+    #[inline(always)]
+    pub(crate) fn cursor(&self, c: usize) -> u16 {
+        bytemuck::cast_slice::<u32, u16>(&self.words)[self.cur_at() + c]
+    }
+
+    /// Cursor `c`.
+    #[inline(always)]
+    pub(crate) fn cursor_mut(&mut self, c: usize) -> &mut u16 {
+        let at = self.cur_at();
+        &mut bytemuck::cast_slice_mut::<u32, u16>(&mut self.words)[at + c]
     }
 }

@@ -18,6 +18,54 @@ pub struct Stimulus {
     pub(crate) duration_ms: u32,
 }
 
+/// An agent's active stimuli: nothing but a null pointer until the first
+/// is inserted (most agents never have one), then room for
+/// [`MAX_STIMULI`] allocated once.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Stimuli(Option<Box<Vec<Stimulus>>>);
+
+impl Stimuli {
+    /// Adds one (allocates the room on the first).
+    pub(crate) fn push(&mut self, s: Stimulus) {
+        self.0
+            .get_or_insert_with(|| Box::new(Vec::with_capacity(MAX_STIMULI)))
+            .push(s);
+    }
+
+    /// Removes the `k`-th (the last takes its place).
+    pub(crate) fn swap_remove(&mut self, k: usize) -> Stimulus {
+        match &mut self.0 {
+            Some(v) => v.swap_remove(k),
+            None => panic!("no stimulus {k}"),
+        }
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.0.as_ref().map_or(0, |v| {
+            std::mem::size_of::<Vec<Stimulus>>() + v.capacity() * std::mem::size_of::<Stimulus>()
+        })
+    }
+}
+
+impl std::ops::Deref for Stimuli {
+    type Target = [Stimulus];
+    #[inline]
+    fn deref(&self) -> &[Stimulus] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+impl std::ops::DerefMut for Stimuli {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [Stimulus] {
+        match &mut self.0 {
+            Some(v) => v.as_mut_slice(),
+            None => &mut [],
+        }
+    }
+}
+
 impl Stimulus {
     /// The composite it competes in.
     pub fn target(&self) -> u32 {
@@ -80,7 +128,7 @@ impl AgentState {
         priority: u16,
         seconds: f32,
     ) -> Result<(), StimulusError> {
-        if self.nodes.len() != program.nodes.len() {
+        if self.mem.nodes().len() != program.nodes.len() {
             return Err(StimulusError::NotBound);
         }
         let target = program
@@ -110,7 +158,7 @@ impl AgentState {
         priority: u16,
         duration_ms: u32,
     ) -> Result<(), StimulusError> {
-        if self.nodes.len() != program.nodes.len() {
+        if self.mem.nodes().len() != program.nodes.len() {
             return Err(StimulusError::NotBound);
         }
         let expires_ms = self.now_ms.saturating_add(duration_ms);
@@ -123,9 +171,6 @@ impl AgentState {
         }
         if self.stimuli.len() >= MAX_STIMULI {
             return Err(StimulusError::Full(MAX_STIMULI));
-        }
-        if self.stimuli.capacity() == 0 {
-            self.stimuli.reserve_exact(MAX_STIMULI);
         }
         self.stimuli.push(Stimulus {
             target,

@@ -17,7 +17,7 @@ impl Interp<'_> {
     }
 
     pub(super) fn was_complete(&self, c: u32) -> bool {
-        self.st.nodes[c as usize].bits() & rule::WAS_COMPLETE != 0
+        self.st.mem.node(c as usize).bits() & rule::WAS_COMPLETE != 0
     }
 
     /// Trainz ordered execution: iterate top to bottom, pausing children that
@@ -54,21 +54,21 @@ impl Interp<'_> {
         let mut all = true;
         for k in 0..count {
             let c = self.child(i, k);
-            let flags = self.st.nodes[c as usize].bits();
+            let flags = self.st.mem.node(c as usize).bits();
             if flags & rule::COMPLETE != 0 {
                 if let Kind::Rule { cond } = self.p.nodes[c as usize].kind {
                     if let Some(t) = self.trace.as_deref_mut() {
                         t.ticked.push(c);
                     }
                     let holds = self.test(cond);
-                    let s = &mut self.st.nodes[c as usize];
+                    let s = &mut self.st.mem.node_mut(c as usize);
                     s.clear_flags(rule::PAUSED);
                     if !holds {
                         s.clear_flags(rule::COMPLETE);
                         s.set_status(Status::Running);
                     }
                 } else {
-                    self.st.nodes[c as usize].clear_flags(rule::PAUSED);
+                    self.st.mem.node_mut(c as usize).clear_flags(rule::PAUSED);
                 }
             } else {
                 self.tick_node(c);
