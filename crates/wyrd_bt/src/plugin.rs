@@ -714,8 +714,23 @@ fn publish_world_values(
 /// `Decide`, second: agents whose tree is new, swapped, or whose asset was
 /// (re)loaded bind to its program (Bevy's `AssetChanged` change detection):
 /// a reload restarts them cleanly on the new program.
-/// Agents whose tree component or tree asset changed.
-type TreeChanged = Or<(Changed<BehaviorTree>, AssetChanged<BehaviorTree>)>;
+///
+/// `AssetChanged` looks every agent's handle up in a map of changed assets
+/// (a pointer chase and a hash per agent: ~38 ns per agent per update at
+/// 10,000 agents), so that query runs only in updates after a tree asset
+/// event; agents whose `BehaviorTree` component changed are found by the
+/// cheap `Changed` filter every update.
+type BindQuery<'w, 's, F> = Query<
+    'w,
+    's,
+    (
+        &'static BehaviorTree,
+        &'static mut BtAgent,
+        &'static mut Blackboard,
+        &'static mut BtActions,
+    ),
+    F,
+>;
 
 /// One reload: old and new program, agents that kept their state, reasons
 /// of those that restarted.
@@ -724,12 +739,31 @@ type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
 fn bind_trees(
     assets: Res<Assets<BtAsset>>,
     mut log: ResMut<BtReloads>,
-    mut agents: Query<(&BehaviorTree, &mut BtAgent, &mut Blackboard, &mut BtActions), TreeChanged>,
+    mut asset_events: MessageReader<bevy::asset::AssetEvent<BtAsset>>,
+    mut started: Local<bool>,
+    mut agents: ParamSet<(
+        BindQuery<Changed<BehaviorTree>>,
+        BindQuery<AssetChanged<BehaviorTree>>,
+    )>,
+) {
+    let assets_changed = asset_events.read().count() > 0 || !std::mem::replace(&mut *started, true);
+    let mut reloads: Vec<Reload> = Vec::new();
+    bind_changed(&assets, &mut reloads, &mut agents.p0());
+    if assets_changed {
+        bind_changed(&assets, &mut reloads, &mut agents.p1());
+    }
+    report_reloads(&mut log, reloads);
+}
+
+/// Binds the agents a query found to their tree's current program.
+fn bind_changed<F: bevy::ecs::query::QueryFilter>(
+    assets: &Assets<BtAsset>,
+    reloads: &mut Vec<Reload>,
+    agents: &mut BindQuery<F>,
 ) {
     // A reload keeps what did not change: per (old, new) program, the diff
     // and how many agents kept their state, said once.
-    let mut reloads: Vec<Reload> = Vec::new();
-    for (tree, mut agent, mut bb, mut actions) in &mut agents {
+    for (tree, mut agent, mut bb, mut actions) in agents.iter_mut() {
         let Some(asset) = assets.get(&tree.handle) else {
             continue;
         };
@@ -770,6 +804,10 @@ fn bind_trees(
             }
         }
     }
+}
+
+/// Says once per (old, new) program what a reload changed and kept.
+fn report_reloads(log: &mut BtReloads, reloads: Vec<Reload>) {
     for (old, new, kept, restarted) in reloads {
         let d = diff(&old, &new);
         let line = format!(
@@ -906,8 +944,13 @@ fn tick_trees(
     let globals_generation = globals.generation();
     let dt = time.delta_secs();
     let max_restarts = settings.max_restarts_per_tick;
+    // The step of agents that tick every update, rounded once.
+    let update_step_us = (f64::from(dt) * 1e6).round() as u64;
     let started = std::time::Instant::now();
-    agents.par_iter_mut().for_each(|(tree, mut agent, bb, mut actions)| {
+    // The ticked count is per thread, borrowed once per batch of agents
+    // (one shared atomic would bounce between cores; a thread-local look-up
+    // per agent costs more than many ticks).
+    agents.par_iter_mut().for_each_init(|| ticked.borrow_local_mut(), |ticked, (tree, mut agent, bb, mut actions)| {
         let agent = &mut *agent;
         // Borrowed, not cloned: an `Arc` clone per agent and tick is an
         // atomic write to one cache line shared by every thread.
@@ -941,7 +984,7 @@ fn tick_trees(
                 agent.accum = (agent.accum - period).min(period);
                 (f64::from(period) * 1e6).round() as u64
             }
-            _ => (f64::from(dt) * 1e6).round() as u64,
+            _ => update_step_us,
         };
         // Agent time in ms follows an exact µs clock: 30 Hz steps of 33 and
         // 34 ms, not 33 ms forever (which would run 1 % slow).
@@ -1021,8 +1064,7 @@ fn tick_trees(
                 agent.problems.push(problem);
             }
         }
-        // Counted per thread: one shared atomic would bounce between cores.
-        ticked.scope(|n| *n += 1);
+        **ticked += 1;
         if tree.mode == RunMode::Once && status != Status::Running {
             agent.finished = true;
         }
