@@ -180,6 +180,7 @@ fn main() {
     let inline = std::mem::size_of::<AgentState>() + std::mem::size_of::<BtActions>();
     let bytes = states[0].heap_bytes() + inline + slots;
     let skipped: u64 = states.iter().map(|s| s.skipped_walks()).sum();
+    let resumed: u64 = states.iter().map(|s| s.resumed_walks()).sum();
     let total: u64 = states.iter().map(|s| s.ticks()).sum();
     println!("agents                    {agents}");
     println!(
@@ -214,6 +215,10 @@ fn main() {
     println!(
         "walks skipped (no input)  {:.1} %",
         skipped as f64 * 100.0 / total as f64
+    );
+    println!(
+        "walks resumed (a success) {:.1} %",
+        resumed as f64 * 100.0 / total as f64
     );
     println!(
         "completed actions / agent-tick {:.3}",

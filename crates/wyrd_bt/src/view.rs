@@ -473,6 +473,13 @@ impl AgentState {
         self.now_ms
     }
 
+    /// Ticks that resumed at the sequence of the action that succeeded
+    /// instead of walking from the root (the same outcome, less work; see
+    /// [`tick_agent`](crate::tick_agent)).
+    pub fn resumed_walks(&self) -> u64 {
+        u64::from(self.resumed)
+    }
+
     /// Walks skipped because nothing the tree reads changed.
     pub fn skipped_walks(&self) -> u64 {
         u64::from(self.skipped)

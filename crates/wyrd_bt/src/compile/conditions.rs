@@ -65,6 +65,13 @@ pub(super) fn fold_bits(p: &mut Program) {
         if let Some(c) = folded {
             p.conds[i] = c;
         }
+        // Any of one bit is that bit as wanted (`Not` of a single bool):
+        // a plain bit test, which an `All` around it can merge.
+        if let Cond::AnyBits { mask, want } = p.conds[i]
+            && mask.count_ones() == 1
+        {
+            p.conds[i] = Cond::Bits { mask, want };
+        }
     }
 }
 

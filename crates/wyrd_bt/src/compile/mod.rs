@@ -205,6 +205,20 @@ pub fn compile(
         }
     }
     c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.info().timed);
+    c.p.resumable = c.p.skippable
+        && c.p.impulses.is_empty()
+        && c.p.nodes.iter().all(|n| match n.kind {
+            Kind::PrioritizedList
+            | Kind::GuardSequence
+            | Kind::Sequence
+            | Kind::Selector
+            | Kind::Condition { .. }
+            | Kind::Action { .. }
+            | Kind::Succeed
+            | Kind::Fail => true,
+            Kind::Invert => n.instant,
+            _ => false,
+        });
     c.p.max_concurrent_actions = max_concurrent(&c.p, 0);
     for i in 0..c.p.nodes.len() as u32 {
         let n = &c.p.nodes[i as usize];

@@ -191,6 +191,10 @@ pub struct AgentState {
     pub(crate) seen_inputs: (u32, u32),
     /// Walks skipped because nothing the tree reads changed (wrapping).
     pub(crate) skipped: u32,
+    /// Ticks that resumed instead of walking (wrapping).
+    pub(crate) resumed: u32,
+    /// What the last walk leaves for the next tick ([`walked`] bits).
+    pub(crate) walked: u8,
     /// Keys (bit `min(key, 63)`) a condition read before they were set.
     pub(crate) unset_reads: u64,
     /// The root's status after the whole tick (a repeating tree that
@@ -314,6 +318,8 @@ impl AgentState {
             seed: s.seed,
             seen_inputs: (u32::MAX, u32::MAX),
             skipped: 0,
+            resumed: 0,
+            walked: 0,
             unset_reads: 0,
             live: status(s.status.1),
         })
@@ -349,6 +355,8 @@ impl AgentState {
             seed,
             seen_inputs: (u32::MAX, u32::MAX),
             skipped: 0,
+            resumed: 0,
+            walked: 0,
             unset_reads: 0,
             live: Status::Idle,
         }
@@ -407,6 +415,8 @@ pub(crate) struct Interp<'a> {
     trace: Option<&'a mut TickTrace>,
     /// Keys conditions read unset in this tick (see `AgentState::unset_reads`).
     unset: std::cell::Cell<u64>,
+    /// A node stopped running in this walk (see [`walked::UNSETTLED`]).
+    unsettled: bool,
 }
 
 /// What one tick reads besides the agent's own components.
@@ -463,7 +473,114 @@ pub fn tick_agent_traced(
         }
         return Status::Running;
     }
+    if trace.is_none()
+        && let Some(at) = resume_point(program, state, blackboard, actions, &env)
+    {
+        return resume(program, state, blackboard, actions, dt_ms, &env, at);
+    }
     walk_agent(program, state, blackboard, actions, dt_ms, env, trace)
+}
+
+/// Where a tick may resume instead of walking from the root, if it may:
+/// the inputs did not change since the last walk, which was settled (see
+/// [`walked::UNSETTLED`]), and the only news is that the one running action
+/// `L` succeeded while its parent sequence `P` has an action after it. A
+/// walk from the root would then ask every guard and relevancy on the way
+/// down again with the same inputs and get the same answers (the program
+/// is skippable: nothing depends on time), try the same higher priorities
+/// and see them fail the same way (a settled walk is a fixed point), and
+/// reach `P` with the same state; `P` takes `L`'s success and starts the
+/// next action, so it and everything above it stay running. Ticking `P`
+/// alone does the same to every node but the paused flag of finished
+/// nodes outside `P`, which stays as the last walk left it (as after a
+/// skipped walk).
+#[inline]
+fn resume_point(
+    program: &Program,
+    state: &AgentState,
+    blackboard: &Blackboard,
+    actions: &BtActions,
+    env: &TickEnv<'_>,
+) -> Option<u32> {
+    if !(program.resumable
+        && !env.always_walk
+        && state.walked & walked::UNSETTLED == 0
+        && state.live == Status::Running
+        && !state.redirect_live
+        && state.stimuli.is_empty()
+        && state.seen_inputs == inputs_key(blackboard.generation(), env.globals_generation)
+        && state.mem.nodes().len() == program.nodes.len())
+    {
+        return None;
+    }
+    let mut done = NONE;
+    for a in &actions.slots {
+        match a.state {
+            ActionState::Succeeded if done == NONE => done = a.node,
+            ActionState::Aborted => {}
+            // Another report, or a running action beside it.
+            _ => return None,
+        }
+    }
+    let leaf = program.nodes.get(done as usize)?;
+    let parent = program.nodes.get(leaf.parent as usize)?;
+    if !matches!(parent.kind, Kind::GuardSequence | Kind::Sequence) || parent.cursor == NONE {
+        return None;
+    }
+    let k = usize::from(state.mem.cursor(parent.cursor as usize));
+    let first = parent.first_child as usize;
+    if k + 1 >= parent.child_count as usize || program.children[first + k] != done {
+        return None;
+    }
+    let next = &program.nodes[program.children[first + k + 1] as usize];
+    (matches!(next.kind, Kind::Action { .. }) && !next.tagged).then_some(leaf.parent)
+}
+
+/// A tick resumed at `at` (see [`resume_point`]).
+#[inline(never)]
+fn resume(
+    program: &Program,
+    state: &mut AgentState,
+    blackboard: &Blackboard,
+    actions: &mut BtActions,
+    dt_ms: u32,
+    env: &TickEnv<'_>,
+    at: u32,
+) -> Status {
+    state.now_ms = state.now_ms.wrapping_add(dt_ms);
+    state.ticks += 1;
+    state.resumed = state.resumed.wrapping_add(1);
+    actions.slots.retain(|a| a.state != ActionState::Aborted);
+    let mut it = Interp {
+        p: program,
+        st: state,
+        bb: blackboard,
+        actions,
+        stub: env.stub,
+        globals: env.globals,
+        dt_us: if env.dt_us > 0 {
+            env.dt_us
+        } else {
+            dt_ms.saturating_mul(1000)
+        },
+        unguarded: NONE,
+        spare: NONE,
+        trace: None,
+        unset: std::cell::Cell::new(0),
+        unsettled: false,
+    };
+    // As a walk from the root: the nodes of the sequence's subtree it does
+    // not tick (the children before the cursor that are not guards) are
+    // paused.
+    let end = program.nodes[at as usize].end as usize;
+    for n in &mut it.st.mem.nodes_mut()[at as usize..end] {
+        n.add_flags(rule::PAUSED);
+    }
+    let status = it.tick_node(at);
+    debug_assert_eq!(status, Status::Running, "a resumed sequence keeps running");
+    it.st.status = Status::Running;
+    it.st.unset_reads |= it.unset.get();
+    Status::Running
 }
 
 /// The event-driven skip: if nothing the tree reads changed since its last
@@ -482,6 +599,7 @@ fn skip_walk(
 ) -> bool {
     if !(program.skippable
         && !env.always_walk
+        && state.walked & walked::UNSETTLED == 0
         && state.live == Status::Running
         && !state.redirect_live
         && state.stimuli.is_empty()
@@ -506,7 +624,10 @@ fn skip_walk(
     }
     state.now_ms = state.now_ms.wrapping_add(dt_ms);
     state.ticks += 1;
-    state.skipped += 1;
+    state.skipped = state.skipped.wrapping_add(1);
+    // The walk it stands for would have left the root running (a tick
+    // after a finished cycle reports Running, not the cycle's end).
+    state.status = Status::Running;
     true
 }
 
@@ -545,6 +666,7 @@ fn walk_agent(
         spare: NONE,
         trace,
         unset: std::cell::Cell::new(0),
+        unsettled: false,
     };
     // One pass over the slots: started ones now run, aborted ones (told
     // last tick) go; reports are taken by the action leaves in the walk.
@@ -570,9 +692,12 @@ fn walk_agent(
     if env.repeat && status != Status::Running {
         // `RunMode::Repeat`: the tick reports the finished cycle; the root
         // starts its next cycle in this same tick (no idle tick), as a new
-        // activation.
+        // activation. Every node it ticks starts fresh, so what stopped in
+        // the first walk does not unsettle the second.
+        it.unsettled = false;
         it.st.live = it.walk();
     }
+    it.st.walked = if it.unsettled { walked::UNSETTLED } else { 0 };
     it.st.unset_reads |= it.unset.get();
     status
 }
@@ -645,12 +770,13 @@ impl<'a> Interp<'a> {
             && t & n.tags_not == 0
     }
 
-    /// [`eval`](Self::eval) with the common case (a folded bit test)
+    /// [`eval`](Self::eval) with the common cases (folded bit tests)
     /// inlined at the call site.
     #[inline(always)]
     fn test(&self, c: u32) -> bool {
         match self.p.conds.get(c as usize) {
             Some(&Cond::Bits { mask, want }) => (self.bb.bools() ^ want) & mask == 0,
+            Some(&Cond::AnyBits { mask, want }) => !(self.bb.bools() ^ want) & mask != 0,
             _ => self.eval(c),
         }
     }
@@ -833,6 +959,7 @@ impl<'a> Interp<'a> {
             }
             let s = self.st.mem.node_mut(j as usize);
             if s.status() == Status::Running {
+                self.unsettled = true;
                 if let Kind::Action { .. } = self.p.nodes[j as usize].kind {
                     self.abort_action(j);
                 }
@@ -876,7 +1003,8 @@ impl<'a> Interp<'a> {
         }
         let s = &mut self.st.mem.node_mut(iu);
         s.clear_flags(rule::PAUSED);
-        if s.status() != Status::Running {
+        let was_running = s.status() == Status::Running;
+        if !was_running {
             self.enter(i);
         }
         let kind = node.kind;
@@ -895,6 +1023,15 @@ impl<'a> Interp<'a> {
             _ => {}
         }
         s.set_status(status);
+        // A running node that stopped: unless it succeeded in a program
+        // whose nodes never tick a finished child again (resumable ones),
+        // the next walk may differ from this one.
+        if was_running
+            && status != Status::Running
+            && !(status == Status::Success && self.p.resumable)
+        {
+            self.unsettled = true;
+        }
         status
     }
 
@@ -925,6 +1062,20 @@ impl<'a> Interp<'a> {
         s.set_status(Status::Skipped);
         Status::Skipped
     }
+}
+
+/// Bits of `AgentState::walked`.
+pub(crate) mod walked {
+    /// A node stopped running in the last walk (failed, was halted, was
+    /// masked; or, in programs that are not resumable, finished at all):
+    /// the next tick walks, even with unchanged inputs. Skipping a walk
+    /// assumes walking again would change nothing, and that holds only
+    /// for a settled walk: after a branch stopped, a prioritized list (or
+    /// a reactive node) tries it again in the next walk, fresh, which may
+    /// start its action again (BT.CPP's reactive nodes re-tick finished
+    /// actions; Halo's prioritized list retries relevant higher
+    /// priorities every tick).
+    pub(crate) const UNSETTLED: u8 = 2;
 }
 
 /// What a walk remembers of its inputs: the low 32 bits of the
