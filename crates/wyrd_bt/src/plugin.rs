@@ -696,7 +696,11 @@ type RestoreQuery<'w, 's> = Query<
 /// `Decide`, first: world values published ([`publish_world_values`]),
 /// agents bound to new or reloaded trees ([`bind_trees`]), saved tree
 /// states restored ([`restore_trees`]), in that order.
-#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+#[allow(
+    clippy::too_many_arguments,
+    clippy::type_complexity,
+    reason = "a Bevy system's parameters"
+)]
 fn prepare_trees(
     mut commands: Commands,
     assets: Res<Assets<BtAsset>>,
@@ -764,6 +768,7 @@ type BindQuery<'w, 's, F> = Query<
 /// of those that restarted.
 type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
 
+#[allow(clippy::type_complexity, reason = "prepare_trees' queries")]
 fn bind_trees(
     assets: &Assets<BtAsset>,
     log: &mut BtReloads,
