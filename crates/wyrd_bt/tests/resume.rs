@@ -212,7 +212,7 @@ fn a_relevant_branch_whose_action_failed_is_tried_again_next_tick() {
         repeat: true,
         ..TickEnv::default()
     };
-    let mut tick = |a: &mut Agent| {
+    let tick = |a: &mut Agent| {
         wyrd_bt::tick_agent(&program, &mut a.state, &a.bb, &mut a.actions, 33, env);
         let running: Vec<String> = a
             .actions
