@@ -217,7 +217,7 @@ fn main() {
         skipped as f64 * 100.0 / total as f64
     );
     println!(
-        "walks resumed (a success) {:.1} %",
+        "walks resumed (a report)  {:.1} %",
         resumed as f64 * 100.0 / total as f64
     );
     println!(

@@ -523,12 +523,13 @@ pub struct Program {
     /// (no timers, counters, repeats or custom nodes): such agents skip the
     /// walk when nothing they read changed.
     pub(crate) skippable: bool,
-    /// Whether a tick whose only news is an action's success may resume at
-    /// that action's sequence instead of walking from the root (see
-    /// `runtime::try_resume`): skippable, made only of kinds that keep
-    /// running children running and re-decide nothing else when inputs
-    /// are unchanged (prioritized lists, sequences, selectors, conditions
-    /// and instant inverts, actions), no impulses.
+    /// Whether a tick whose only news is an action's report may take it
+    /// where the action is and go up from there instead of walking down
+    /// from the root (see `runtime::resume_point`): skippable, made only of
+    /// kinds whose loops can be continued after a child's result and that
+    /// never tick a finished child again (prioritized lists, sequences,
+    /// guard sequences, selectors; conditions, instant inverts, actions,
+    /// constants), no impulses.
     pub(crate) resumable: bool,
     /// Most actions that can run at once (parallels), stimuli excluded.
     pub(crate) max_concurrent_actions: u32,

@@ -473,9 +473,9 @@ impl AgentState {
         self.now_ms
     }
 
-    /// Ticks that resumed at the sequence of the action that succeeded
-    /// instead of walking from the root (the same outcome, less work; see
-    /// [`tick_agent`](crate::tick_agent)).
+    /// Ticks that took an action's report where the action is, going up
+    /// from it, instead of walking down from the root (the same outcome,
+    /// less work; see [`tick_agent`](crate::tick_agent)).
     pub fn resumed_walks(&self) -> u64 {
         u64::from(self.resumed)
     }

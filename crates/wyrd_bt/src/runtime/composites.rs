@@ -53,15 +53,21 @@ impl Interp<'_> {
     /// `SequenceWithMemoryTest.Issue_636`).
     pub(super) fn sequence(&mut self, i: u32, retry: bool) -> Status {
         let start = self.sequence_start(i, self.cursor_of(i) as usize);
-        self.sequence_from(i, start, retry)
+        self.sequence_from(i, start, retry, 0)
     }
 
     /// The loop of every sequence: children from `k` on, until one runs or
-    /// fails. Inlined: the guard sequence is the hottest composite.
+    /// fails (`skipped`: children already skipped in this tick). Inlined:
+    /// the guard sequence is the hottest composite.
     #[inline(always)]
-    fn sequence_from(&mut self, i: u32, mut k: usize, retry: bool) -> Status {
+    pub(super) fn sequence_from(
+        &mut self,
+        i: u32,
+        mut k: usize,
+        retry: bool,
+        mut skipped: usize,
+    ) -> Status {
         let count = self.child_count(i);
-        let mut skipped = 0;
         while k < count {
             let c = self.child(i, k);
             match self.tick_child(c) {
@@ -125,7 +131,7 @@ impl Interp<'_> {
                 }
             }
         }
-        self.sequence_from(i, cursor, false)
+        self.sequence_from(i, cursor, false, 0)
     }
 
     pub(super) fn running_child(&self, i: u32) -> u32 {
@@ -149,7 +155,13 @@ impl Interp<'_> {
         } else {
             0
         };
-        let mut skipped = 0;
+        self.selector_from(i, start, 0)
+    }
+
+    /// The selector's loop: children from `start` on (`skipped`: children
+    /// already skipped in this tick).
+    pub(super) fn selector_from(&mut self, i: u32, start: usize, mut skipped: usize) -> Status {
+        let count = self.dyn_count(i);
         for k in start..count {
             let c = self.dyn_child(i, k);
             match self.tick_node(c) {

@@ -50,7 +50,22 @@ impl Interp<'_> {
         if running != NONE && self.status_of(running) != Status::Running {
             running = NONE;
         }
-        for k in 0..count {
+        self.prioritized_loop::<STIMULI>(i, first, count, 0, running)
+    }
+
+    /// The prioritized list's loop over its children from `start` on
+    /// (`first`, `count`: its static children, or with `STIMULI` 0 and the
+    /// number of children with the stimuli), `running` its running child.
+    #[inline(always)]
+    pub(super) fn prioritized_loop<const STIMULI: bool>(
+        &mut self,
+        i: u32,
+        first: usize,
+        count: usize,
+        start: usize,
+        mut running: u32,
+    ) -> Status {
+        for k in start..count {
             let c = if STIMULI {
                 self.dyn_child_with_stimuli(i, k)
             } else {

@@ -442,6 +442,17 @@ pub struct TickEnv<'a> {
 
 /// One tick of one agent: advances time by `dt_ms`, removes expired stimuli
 /// and finished action slots, then walks the tree from the root.
+///
+/// Two shortcuts give the same outcome with less work (the tree's node
+/// states, cursors, timers and action slots are those of the walk; only the
+/// paused flag of finished nodes a walk would pass by keeps its last
+/// value): a tick in which nothing the tree reads changed skips the walk,
+/// and a tick whose only news is the report of the running action takes it
+/// where the action is and goes up from there. Both need the last walk to
+/// be settled (nothing stopped running in it but by succeeding), and only
+/// trees whose decisions do not depend on time use them (the second: made
+/// of prioritized lists, sequences and selectors). `TickEnv::always_walk`
+/// turns them off; a traced tick never resumes.
 pub fn tick_agent(
     program: &Program,
     state: &mut AgentState,
@@ -473,27 +484,29 @@ pub fn tick_agent_traced(
         }
         return Status::Running;
     }
-    if trace.is_none()
-        && let Some(at) = resume_point(program, state, blackboard, actions, &env)
-    {
-        return resume(program, state, blackboard, actions, dt_ms, &env, at);
-    }
-    walk_agent(program, state, blackboard, actions, dt_ms, env, trace)
+    let resume = if trace.is_none() {
+        resume_point(program, state, blackboard, actions, &env)
+    } else {
+        None
+    };
+    walk_agent(
+        program, state, blackboard, actions, dt_ms, env, trace, resume,
+    )
 }
 
-/// Where a tick may resume instead of walking from the root, if it may:
-/// the inputs did not change since the last walk, which was settled (see
-/// [`walked::UNSETTLED`]), and the only news is that the one running action
-/// `L` succeeded while its parent sequence `P` has an action after it. A
-/// walk from the root would then ask every guard and relevancy on the way
-/// down again with the same inputs and get the same answers (the program
-/// is skippable: nothing depends on time), try the same higher priorities
-/// and see them fail the same way (a settled walk is a fixed point), and
-/// reach `P` with the same state; `P` takes `L`'s success and starts the
-/// next action, so it and everything above it stay running. Ticking `P`
-/// alone does the same to every node but the paused flag of finished
-/// nodes outside `P`, which stays as the last walk left it (as after a
-/// skipped walk).
+/// Whether a tick may resume at the running action that reported instead
+/// of walking down from the root, and which action: the inputs did not
+/// change since the last walk, which was settled (see
+/// [`walked::UNSETTLED`]), and the only news is the report of the one
+/// running action. A walk from the root would then ask every guard and
+/// relevancy on the way down again with the same inputs and get the same
+/// answers (the program is skippable: nothing depends on time), try the
+/// same higher priorities and see them fail the same way (a settled walk
+/// is a fixed point), and reach the action with the same state; from there
+/// each parent continues its loop with its child's result
+/// ([`Interp::bubble`]). The two leave every node the same but for the
+/// paused flag of finished nodes the walk would pass by, which stays as
+/// the last walk left it (as after a skipped walk).
 #[inline]
 fn resume_point(
     program: &Program,
@@ -516,71 +529,17 @@ fn resume_point(
     let mut done = NONE;
     for a in &actions.slots {
         match a.state {
-            ActionState::Succeeded if done == NONE => done = a.node,
+            ActionState::Succeeded | ActionState::Failed if done == NONE => done = a.node,
             ActionState::Aborted => {}
             // Another report, or a running action beside it.
             _ => return None,
         }
     }
-    let leaf = program.nodes.get(done as usize)?;
-    let parent = program.nodes.get(leaf.parent as usize)?;
-    if !matches!(parent.kind, Kind::GuardSequence | Kind::Sequence) || parent.cursor == NONE {
-        return None;
-    }
-    let k = usize::from(state.mem.cursor(parent.cursor as usize));
-    let first = parent.first_child as usize;
-    if k + 1 >= parent.child_count as usize || program.children[first + k] != done {
-        return None;
-    }
-    let next = &program.nodes[program.children[first + k + 1] as usize];
-    (matches!(next.kind, Kind::Action { .. }) && !next.tagged).then_some(leaf.parent)
-}
-
-/// A tick resumed at `at` (see [`resume_point`]).
-#[inline(never)]
-fn resume(
-    program: &Program,
-    state: &mut AgentState,
-    blackboard: &Blackboard,
-    actions: &mut BtActions,
-    dt_ms: u32,
-    env: &TickEnv<'_>,
-    at: u32,
-) -> Status {
-    state.now_ms = state.now_ms.wrapping_add(dt_ms);
-    state.ticks += 1;
-    state.resumed = state.resumed.wrapping_add(1);
-    actions.slots.retain(|a| a.state != ActionState::Aborted);
-    let mut it = Interp {
-        p: program,
-        st: state,
-        bb: blackboard,
-        actions,
-        stub: env.stub,
-        globals: env.globals,
-        dt_us: if env.dt_us > 0 {
-            env.dt_us
-        } else {
-            dt_ms.saturating_mul(1000)
-        },
-        unguarded: NONE,
-        spare: NONE,
-        trace: None,
-        unset: std::cell::Cell::new(0),
-        unsettled: false,
-    };
-    // As a walk from the root: the nodes of the sequence's subtree it does
-    // not tick (the children before the cursor that are not guards) are
-    // paused.
-    let end = program.nodes[at as usize].end as usize;
-    for n in &mut it.st.mem.nodes_mut()[at as usize..end] {
-        n.add_flags(rule::PAUSED);
-    }
-    let status = it.tick_node(at);
-    debug_assert_eq!(status, Status::Running, "a resumed sequence keeps running");
-    it.st.status = Status::Running;
-    it.st.unset_reads |= it.unset.get();
-    Status::Running
+    (done != NONE
+        && (done as usize) < program.nodes.len()
+        && matches!(program.nodes[done as usize].kind, Kind::Action { .. })
+        && state.mem.node(done as usize).status() == Status::Running)
+        .then_some(done)
 }
 
 /// The event-driven skip: if nothing the tree reads changed since its last
@@ -631,8 +590,10 @@ fn skip_walk(
     true
 }
 
-/// A tick that walks the tree (see [`tick_agent_traced`]).
+/// A tick that walks the tree (see [`tick_agent_traced`]), or resumes at
+/// the action that reported (`resume`, see [`resume_point`]).
 #[inline(never)]
+#[allow(clippy::too_many_arguments, reason = "the tick's inputs")]
 fn walk_agent(
     program: &Program,
     state: &mut AgentState,
@@ -641,6 +602,7 @@ fn walk_agent(
     dt_ms: u32,
     env: TickEnv<'_>,
     mut trace: Option<&mut TickTrace>,
+    resume: Option<u32>,
 ) -> Status {
     if state.mem.nodes().len() != program.nodes.len() {
         *state = AgentState::new(program, 0);
@@ -683,10 +645,18 @@ fn walk_agent(
     }
     it.st.seen_inputs = inputs_key(it.bb.generation(), env.globals_generation);
     it.expire_stimuli();
-    for n in it.st.mem.nodes_mut().iter_mut() {
-        n.add_flags(rule::PAUSED);
-    }
-    let status = it.walk();
+    let status = match resume {
+        Some(leaf) => {
+            it.st.resumed = it.st.resumed.wrapping_add(1);
+            it.bubble(leaf)
+        }
+        None => {
+            for n in it.st.mem.nodes_mut().iter_mut() {
+                n.add_flags(rule::PAUSED);
+            }
+            it.walk()
+        }
+    };
     it.st.status = status;
     it.st.live = status;
     if env.repeat && status != Status::Running {
@@ -1015,7 +985,14 @@ impl<'a> Interp<'a> {
             Kind::Action { .. } => self.action(i),
             _ => self.tick_other(i, kind),
         };
-        let s = &mut self.st.mem.node_mut(iu);
+        self.finish_node(i, was_running, status)
+    }
+
+    /// The end of a node's tick: its status, its rule flags (a finished
+    /// node is complete or not), and whether the walk is still settled.
+    #[inline(always)]
+    fn finish_node(&mut self, i: u32, was_running: bool, status: Status) -> Status {
+        let s = &mut self.st.mem.node_mut(i as usize);
         match status {
             // Skipped: nothing left to do, which for a rule is complete.
             Status::Success | Status::Skipped => s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE),
@@ -1047,6 +1024,56 @@ impl<'a> Interp<'a> {
             Family::Leaf => self.tick_leaf(i, kind),
             Family::Custom => self.tick_custom(i, kind),
         }
+    }
+
+    /// Takes the report of the running action `leaf` and goes up from it
+    /// as a walk from the root would come back up: each parent continues
+    /// its loop after the child's result, until one keeps running or the
+    /// root finishes. Only for ticks [`resume_point`] allows: what a walk
+    /// would ask on the way down has the last walk's answers.
+    fn bubble(&mut self, leaf: u32) -> Status {
+        let mut child = leaf;
+        let mut status = self.tick_node(leaf);
+        while status != Status::Running {
+            let q = self.p.nodes[child as usize].parent;
+            if q == NONE {
+                break;
+            }
+            let n = &self.p.nodes[q as usize];
+            let (first, count) = (n.first_child as usize, n.child_count as usize);
+            let k = self.p.children[first..first + count]
+                .iter()
+                .position(|&c| c == child)
+                .unwrap_or(count);
+            let skipped = usize::from(status == Status::Skipped);
+            let s = match (n.kind, status) {
+                (Kind::GuardSequence | Kind::Sequence, Status::Failure) => {
+                    self.set_cursor_at(q as usize, 0);
+                    Status::Failure
+                }
+                (Kind::GuardSequence | Kind::Sequence, _) => {
+                    self.sequence_from(q, k + 1, false, skipped)
+                }
+                (Kind::PrioritizedList, Status::Success) => {
+                    self.set_running_child(q, NONE);
+                    Status::Success
+                }
+                (Kind::PrioritizedList, _) => {
+                    self.prioritized_loop::<false>(q, first, count, k + 1, NONE)
+                }
+                (Kind::Selector, Status::Success) => {
+                    self.set_running_child(q, NONE);
+                    Status::Success
+                }
+                (Kind::Selector, _) => self.selector_from(q, k + 1, skipped),
+                // An instant invert around a running child cannot be.
+                _ => unreachable!("{} does not resume", n.kind.name()),
+            };
+            status = self.finish_node(q, true, s);
+            child = q;
+        }
+        // Running: the parents above keep running, as they were.
+        status
     }
 
     /// A node masked by the agent's tags: ignored entirely (the Halo seed),
