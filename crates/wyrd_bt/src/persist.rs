@@ -180,7 +180,7 @@ impl AgentState {
             tree: program.source.clone(),
             tree_hash: format!("{:016x}", program.content_hash),
             seed: self.seed,
-            rng: self.rng,
+            rng: self.rng(),
             now_ms: self.now_ms,
             clock_us,
             ticks: self.ticks,
@@ -319,7 +319,7 @@ pub fn restore(
             None => report.not_kept.push(s.path.clone()),
         }
     }
-    state.rng = saved.rng;
+    state.mem.set_rng(saved.rng);
     state.now_ms = saved.now_ms;
     state.ticks = saved.ticks;
     state.status = status_of(&saved.status.0);

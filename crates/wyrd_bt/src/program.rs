@@ -531,6 +531,13 @@ pub struct Program {
     /// guard sequences, selectors; conditions, instant inverts, actions,
     /// constants), no impulses.
     pub(crate) resumable: bool,
+    /// Whether a node draws random numbers (probabilistic, random one-off
+    /// and select-one, custom nodes): only then does an agent keep a
+    /// random state.
+    pub(crate) random: bool,
+    /// Whether a condition can read a key unset (a comparison not folded
+    /// into a bit test): only then does an agent keep a mask of such keys.
+    pub(crate) reads_unset: bool,
     /// Most actions that can run at once (parallels), stimuli excluded.
     pub(crate) max_concurrent_actions: u32,
     /// World values the program reads.

@@ -493,7 +493,7 @@ impl AgentState {
     /// Keys a condition read before the game set them: bit `k` for key `k`
     /// (keys from 63 on share bit 63). Such a condition does not hold.
     pub fn unset_reads(&self) -> u64 {
-        self.unset_reads
+        self.mem.unset()
     }
 
     /// How often each impulse won, in [`Program::impulses`] order.

@@ -205,6 +205,15 @@ pub fn compile(
         }
     }
     c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.info().timed);
+    c.p.random = c.p.nodes.iter().any(|n| {
+        matches!(
+            n.kind,
+            Kind::Probabilistic { .. }
+                | Kind::OneOff { random: true }
+                | Kind::SelectOne { random: true }
+                | Kind::Custom { .. }
+        )
+    });
     c.p.resumable = c.p.skippable
         && c.p.impulses.is_empty()
         && c.p.nodes.iter().all(|n| match n.kind {
@@ -241,6 +250,14 @@ pub fn compile(
         c.p.nodes[i as usize].guard = guard;
     }
     fold_bits(&mut c.p);
+    c.p.reads_unset = c.p.conds.iter().any(|c| {
+        matches!(
+            c,
+            crate::program::Cond::BbIs { .. }
+                | crate::program::Cond::Bb { .. }
+                | crate::program::Cond::BbKey { .. }
+        )
+    });
     // The texts only, in file order: the same tree loaded by the game
     // (paths relative to its assets) and by `wyrd` (paths from the shell)
     // has the same hash.

@@ -170,8 +170,6 @@ pub struct AgentState {
     /// [`Node::cursor`](crate::Node::cursor)), node states (per node, in
     /// program order).
     pub(crate) mem: StateMem,
-    /// Per-agent random state (SplitMix64).
-    pub(crate) rng: u64,
     /// Ticks so far.
     pub(crate) ticks: u64,
     /// Active stimuli.
@@ -195,8 +193,6 @@ pub struct AgentState {
     pub(crate) resumed: u32,
     /// What the last walk leaves for the next tick ([`walked`] bits).
     pub(crate) walked: u8,
-    /// Keys (bit `min(key, 63)`) a condition read before they were set.
-    pub(crate) unset_reads: u64,
     /// The root's status after the whole tick (a repeating tree that
     /// finished is already running its next cycle).
     pub(crate) live: Status,
@@ -232,13 +228,21 @@ pub struct StateSnapshot {
 }
 
 impl AgentState {
+    /// The random state (the seed's when the program draws no random
+    /// numbers: it never moves).
+    pub(crate) fn rng(&self) -> u64 {
+        self.mem
+            .rng()
+            .unwrap_or(self.seed ^ crate::rng::SplitMix64::GAMMA)
+    }
+
     /// The state as plain data (see [`StateSnapshot`]).
     pub fn snapshot(&self) -> StateSnapshot {
         StateSnapshot {
             nodes: self.mem.nodes().iter().map(|n| n.0).collect(),
             aux: self.mem.aux().to_vec(),
             cursors: self.mem.cursors().to_vec(),
-            rng: self.rng,
+            rng: self.rng(),
             now_ms: self.now_ms,
             ticks: self.ticks,
             stimuli: self
@@ -307,9 +311,9 @@ impl AgentState {
         mem.aux_mut().copy_from_slice(&s.aux);
         mem.cursors_mut().copy_from_slice(&s.cursors);
         mem.impulses_mut().copy_from_slice(&s.impulse_fired);
+        mem.set_rng(s.rng);
         Some(AgentState {
             mem,
-            rng: s.rng,
             now_ms: s.now_ms,
             ticks: s.ticks,
             stimuli,
@@ -320,7 +324,6 @@ impl AgentState {
             skipped: 0,
             resumed: 0,
             walked: 0,
-            unset_reads: 0,
             live: status(s.status.1),
         })
     }
@@ -332,7 +335,10 @@ impl AgentState {
             program.impulses.len(),
             program.cursor_count as usize,
             program.nodes.len(),
+            program.random,
+            program.reads_unset,
         );
+        mem.set_rng(seed ^ crate::rng::SplitMix64::GAMMA);
         for (s, n) in mem.nodes_mut().iter_mut().zip(&program.nodes) {
             s.add_flags(
                 rule::PAUSED
@@ -345,7 +351,6 @@ impl AgentState {
         }
         AgentState {
             mem,
-            rng: seed ^ crate::rng::SplitMix64::GAMMA,
             now_ms: 0,
             ticks: 0,
             // Allocated on the first insertion, not per agent up front.
@@ -357,7 +362,6 @@ impl AgentState {
             skipped: 0,
             resumed: 0,
             walked: 0,
-            unset_reads: 0,
             live: Status::Idle,
         }
     }
@@ -668,7 +672,10 @@ fn walk_agent(
         it.st.live = it.walk();
     }
     it.st.walked = if it.unsettled { walked::UNSETTLED } else { 0 };
-    it.st.unset_reads |= it.unset.get();
+    let unset = it.unset.get();
+    if unset != 0 {
+        it.st.mem.add_unset(unset);
+    }
     status
 }
 
@@ -702,9 +709,9 @@ impl<'a> Interp<'a> {
     }
 
     fn next_random(&mut self) -> u64 {
-        let mut r = crate::rng::SplitMix64(self.st.rng);
+        let mut r = crate::rng::SplitMix64(self.st.rng());
         let x = r.next();
-        self.st.rng = r.0;
+        self.st.mem.set_rng(r.0);
         x
     }
 
@@ -1120,7 +1127,11 @@ pub(crate) fn inputs_key(blackboard: u64, world: u64) -> (u32, u32) {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StateMem {
     words: Box<[u32]>,
-    /// Node states (bytes from 0; the cursors start on the next u16).
+    /// Node states (bytes from 0; the cursors start on the next u16), in
+    /// the low 30 bits; bit 30: the last two words of the allocation are
+    /// the unset-read mask, bit 31: the two before them (or the last two)
+    /// are the random state. Programs that draw no random numbers and read
+    /// no key unset keep neither.
     n_nodes: u32,
     /// Where the cursors end, in u16 units.
     cur_end: u32,
@@ -1131,16 +1142,32 @@ pub(crate) struct StateMem {
 }
 
 impl StateMem {
-    /// Zeroed arrays of these sizes.
-    pub(crate) fn new(aux: usize, impulses: usize, cursors: usize, nodes: usize) -> StateMem {
+    const UNSET: u32 = 1 << 30;
+    const RNG: u32 = 1 << 31;
+    const NODES: u32 = Self::UNSET - 1;
+
+    /// Zeroed arrays of these sizes (`rng`, `unset`: with the random state,
+    /// with the unset-read mask).
+    pub(crate) fn new(
+        aux: usize,
+        impulses: usize,
+        cursors: usize,
+        nodes: usize,
+        rng: bool,
+        unset: bool,
+    ) -> StateMem {
         let cur_at = nodes.div_ceil(2);
         let cur_end = cur_at + cursors;
         let aux_at = cur_end.div_ceil(2);
         let imp_at = aux_at + aux;
+        let extra = 2 * usize::from(rng) + 2 * usize::from(unset);
         let u32_of = |n: usize| u32::try_from(n).expect("tree state under 16 GiB");
+        assert!(nodes <= Self::NODES as usize, "at most 2^30 nodes");
         StateMem {
-            words: vec![0u32; imp_at + impulses].into_boxed_slice(),
-            n_nodes: u32_of(nodes),
+            words: vec![0u32; imp_at + impulses + extra].into_boxed_slice(),
+            n_nodes: u32_of(nodes)
+                | if rng { Self::RNG } else { 0 }
+                | if unset { Self::UNSET } else { 0 },
             cur_end: u32_of(cur_end),
             aux_at: u32_of(aux_at),
             imp_at: u32_of(imp_at),
@@ -1155,7 +1182,7 @@ impl StateMem {
     /// Where the cursors start, in u16 units.
     #[inline(always)]
     fn cur_at(&self) -> usize {
-        (self.n_nodes as usize).div_ceil(2)
+        ((self.n_nodes & Self::NODES) as usize).div_ceil(2)
     }
 
     #[inline(always)]
@@ -1171,13 +1198,13 @@ impl StateMem {
     /// Every node's state.
     #[inline(always)]
     pub(crate) fn nodes(&self) -> &[NodeState] {
-        &self.bytes()[..self.n_nodes as usize]
+        &self.bytes()[..(self.n_nodes & Self::NODES) as usize]
     }
 
     /// Every node's state.
     #[inline(always)]
     pub(crate) fn nodes_mut(&mut self) -> &mut [NodeState] {
-        let n = self.n_nodes as usize;
+        let n = (self.n_nodes & Self::NODES) as usize;
         &mut self.bytes_mut()[..n]
     }
 
@@ -1218,15 +1245,62 @@ impl StateMem {
         &mut self.words[at + a]
     }
 
+    /// Where the impulse counts end (the optional words follow).
+    #[inline(always)]
+    fn imp_end(&self) -> usize {
+        self.words.len()
+            - 2 * usize::from(self.n_nodes & Self::RNG != 0)
+            - 2 * usize::from(self.n_nodes & Self::UNSET != 0)
+    }
+
     #[inline(always)]
     pub(crate) fn impulses(&self) -> &[u32] {
-        &self.words[self.imp_at as usize..]
+        &self.words[self.imp_at as usize..self.imp_end()]
     }
 
     #[inline(always)]
     pub(crate) fn impulses_mut(&mut self) -> &mut [u32] {
-        let at = self.imp_at as usize;
-        &mut self.words[at..]
+        let (a, b) = (self.imp_at as usize, self.imp_end());
+        &mut self.words[a..b]
+    }
+
+    /// The random state, if kept.
+    pub(crate) fn rng(&self) -> Option<u64> {
+        (self.n_nodes & Self::RNG != 0).then(|| {
+            let at = self.imp_end();
+            u64::from(self.words[at]) | u64::from(self.words[at + 1]) << 32
+        })
+    }
+
+    /// Sets the random state (nothing if not kept).
+    pub(crate) fn set_rng(&mut self, rng: u64) {
+        if self.n_nodes & Self::RNG != 0 {
+            let at = self.imp_end();
+            self.words[at] = rng as u32;
+            self.words[at + 1] = (rng >> 32) as u32;
+        }
+    }
+
+    /// Keys read unset so far (0 if not kept).
+    pub(crate) fn unset(&self) -> u64 {
+        if self.n_nodes & Self::UNSET != 0 {
+            let at = self.words.len() - 2;
+            u64::from(self.words[at]) | u64::from(self.words[at + 1]) << 32
+        } else {
+            0
+        }
+    }
+
+    /// Notes keys read unset (a program that keeps no mask reads none).
+    #[cold]
+    pub(crate) fn add_unset(&mut self, keys: u64) {
+        debug_assert!(self.n_nodes & Self::UNSET != 0, "no unset-read mask");
+        if self.n_nodes & Self::UNSET != 0 {
+            let keys = self.unset() | keys;
+            let at = self.words.len() - 2;
+            self.words[at] = keys as u32;
+            self.words[at + 1] = (keys >> 32) as u32;
+        }
     }
 
     #[inline(always)]
