@@ -71,6 +71,10 @@ fn main() {
             "--ticks" => ticks = num("--ticks") as u32,
             "--plugin" => plugin = true,
             "--typed" => typed = true,
+            "--fixed-cost" => {
+                fixed_cost(ticks, std::env::var("WYRD_FIXED_COST_ONLY").ok());
+                return;
+            }
             "--record-all" => record = Some((true, num("--record-all"))),
             "--record-one" => record = Some((false, num("--record-one"))),
             other => {
@@ -224,6 +228,58 @@ fn main() {
         "completed actions / agent-tick {:.3}",
         completed as f64 / (f64::from(ticks) * agents as f64)
     );
+}
+
+/// The update's fixed cost: the same headless app with no agent, with and
+/// without Wyrd's plugin and the bench's two systems (what is Bevy's, what
+/// is ours).
+/// `only`: one variant (`bare`, `asset`, `plugin`, `bench`), e.g. to count
+/// its system calls (`WYRD_FIXED_COST_ONLY=plugin strace -f -c ...`).
+fn fixed_cost(ticks: u32, only: Option<String>) {
+    let median_update = |app: &mut bevy::prelude::App| {
+        for _ in 0..30 {
+            app.update();
+        }
+        let mut v: Vec<f64> = (0..ticks.max(100))
+            .map(|_| {
+                let t = Instant::now();
+                app.update();
+                t.elapsed().as_nanos() as f64
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2] / 1e3
+    };
+    let variant = |name: &str| -> Option<bevy::prelude::App> {
+        if only.as_deref().is_some_and(|o| o != name) {
+            return None;
+        }
+        Some(match name {
+            "bare" => bare_app(1),
+            "asset" => {
+                let mut app = bare_app(1);
+                bevy::asset::AssetApp::init_asset::<wyrd_bt::BtAsset>(&mut app);
+                app
+            }
+            "plugin" => {
+                let mut app = bare_app(1);
+                app.add_plugins(wyrd_bt::BtPlugin::default());
+                app
+            }
+            _ => plugin_app(0, Some(1)),
+        })
+    };
+    println!("fixed cost per update (1 compute thread, no agent, median):");
+    for (name, what) in [
+        ("bare", "Bevy alone (MinimalPlugins, AssetPlugin)"),
+        ("asset", "+ the BtAsset asset type"),
+        ("plugin", "+ BtPlugin"),
+        ("bench", "+ the bench's sense and act systems"),
+    ] {
+        if let Some(mut app) = variant(name) {
+            println!("  {what:<42} {:.1} us", median_update(&mut app));
+        }
+    }
 }
 
 /// The full plugin path: medians of the whole update and of its parts.

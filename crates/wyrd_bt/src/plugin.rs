@@ -167,11 +167,26 @@ pub struct BtStats {
     act_start: Option<std::time::Instant>,
 }
 
-fn act_end(mut stats: ResMut<BtStats>, mut diagnostics: Diagnostics) {
-    if let Some(t) = stats.act_start.take() {
-        stats.act_ns = t.elapsed().as_nanos() as u64;
-        let act_ms = stats.act_ns as f64 / 1e6;
-        diagnostics.add_measurement(&BtPlugin::ACT_MS, || act_ms);
+/// After `Act`: its time. Exclusive, so that the executor runs it on its
+/// own thread instead of handing it to a worker (a few microseconds of
+/// work, tens of microseconds of hand-off on a small machine).
+fn act_end(world: &mut World) {
+    let Some(mut stats) = world.get_resource_mut::<BtStats>() else {
+        return;
+    };
+    let Some(t) = stats.act_start.take() else {
+        return;
+    };
+    stats.act_ns = t.elapsed().as_nanos() as u64;
+    let act_ms = stats.act_ns as f64 / 1e6;
+    if let Some(mut store) = world.get_resource_mut::<bevy::diagnostic::DiagnosticsStore>()
+        && let Some(d) = store.get_mut(&BtPlugin::ACT_MS)
+        && d.is_enabled
+    {
+        d.add_measurement(bevy::diagnostic::DiagnosticMeasurement {
+            time: bevy::platform::time::Instant::now(),
+            value: act_ms,
+        });
     }
 }
 
@@ -422,11 +437,13 @@ impl BtAgent {
 /// The behavior-tree system sets, chained in the plugin's schedule
 /// ([`BtPlugin::schedule`], `FixedUpdate` by default):
 /// - `Sense`: your systems that write blackboards and tags;
-/// - `Decide`, three systems in this order: the world values each program
-///   reads are looked up (once per program); agents whose tree is new or
-///   whose asset was (re)loaded bind to its program (`AssetChanged`); then
-///   restarts, per-tree rates and the tick of every agent (in parallel;
-///   each agent only touches its own components), with the tick's
+/// - `Decide`, one system doing in this order: the world values each
+///   program reads are looked up (once per program); agents whose tree is
+///   new or whose asset was (re)loaded bind to its program (`AssetChanged`,
+///   asked only after a tree asset event); saved states given with
+///   [`RestoreTree`] are restored; then restarts, per-tree rates and the
+///   tick of every agent (in parallel from [`BtPlugin::PARALLEL_FROM`]
+///   agents; each agent only touches its own components), with the tick's
 ///   statistics in [`BtStats`] and Bevy's diagnostics ([`BtPlugin::TICKED`],
 ///   [`BtPlugin::DECIDE_MS`], [`BtPlugin::ACT_MS`]);
 /// - `Act`: your action systems read [`BtActions`] and report results.
@@ -497,6 +514,12 @@ impl Default for BtPlugin {
 }
 
 impl BtPlugin {
+    /// Agents from which the tree tick runs in parallel on the compute
+    /// threads; fewer are ticked on the system's own thread (handing
+    /// batches out and waiting for them costs more than ticking a small
+    /// crowd: measured in BENCHMARKS.md).
+    pub const PARALLEL_FROM: usize = 1024;
+
     /// Diagnostic: agents ticked in the last step.
     pub const TICKED: DiagnosticPath = DiagnosticPath::const_new("wyrd_bt/ticked");
     /// Diagnostic: time in `BtSystems::Decide`'s tick, ms.
@@ -557,14 +580,8 @@ impl Plugin for BtPlugin {
             .init_resource::<BtStats>()
             .add_systems(
                 self.schedule,
-                // Two systems, not one per step: each system run is a task
-                // handed to a worker and back, a fixed cost per update
-                // that dominates small crowds. The commands of the first
-                // (removing `RestoreTree`) need not be applied before the
-                // tick, so no sync point between them.
-                (prepare_trees, tick_trees)
-                    .chain_ignore_deferred()
-                    .in_set(BtSystems::Decide),
+                // One system for the whole of Decide (see `decide_trees`).
+                decide_trees.in_set(BtSystems::Decide),
             )
             .add_systems(self.schedule, act_end.after(BtSystems::Act));
         if let Some(hz) = self.tick_hz {
@@ -693,32 +710,66 @@ type RestoreQuery<'w, 's> = Query<
     ),
 >;
 
-/// `Decide`, first: world values published ([`publish_world_values`]),
-/// agents bound to new or reloaded trees ([`bind_trees`]), saved tree
-/// states restored ([`restore_trees`]), in that order.
-#[allow(
-    clippy::too_many_arguments,
-    clippy::type_complexity,
-    reason = "a Bevy system's parameters"
-)]
-fn prepare_trees(
-    mut commands: Commands,
-    assets: Res<Assets<BtAsset>>,
+/// The agents [`decide_trees`] ticks.
+type TickQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static BehaviorTree,
+        &'static mut BtAgent,
+        &'static Blackboard,
+        &'static mut BtActions,
+    ),
+>;
+
+/// What [`decide_trees`] needs besides the agents to prepare them.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Prepare<'w, 's> {
+    commands: Commands<'w, 's>,
+    assets: Res<'w, Assets<BtAsset>>,
+    log: ResMut<'w, BtReloads>,
+    asset_events: MessageReader<'w, 's, bevy::asset::AssetEvent<BtAsset>>,
+    started: Local<'s, bool>,
+}
+
+/// `Decide`: world values published ([`publish_world_values`]), agents
+/// bound to new or reloaded trees ([`bind_trees`]), saved tree states
+/// restored ([`restore_trees`]), then every agent due ticked
+/// ([`tick_trees`]). One system: each system run is a task handed to a
+/// worker and back, a fixed cost per update that dominates small crowds.
+#[allow(clippy::type_complexity, reason = "a Bevy system's parameters")]
+fn decide_trees(
+    mut prepare: Prepare,
+    time: Res<Time>,
+    settings: ResMut<BtSettings>,
     globals: Res<BtGlobals>,
     mut world: ResMut<BtWorldValues>,
-    mut log: ResMut<BtReloads>,
-    mut asset_events: MessageReader<bevy::asset::AssetEvent<BtAsset>>,
-    mut started: Local<bool>,
+    stats: ResMut<BtStats>,
+    diagnostics: Diagnostics,
+    ticked: Local<bevy::utils::Parallel<u32>>,
     mut agents: ParamSet<(
         BindQuery<Changed<BehaviorTree>>,
         BindQuery<AssetChanged<BehaviorTree>>,
         RestoreQuery,
+        TickQuery,
     )>,
 ) {
-    publish_world_values(&assets, &globals, &mut world);
-    let assets_changed = asset_events.read().count() > 0 || !std::mem::replace(&mut *started, true);
-    bind_trees(&assets, &mut log, assets_changed, &mut agents);
-    restore_trees(&mut commands, &globals, &mut agents.p2());
+    let p = &mut prepare;
+    publish_world_values(&p.assets, &globals, &mut world);
+    let assets_changed =
+        p.asset_events.read().count() > 0 || !std::mem::replace(&mut *p.started, true);
+    bind_trees(&p.assets, &mut p.log, assets_changed, &mut agents);
+    restore_trees(&mut p.commands, &globals, &mut agents.p2());
+    tick_trees(
+        &time,
+        settings,
+        &globals,
+        &world,
+        stats,
+        diagnostics,
+        ticked,
+        &mut agents.p3(),
+    );
 }
 
 fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &mut BtWorldValues) {
@@ -768,7 +819,7 @@ type BindQuery<'w, 's, F> = Query<
 /// of those that restarted.
 type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
 
-#[allow(clippy::type_complexity, reason = "prepare_trees' queries")]
+#[allow(clippy::type_complexity, reason = "decide_trees' queries")]
 fn bind_trees(
     assets: &Assets<BtAsset>,
     log: &mut BtReloads,
@@ -777,6 +828,7 @@ fn bind_trees(
         BindQuery<Changed<BehaviorTree>>,
         BindQuery<AssetChanged<BehaviorTree>>,
         RestoreQuery,
+        TickQuery,
     )>,
 ) {
     let mut reloads: Vec<Reload> = Vec::new();
@@ -943,14 +995,14 @@ pub struct RestoreTree(pub SavedTree);
 /// diagnostics: [`BtPlugin::TICKED`], [`BtPlugin::DECIDE_MS`]).
 #[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
 fn tick_trees(
-    time: Res<Time>,
+    time: &Time,
     mut settings: ResMut<BtSettings>,
-    globals: Res<BtGlobals>,
-    world: Res<BtWorldValues>,
+    globals: &BtGlobals,
+    world: &BtWorldValues,
     mut stats: ResMut<BtStats>,
     mut diagnostics: Diagnostics,
     mut ticked: Local<bevy::utils::Parallel<u32>>,
-    mut agents: Query<(&BehaviorTree, &mut BtAgent, &Blackboard, &mut BtActions)>,
+    agents: &mut TickQuery,
 ) {
     // Paused by a debugger: no tree ticks, but for the steps asked.
     if settings.paused {
@@ -971,11 +1023,19 @@ fn tick_trees(
     // The ticked count is per thread, borrowed once per batch of agents
     // (one shared atomic would bounce between cores; a thread-local look-up
     // per agent costs more than many ticks).
-    agents.par_iter_mut().for_each_init(|| ticked.borrow_local_mut(), |ticked, (tree, mut agent, bb, mut actions)| {
+    let tick = |ticked: &mut u32,
+                (tree, mut agent, bb, mut actions): (
+        &BehaviorTree,
+        Mut<BtAgent>,
+        &Blackboard,
+        Mut<BtActions>,
+    )| {
         let agent = &mut *agent;
         // Borrowed, not cloned: an `Arc` clone per agent and tick is an
         // atomic write to one cache line shared by every thread.
-        let Some(program) = agent.program.as_deref() else { return };
+        let Some(program) = agent.program.as_deref() else {
+            return;
+        };
         if agent.restart {
             agent.restart = false;
             agent.restarts_this_tick += 1;
@@ -1018,7 +1078,9 @@ fn tick_trees(
             globals: if program.globals.is_empty() {
                 &[]
             } else {
-                world_values.get(&tree.handle.id()).map_or(&[], Vec::as_slice)
+                world_values
+                    .get(&tree.handle.id())
+                    .map_or(&[], Vec::as_slice)
             },
             globals_generation,
             repeat: tree.mode == RunMode::Repeat,
@@ -1085,11 +1147,25 @@ fn tick_trees(
                 agent.problems.push(problem);
             }
         }
-        **ticked += 1;
+        *ticked += 1;
         if tree.mode == RunMode::Once && status != Status::Running {
             agent.finished = true;
         }
-    });
+    };
+    if agents.iter().len() < BtPlugin::PARALLEL_FROM {
+        // A parallel iteration hands batches to the compute threads and
+        // waits for them: tens of microseconds on a small machine, more
+        // than a small crowd's whole tick.
+        let mut n = 0;
+        for item in agents.iter_mut() {
+            tick(&mut n, item);
+        }
+        *ticked.borrow_local_mut() += n;
+    } else {
+        agents
+            .par_iter_mut()
+            .for_each_init(|| ticked.borrow_local_mut(), |t, item| tick(t, item));
+    }
     stats.ticked = ticked.iter_mut().map(std::mem::take).sum();
     stats.decide_ns = started.elapsed().as_nanos() as u64;
     let per_second = stats.ticked as f32 / dt.max(1e-6);

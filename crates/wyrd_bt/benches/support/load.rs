@@ -198,6 +198,26 @@ pub fn act(load: Res<Load>, mut agents: Query<(&BtAgent, &mut BtActions)>) {
     });
 }
 
+/// The headless app of [`plugin_app`] without Wyrd: Bevy's own fixed cost
+/// per update (`threads` compute threads).
+pub fn bare_app(threads: usize) -> App {
+    let mut app = App::new();
+    let mut options = TaskPoolOptions::default();
+    options.compute.min_threads = threads;
+    options.compute.max_threads = threads;
+    app.add_plugins((
+        MinimalPlugins.set(TaskPoolPlugin {
+            task_pool_options: options,
+        }),
+        AssetPlugin::default(),
+    ))
+    .insert_resource(bevy::time::Time::<bevy::time::Fixed>::from_hz(30.0))
+    .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
+        std::time::Duration::from_secs_f64(1.0 / 30.0),
+    ));
+    app
+}
+
 /// A headless app with `n` agents on the reference tree, warmed up.
 /// `threads`: threads of the compute pool, which runs the tree tick's
 /// `par_iter` (`None`: Bevy's default, which on a 2-core machine is one
