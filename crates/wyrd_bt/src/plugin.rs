@@ -737,7 +737,11 @@ struct Prepare<'w, 's> {
 /// restored ([`restore_trees`]), then every agent due ticked
 /// ([`tick_trees`]). One system: each system run is a task handed to a
 /// worker and back, a fixed cost per update that dominates small crowds.
-#[allow(clippy::type_complexity, reason = "a Bevy system's parameters")]
+#[allow(
+    clippy::too_many_arguments,
+    clippy::type_complexity,
+    reason = "a Bevy system's parameters"
+)]
 fn decide_trees(
     mut prepare: Prepare,
     time: Res<Time>,
