@@ -538,6 +538,9 @@ pub struct Program {
     /// Whether a condition can read a key unset (a comparison not folded
     /// into a bit test): only then does an agent keep a mask of such keys.
     pub(crate) reads_unset: bool,
+    /// The outcomes of fresh walks, when they depend on a few bool keys
+    /// only (see `runtime::fresh`).
+    pub(crate) fresh: Option<Box<crate::runtime::FreshTable>>,
     /// Most actions that can run at once (parallels), stimuli excluded.
     pub(crate) max_concurrent_actions: u32,
     /// World values the program reads.

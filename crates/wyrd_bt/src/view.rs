@@ -396,6 +396,16 @@ impl Program {
     pub fn is_skippable(&self) -> bool {
         self.skippable
     }
+
+    /// Entries of the program's decision table for fresh walks (0: it has
+    /// none): trees whose decisions are tests of at most 11 bool keys
+    /// (folded guards; no tags, timers, randomness or world values) keep,
+    /// from when they compile, the outcome of a walk that starts with
+    /// nothing running for every combination of those keys, and such
+    /// walks are then a look-up (see [`tick_agent`](crate::tick_agent)).
+    pub fn decision_table_entries(&self) -> usize {
+        self.fresh.as_ref().map_or(0, |t| t.len())
+    }
 }
 
 /// What a node with a timer or counter is in the middle of, for display.

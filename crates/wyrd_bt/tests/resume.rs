@@ -1,8 +1,9 @@
-//! Two shortcuts of the tick: a tick with nothing new skips its walk, and
-//! a tick whose only news is an action's success resumes at that action's
-//! sequence instead of walking from the root (issue 18). Shortcuts, not
-//! rules: every agent must end every tick as a walk from the root would
-//! leave it. Checked here tick by tick, on random inputs and random action
+//! Three shortcuts of the tick (issue 18): a tick with nothing new skips
+//! its walk; a tick whose only news is the running action's report takes
+//! it where the action is and goes up from there instead of walking down
+//! from the root; a walk that starts with nothing running is looked up in
+//! the tree's decision table when it has one. Shortcuts, not rules: every
+//! agent must end every tick as a walk from the root would leave it. Checked here tick by tick, on random inputs and random action
 //! outcomes, against agents that always walk (`TickEnv::always_walk`) and
 //! against traced agents (a traced tick may skip but never resumes). The
 //! one thing a shortcut leaves as the last walk left it is the paused flag
@@ -16,6 +17,26 @@ use wyrd_bt::{
 
 /// The reference tree of BENCH_REFERENCE.md.
 const REFERENCE: &str = include_str!("../../../assets/bench/reference.bt.ron");
+
+/// Plain sequences, selectors, an instant invert, constants, no tags: a
+/// tree with a decision table.
+const PLAIN: &str = r#"(
+    blackboard: {"a": false, "b": true, "c": false, "d": true},
+    root: PrioritizedList(children: [
+        Sequence(name: "first", children: [
+            Condition(check: Is("a")),
+            Invert(child: Condition(check: Is("b"))),
+            Action(action: "A1"), Action(action: "A2"),
+        ]),
+        Selector(name: "middle", children: [
+            GuardSequence(name: "guarded", children: [
+                Condition(check: Is("c")), Condition(check: Is("d")), Action(action: "B1"), Action(action: "B2"),
+            ]),
+            Sequence(name: "fallback", children: [Succeed(), Action(action: "B3")]),
+        ]),
+        Sequence(name: "last", children: [Action(action: "C1"), Fail()]),
+    ]),
+)"#;
 
 /// Plain sequences, a selector around sequences, an instant invert, tags.
 const MIXED: &str = r#"(
@@ -83,9 +104,10 @@ fn running_paused_only(mut s: StateSnapshot) -> StateSnapshot {
 /// Ticks triples of agents (shortcuts allowed / traced / always walking)
 /// on the same inputs and outcomes and compares them after every tick.
 /// Returns the number of resumed ticks.
-fn compare(text: &str, agents: usize, ticks: u32) -> u64 {
+fn compare(text: &str, agents: usize, ticks: u32, table: usize) -> u64 {
     let program = wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
         .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(program.decision_table_entries(), table);
     let bools: Vec<u16> = program
         .blackboard_keys()
         .iter()
@@ -177,7 +199,8 @@ fn compare(text: &str, agents: usize, ticks: u32) -> u64 {
 
 #[test]
 fn resumed_ticks_end_as_walks_from_the_root_on_the_reference_tree() {
-    let resumed = compare(REFERENCE, 200, 600);
+    // Ten bool inputs: 1,024 fresh walks in the table.
+    let resumed = compare(REFERENCE, 200, 600, 1024);
     // The shortcut is taken (a sequence of two actions is most of the
     // tree), so the comparison above covered it.
     assert!(resumed > 500, "only {resumed} resumed ticks");
@@ -185,7 +208,14 @@ fn resumed_ticks_end_as_walks_from_the_root_on_the_reference_tree() {
 
 #[test]
 fn resumed_ticks_end_as_walks_from_the_root_with_sequences_selectors_and_tags() {
-    let resumed = compare(MIXED, 200, 600);
+    // Tags: no decision table.
+    let resumed = compare(MIXED, 200, 600, 0);
+    assert!(resumed > 500, "only {resumed} resumed ticks");
+}
+
+#[test]
+fn table_walks_end_as_walks_from_the_root_with_sequences_selectors_and_constants() {
+    let resumed = compare(PLAIN, 200, 600, 16);
     assert!(resumed > 500, "only {resumed} resumed ticks");
 }
 

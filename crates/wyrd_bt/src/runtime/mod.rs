@@ -7,6 +7,7 @@ mod actions;
 mod composites;
 mod custom;
 mod decorators;
+mod fresh;
 mod halo;
 mod leaves;
 mod stimuli;
@@ -15,6 +16,7 @@ mod trainz;
 
 pub use actions::{ActionState, ActiveAction, BtActions};
 pub use custom::CustomCtx;
+pub(crate) use fresh::FreshTable;
 pub use stimuli::{MAX_STIMULI, Stimulus, StimulusError};
 pub use trace::{ActionEvent, TickTrace};
 
@@ -421,6 +423,9 @@ pub(crate) struct Interp<'a> {
     unset: std::cell::Cell<u64>,
     /// A node stopped running in this walk (see [`walked::UNSETTLED`]).
     unsettled: bool,
+    /// Fresh walks may come from the program's table (not for agents that
+    /// always walk).
+    tables: bool,
 }
 
 /// What one tick reads besides the agent's own components.
@@ -633,6 +638,7 @@ fn walk_agent(
         trace,
         unset: std::cell::Cell::new(0),
         unsettled: false,
+        tables: !env.always_walk,
     };
     // One pass over the slots: started ones now run, aborted ones (told
     // last tick) go; reports are taken by the action leaves in the walk.
@@ -681,7 +687,10 @@ fn walk_agent(
 
 impl<'a> Interp<'a> {
     /// One walk from the root.
-    fn walk(&mut self) -> Status {
+    pub(crate) fn walk(&mut self) -> Status {
+        if let Some(status) = self.fresh_walk() {
+            return status;
+        }
         let swept = self.st.redirect_live;
         self.spare = NONE;
         let status = self.tick_node(0);
@@ -918,6 +927,32 @@ impl<'a> Interp<'a> {
     /// Stops a subtree: running actions are aborted, statuses reset, and the
     /// nodes paused. A behavior a redirect impulse ran in this tick is
     /// spared (it stops by itself when no one runs it).
+    /// An interpreter for one tick (a period of `dt_us`, 0: none) of an
+    /// agent.
+    pub(crate) fn new(
+        p: &'a Program,
+        st: &'a mut AgentState,
+        bb: &'a Blackboard,
+        actions: &'a mut BtActions,
+        trace: Option<&'a mut TickTrace>,
+    ) -> Self {
+        Interp {
+            p,
+            st,
+            bb,
+            actions,
+            stub: None,
+            globals: &[],
+            dt_us: 0,
+            unguarded: NONE,
+            spare: NONE,
+            trace,
+            unset: std::cell::Cell::new(0),
+            unsettled: false,
+            tables: true,
+        }
+    }
+
     pub(crate) fn halt(&mut self, i: u32) {
         if i == self.spare {
             return;
