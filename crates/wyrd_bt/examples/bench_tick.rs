@@ -311,7 +311,8 @@ fn run_plugin(agents: usize, threads: usize, ticks: u32, record: Option<(bool, u
             if all { "every agent" } else { "one agent" }
         );
     }
-    let (mut total, mut decide, mut act) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut total, mut decide, mut act, mut sense) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let allocs_before = ALLOCS.load(Ordering::Relaxed);
     for _ in 0..ticks {
         let t = Instant::now();
@@ -320,13 +321,19 @@ fn run_plugin(agents: usize, threads: usize, ticks: u32, record: Option<(bool, u
         let stats = app.world().resource::<wyrd_bt::BtStats>();
         decide.push(stats.decide_ns as f64);
         act.push(stats.act_ns as f64);
+        sense.push(app.world().resource::<Load>().sense_ns as f64);
     }
     let allocs = ALLOCS.load(Ordering::Relaxed) - allocs_before;
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let (total, decide, act) = (median(&mut total), median(&mut decide), median(&mut act));
+    let (total, decide, act, sense) = (
+        median(&mut total),
+        median(&mut decide),
+        median(&mut act),
+        median(&mut sense),
+    );
     println!("agents                    {agents}");
     println!("threads                   {threads}");
     println!("ticks measured            {ticks}");
@@ -346,8 +353,13 @@ fn run_plugin(agents: usize, threads: usize, ticks: u32, record: Option<(bool, u
         act / agents as f64
     );
     println!(
-        "  rest (sense, schedule)  {:.3} ms",
-        (total - decide - act) / 1e6
+        "  sense (input system)    {:.3} ms = {:.1} ns per agent",
+        sense / 1e6,
+        sense / agents as f64
+    );
+    println!(
+        "  rest (Bevy's schedule)  {:.3} ms",
+        (total - decide - act - sense) / 1e6
     );
     println!(
         "allocations per tick      {:.2} (the app's own included)",

@@ -23,27 +23,24 @@ use crate::value::Value;
 pub(crate) const MAX_BITS: u32 = 11;
 
 /// The outcomes of a program's fresh walk, one per combination of the bool
-/// keys its conditions read. Each entry is whole arrays with masks, so that
-/// applying one is a few vector operations: a node's new state is the
-/// entry's where the mask is set (the nodes the walk ticked) and the old
-/// status with the rule flags of a node passed by elsewhere; a cursor or
-/// aux word is the entry's where the mask is set (composites the walk
-/// entered) and the old one elsewhere.
+/// keys its conditions read. Each entry is an image of the agent's
+/// per-node allocation with a mask, so that applying one is a loop over a
+/// few dozen words: `new = old & keep | value`. Per byte of a node state:
+/// the entry's where the walk ticked the node; the old status with the
+/// rule flags of a node passed by (paused, DOES_COMPLETE) elsewhere. Per
+/// cursor and aux word: the entry's where the walk entered the composite,
+/// the old one elsewhere.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FreshTable {
     /// The bit of each key the table is indexed by, low bit first.
     bits: Vec<u8>,
-    /// Per entry, per node: the state byte and the mask (0xFF: ticked).
-    nodes: Vec<u8>,
-    node_masks: Vec<u8>,
-    /// Per node: the flags of a node the walk passes by (paused, and
-    /// DOES_COMPLETE when it can complete).
-    passed: Vec<u8>,
-    /// Per entry, per cursor and per aux word: the value and the mask.
-    cursors: Vec<u16>,
-    cursor_masks: Vec<u16>,
-    aux: Vec<u32>,
-    aux_masks: Vec<u32>,
+    /// When those bits are contiguous, the lowest (the entry is a shift
+    /// and a mask of the bools); `u32::MAX` otherwise.
+    shift: u32,
+    /// Words of the allocation; per entry, `words` of each.
+    words: usize,
+    keep: Vec<u32>,
+    value: Vec<u32>,
     /// Per entry, the actions started (leaf nodes, in order): a range of
     /// `started`.
     started_at: Vec<(u32, u32)>,
@@ -98,29 +95,21 @@ impl FreshTable {
         }
         let bits: Vec<u8> = (0..64u8).filter(|b| mask & (1u64 << b) != 0).collect();
         let entries = 1usize << bits.len();
-        let (n, nc, na) = (p.nodes.len(), p.cursor_count as usize, p.aux_count as usize);
+        let words = AgentState::new(p, 0).mem.words().len();
         let mut t = FreshTable {
-            nodes: Vec::with_capacity(entries * n),
-            node_masks: Vec::with_capacity(entries * n),
-            passed: p
-                .nodes
-                .iter()
-                .map(|n| {
-                    rule::PAUSED
-                        | if n.does_complete {
-                            rule::DOES_COMPLETE
-                        } else {
-                            0
-                        }
-                })
-                .collect(),
-            cursors: Vec::with_capacity(entries * nc),
-            cursor_masks: Vec::with_capacity(entries * nc),
-            aux: Vec::with_capacity(entries * na),
-            aux_masks: Vec::with_capacity(entries * na),
+            words,
+            keep: Vec::with_capacity(entries * words),
+            value: Vec::with_capacity(entries * words),
             started_at: Vec::with_capacity(entries),
             started: Vec::new(),
             status: Vec::with_capacity(entries),
+            shift: if bits.is_empty() {
+                0
+            } else if mask >> bits[0] == (1u64 << bits.len()) - 1 {
+                u32::from(bits[0])
+            } else {
+                u32::MAX
+            },
             bits,
         };
         let mut bb = Blackboard::new();
@@ -140,28 +129,48 @@ impl FreshTable {
                 }
                 it.walk()
             };
-            let mut cursor_masks = vec![0u16; nc];
-            let mut aux_masks = vec![0u32; na];
+            // The masks, built in a state of the same layout: all kept,
+            // then per node what the walk did.
+            let mut keep = AgentState::new(p, 0);
+            let mut value = AgentState::new(p, 0);
+            keep.mem.words_mut().fill(u32::MAX);
+            value.mem.words_mut().fill(0);
             for (i, s) in state.mem.nodes().iter().enumerate() {
+                let node = &p.nodes[i];
                 let ticked = s.bits() & rule::PAUSED == 0;
-                t.nodes.push(s.raw());
-                t.node_masks.push(if ticked { 0xFF } else { 0 });
+                if ticked {
+                    *keep.mem.node_mut(i) = super::NodeState::from_raw(0);
+                    *value.mem.node_mut(i) = *s;
+                } else {
+                    // Passed by: the status kept, the root's entry cleared
+                    // the flags, the walk paused it.
+                    *keep.mem.node_mut(i) = super::NodeState::from_raw(0x70);
+                    *value.mem.node_mut(i) = super::NodeState::from_raw(
+                        rule::PAUSED
+                            | if node.does_complete {
+                                rule::DOES_COMPLETE
+                            } else {
+                                0
+                            },
+                    );
+                }
                 // A ticked composite was entered (instant nodes never
                 // are): its cursor and remembered child are the walk's.
-                let node = &p.nodes[i];
                 if ticked && !node.instant {
                     if node.cursor != NONE {
-                        cursor_masks[node.cursor as usize] = u16::MAX;
+                        let c = node.cursor as usize;
+                        *keep.mem.cursor_mut(c) = 0;
+                        *value.mem.cursor_mut(c) = state.mem.cursor(c);
                     }
                     if node.aux != NONE {
-                        aux_masks[node.aux as usize] = u32::MAX;
+                        let a = node.aux as usize;
+                        *keep.mem.aux_word_mut(a) = 0;
+                        *value.mem.aux_word_mut(a) = state.mem.aux_word(a);
                     }
                 }
             }
-            t.cursors.extend_from_slice(state.mem.cursors());
-            t.cursor_masks.extend_from_slice(&cursor_masks);
-            t.aux.extend_from_slice(state.mem.aux());
-            t.aux_masks.extend_from_slice(&aux_masks);
+            t.keep.extend_from_slice(keep.mem.words());
+            t.value.extend_from_slice(value.mem.words());
             let from = t.started.len() as u32;
             t.started.extend(actions.slots.iter().map(|a| a.node));
             t.started_at.push((from, t.started.len() as u32));
@@ -178,6 +187,9 @@ impl FreshTable {
     /// The entry of a bool mask.
     #[inline]
     fn entry(&self, bools: u64) -> usize {
+        if self.shift != u32::MAX {
+            return ((bools >> self.shift) & ((1u64 << self.bits.len()) - 1)) as usize;
+        }
         let mut k = 0;
         for (j, &b) in self.bits.iter().enumerate() {
             k |= (((bools >> b) & 1) as usize) << j;
@@ -192,10 +204,16 @@ impl Interp<'_> {
     #[inline]
     pub(super) fn fresh_walk(&mut self) -> Option<Status> {
         let t = self.p.fresh.as_deref()?;
-        if !self.tables || self.trace.is_some() || !self.st.stimuli.is_empty() {
+        if !self.tables
+            || self.trace.is_some()
+            || !self.st.stimuli.is_empty()
+            || self.st.mem.node(0).status() == Status::Running
+        {
             return None;
         }
-        // Nothing runs (status bits 0x10), without branches per node.
+        // Nothing runs (status bits 0x10; the root's parents-run-children
+        // rule makes this so when the root does not, but a restored state
+        // is checked), without branches per node.
         let running = self
             .st
             .mem
@@ -206,29 +224,14 @@ impl Interp<'_> {
             return None;
         }
         let e = t.entry(self.bb.bools());
-        let n = t.passed.len();
-        let (bytes, masks) = (&t.nodes[e * n..][..n], &t.node_masks[e * n..][..n]);
-        for (((s, &b), &m), &passed) in self
-            .st
-            .mem
-            .nodes_mut()
-            .iter_mut()
-            .zip(bytes)
-            .zip(masks)
-            .zip(&t.passed)
-        {
-            let old = s.raw();
-            *s = super::NodeState::from_raw((b & m) | (((old & 0x70) | passed) & !m));
+        let words = self.st.mem.words_mut();
+        let n = t.words;
+        if words.len() != n {
+            return None;
         }
-        let nc = t.cursors.len() / t.status.len();
-        let (cursors, masks) = (&t.cursors[e * nc..][..nc], &t.cursor_masks[e * nc..][..nc]);
-        for ((c, &v), &m) in self.st.mem.cursors_mut().iter_mut().zip(cursors).zip(masks) {
-            *c = (v & m) | (*c & !m);
-        }
-        let na = t.aux.len() / t.status.len();
-        let (aux, masks) = (&t.aux[e * na..][..na], &t.aux_masks[e * na..][..na]);
-        for ((a, &v), &m) in self.st.mem.aux_mut().iter_mut().zip(aux).zip(masks) {
-            *a = (v & m) | (*a & !m);
+        let (keep, value) = (&t.keep[e * n..][..n], &t.value[e * n..][..n]);
+        for i in 0..n {
+            words[i] = (words[i] & keep[i]) | value[i];
         }
         let (from, to) = t.started_at[e];
         for &leaf in &t.started[from as usize..to as usize] {

@@ -1214,6 +1214,18 @@ impl StateMem {
         self.words.len() * 4
     }
 
+    /// The allocation as words (the decision table writes whole arrays).
+    #[inline(always)]
+    pub(crate) fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// The allocation as words.
+    #[inline(always)]
+    pub(crate) fn words_mut(&mut self) -> &mut [u32] {
+        &mut self.words
+    }
+
     /// Where the cursors start, in u16 units.
     #[inline(always)]
     fn cur_at(&self) -> usize {
