@@ -56,14 +56,20 @@ impl ActiveAction {
     }
 }
 
+/// Slots kept in the component itself: the reference tree needs four
+/// (two per action that can run at once, and two), more spill to the heap
+/// when the tree binds.
+pub(crate) type Slots = smallvec::SmallVec<[ActiveAction; 4]>;
+
 /// The actions an agent runs: what ordinary game systems query.
 ///
-/// The slots are allocated once; starting and stopping actions changes
-/// fields, never the entity's archetype.
+/// The slots are allocated once (in the component for up to four);
+/// starting and stopping actions changes fields, never the entity's
+/// archetype.
 #[derive(Component, Debug, Clone, Default, bevy::reflect::Reflect)]
 #[reflect(Component, Default, Debug)]
 pub struct BtActions {
-    pub(crate) slots: Vec<ActiveAction>,
+    pub(crate) slots: Slots,
 }
 
 impl BtActions {
