@@ -4,8 +4,10 @@
 # the reference tree and load (BENCH_REFERENCE.md). Builds everything in
 # release, runs the criterion groups and the bevy_behave peer in rounds (ours
 # and theirs alternate within each round, so machine speed drifts hit both),
-# and prints one line per case: ours, theirs, ratio (theirs / ours), in ns per
-# agent-tick (best median over the rounds).
+# and prints one markdown table: per agent count the peers, Wyrd's runtime
+# alone and Wyrd's full plugin path (one compute thread; at 100,000 also two),
+# in ns per agent-tick (best median over the rounds), and the ratios (the
+# peer's figure over Wyrd's plugin path).
 #
 #   benches/compare.sh [ROUNDS]     (default 2)
 #
@@ -64,6 +66,9 @@ for round in $(seq 1 "$rounds"); do
       keep_best "$group/$n" "$per"
     done
   done
+  # The 30 Hz budget: 100,000 agents, full plugin path, both cores.
+  cargo bench -p wyrd_bt --bench tick -- --noplot "^plugin_both_cores/100000\$" >/dev/null 2>&1
+  keep_best "both/100000" "$(median_ns plugin_both_cores 100000)"
   if [ -n "$peer_bin" ]; then
     # One line per size: bevy_behave N ns_per_agent_tick completed allocs heap
     # shellcheck disable=SC2086
@@ -81,26 +86,29 @@ for round in $(seq 1 "$rounds"); do
   fi
 done
 
-printf '%-22s %14s %14s %10s %14s %10s\n' "case (ns/agent-tick)" "wyrd" "bonsai-bt" "ratio" "bevy_behave" "ratio"
+both=${best[both/100000]}
+
+# One table, as issue 18 asks: ns per agent-tick, best median of the rounds;
+# the ratios are the peer's figure over Wyrd's in the same run.
+fmt() { python3 -c "import sys; v=float(sys.argv[1]); print(f'{v:,.1f}')" "$1"; }
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.1f}x')" "$1" "$2"; }
+echo "| N | bonsai-bt 0.14 | bevy_behave 0.5 | Wyrd runtime | Wyrd plugin, 1 thread | plugin vs bonsai-bt | plugin vs bevy_behave |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
 for n in $sizes; do
-  for ours in runtime plugin; do
-    o=${best[$ours/$n]}
-    t=${best[bonsai/$n]}
-    b=${best[behave/$n]:-}
-    if [ -n "$b" ]; then
-      printf '%-22s %14.1f %14.1f %9.1fx %14.1f %9.1fx\n' "$ours/$n" "$o" "$t" \
-        "$(python3 -c "print($t / $o)")" "$b" "$(python3 -c "print($b / $o)")"
-    else
-      printf '%-22s %14.1f %14.1f %9.1fx %14s %10s\n' "$ours/$n" "$o" "$t" \
-        "$(python3 -c "print($t / $o)")" "-" "-"
-    fi
-  done
+  r=${best[runtime/$n]}
+  p=${best[plugin/$n]}
+  t=${best[bonsai/$n]}
+  b=${best[behave/$n]:-}
+  extra=""
+  if [ "$n" = 100000 ]; then
+    extra="; 2 threads $(fmt "$(python3 -c "print($both / 100000)")") ($(python3 -c "print(f'{$both / 1e6:.2f}')") ms per tick, $(python3 -c "print(f'{$p * 100000 / $both:.2f}')")x one thread)"
+  fi
+  if [ -n "$b" ]; then
+    echo "| $n | $(fmt "$t") | $(fmt "$b") | $(fmt "$r") | $(fmt "$p")$extra | $(ratio "$t" "$p") | $(ratio "$b" "$p") |"
+  else
+    echo "| $n | $(fmt "$t") | - | $(fmt "$r") | $(fmt "$p")$extra | $(ratio "$t" "$p") | - |"
+  fi
 done
-# The 30 Hz budget: 100,000 agents, full plugin path, both cores.
-cargo bench -p wyrd_bt --bench tick -- --noplot "^plugin_both_cores/100000\$" >/dev/null 2>&1
-both=$(median_ns plugin_both_cores 100000)
-printf '%-22s %14.1f   (one tick of 100,000 agents: %.2f ms; target 10 ms)\n' \
-  "plugin 2 cores/100000" "$(python3 -c "print($both / 100000)")" "$(python3 -c "print($both / 1e6)")"
 if $have_done; then
   line="bevy_behave completed actions per agent-tick (last round; non-reactive tree):"
   for n in $sizes; do
