@@ -186,7 +186,10 @@ impl AgentState {
             ticks: self.ticks,
             status: (status_name(self.status), status_name(self.live)),
             redirect_live: self.redirect_live,
-            inputs_seen: self.seen_inputs.0 == blackboard.generation() as u32,
+            // A walk the next tick must do (after an unsettled one) is
+            // not skipped by the restored agent either.
+            inputs_seen: self.seen_inputs.0 == blackboard.generation() as u32
+                && self.walked & crate::runtime::walked::UNSETTLED == 0,
             nodes,
             stimuli: self
                 .stimuli
