@@ -270,33 +270,37 @@ impl BehaviorTree {
 /// The tree state of an agent (added with [`BehaviorTree`]).
 #[derive(Component, Debug, Default, Reflect)]
 #[reflect(Component, Default, Debug, from_reflect = false)]
+// In this order: what every tick reads first (the tree state, the program,
+// the clock, the recorder and trace pointers), in two cache lines; what
+// only some ticks read after it.
+#[repr(C)]
 pub struct BtAgent {
+    /// Node statuses, rule flags, timers, stimuli.
+    #[reflect(ignore)]
+    state: AgentState,
     // The program and the packed tree state are the interpreter's: tools
     // read them through `BtAgent::state` and `Program`'s views.
     #[reflect(ignore)]
     program: Option<Arc<Program>>,
-    /// Node statuses, rule flags, timers, stimuli.
-    #[reflect(ignore)]
-    state: AgentState,
-    accum: f32,
-    finished: bool,
-    restart: bool,
-    restarts_this_tick: u32,
-    /// Problems binding the blackboard or inserting stimuli, for the
-    /// inspector.
-    pub problems: Vec<String>,
+    /// The agent's clock in µs (agent time in ms is derived from it).
+    clock_us: u64,
     /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
     #[reflect(ignore)]
     trace: Option<Box<TickTrace>>,
-    /// The agent's clock in µs (agent time in ms is derived from it).
-    clock_us: u64,
-    /// Unset keys already reported (see `AgentState::unset_reads`).
-    unset_reported: u64,
     /// The flight recorder, when this agent records.
     #[reflect(ignore)]
     recorder: Option<Box<Recorder>>,
     /// Asked to start recording this many ticks at the next tick.
     record_request: Option<usize>,
+    /// Unset keys already reported (see `AgentState::unset_reads`).
+    unset_reported: u64,
+    accum: f32,
+    restarts_this_tick: u32,
+    finished: bool,
+    restart: bool,
+    /// Problems binding the blackboard or inserting stimuli, for the
+    /// inspector.
+    pub problems: Vec<String>,
 }
 
 impl BtAgent {
@@ -1092,7 +1096,12 @@ fn tick_trees(
             dt_us: step_us.min(u64::from(u32::MAX)) as u32,
         };
         // The flight recorder starts from the agent as it is now.
-        let request = agent.record_request.take();
+        // (Read, and written only when there is one: the line stays clean.)
+        let request = agent
+            .record_request
+            .is_some()
+            .then(|| agent.record_request.take())
+            .flatten();
         if let Some(n) = request.or(settings.record_all)
             && (request.is_some() || agent.recorder.is_none())
         {

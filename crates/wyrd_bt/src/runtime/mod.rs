@@ -165,6 +165,9 @@ impl std::fmt::Debug for NodeState {
 
 /// The tree state of one agent. Lives in [`BtAgent`](crate::BtAgent).
 #[derive(Debug, Clone, Default)]
+// In this order: the skip's reads first (a skipped tick reads a few of
+// these and nothing else).
+#[repr(C)]
 pub struct AgentState {
     /// The per-node arrays in one allocation ([`StateMem`]): aux words
     /// (timers, counters, running children), impulse win counts (per
@@ -172,23 +175,17 @@ pub struct AgentState {
     /// [`Node::cursor`](crate::Node::cursor)), node states (per node, in
     /// program order).
     pub(crate) mem: StateMem,
-    /// Ticks so far.
-    pub(crate) ticks: u64,
-    /// Active stimuli.
-    pub(crate) stimuli: stimuli::Stimuli,
-    /// Agent time in ms (sum of its tick periods).
-    pub(crate) now_ms: u32,
-    /// A redirect impulse ran its behavior at the native position in the
-    /// last tick (the next walk checks for a behavior left running by an
-    /// impulse that stopped).
-    pub(crate) redirect_live: bool,
-    /// The root's status after the last tick.
-    pub(crate) status: Status,
-    pub(crate) seed: u64,
     /// Inputs seen by the last walk: the blackboard's and the world's
     /// generations, their low 32 bits (a walk is skipped only when both
     /// are equal; a false match needs 2^32 changes between two ticks).
     pub(crate) seen_inputs: (u32, u32),
+    /// Active stimuli.
+    pub(crate) stimuli: stimuli::Stimuli,
+    /// Ticks so far.
+    pub(crate) ticks: u64,
+    pub(crate) seed: u64,
+    /// Agent time in ms (sum of its tick periods).
+    pub(crate) now_ms: u32,
     /// Walks skipped because nothing the tree reads changed (wrapping).
     pub(crate) skipped: u32,
     /// Ticks that resumed instead of walking (wrapping).
@@ -198,6 +195,12 @@ pub struct AgentState {
     /// The root's status after the whole tick (a repeating tree that
     /// finished is already running its next cycle).
     pub(crate) live: Status,
+    /// The root's status after the last tick.
+    pub(crate) status: Status,
+    /// A redirect impulse ran its behavior at the native position in the
+    /// last tick (the next walk checks for a behavior left running by an
+    /// impulse that stopped).
+    pub(crate) redirect_live: bool,
 }
 
 /// An agent's whole tree state as plain data, by node index (valid for the
