@@ -1,7 +1,10 @@
 //! The interpreter: one tick of one agent over a shared [`Program`].
 //!
-//! Per-agent state is a few flat arrays allocated once when the agent binds
-//! to a program; a tick allocates nothing.
+//! Per-agent state is one allocation of flat arrays made when the agent
+//! binds to a program; a tick allocates nothing. Besides walking from the
+//! root, a tick may skip its walk, take an action's report where the action
+//! is, or look a fresh walk up in the program's decision table: shortcuts
+//! with the walk's outcome (see [`tick_agent`]).
 
 mod actions;
 mod composites;
