@@ -970,18 +970,34 @@ fn replay_from<'p>(
                 sim,
             ));
         }
-        // Node changes and action events, by path (and action name).
+        // Node changes and action events, by path (and action name). The
+        // paused flag of a node that is not running is not compared: a
+        // tick that skips its walk, or takes a report where the action
+        // is, leaves it as the last walk left it, where a walk from the
+        // root (the replay's) pauses the finished nodes it passes by.
+        let norm = |b: u8| {
+            if (b >> 4) & 7 == 1 {
+                b
+            } else {
+                b & !crate::runtime::rule::PAUSED
+            }
+        };
         let mut changes = Vec::new();
         for (i, now) in sim.state.mem.nodes().iter().map(|s| s.raw()).enumerate() {
-            if now != nodes[i] {
-                changes.push((path(i as u32).unwrap_or_default(), nodes[i], now));
-                nodes[i] = now;
+            if norm(now) != norm(nodes[i]) {
+                changes.push((
+                    path(i as u32).unwrap_or_default(),
+                    norm(nodes[i]),
+                    norm(now),
+                ));
             }
+            nodes[i] = now;
         }
         let recorded: Vec<(String, u8, u8)> = t
             .nodes
             .iter()
-            .map(|&(i, a, b)| (recorded_path(i), a, b))
+            .filter(|&&(_, a, b)| norm(a) != norm(b))
+            .map(|&(i, a, b)| (recorded_path(i), norm(a), norm(b)))
             .collect();
         if changed_tree {
             changes.sort();

@@ -632,3 +632,85 @@ fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
     let report = wyrd_bt::sim::replay(&program, &bad, false).unwrap();
     assert_eq!(report.divergence.map(|d| d.tick), Some(tick));
 }
+
+/// Issue 18: a recorded agent on a tree whose ticks take shortcuts (the
+/// reference tree: reports taken where the action is, fresh walks from the
+/// decision table) replays exactly, after the ring has folded ticks into
+/// its start state.
+#[test]
+fn a_recording_of_a_tree_with_shortcuts_replays_exactly() {
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    let tree = include_str!("../../../assets/bench/reference.bt.ron");
+    let files = MemoryAssets::new().with("r.bt.ron", tree);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            for a in [
+                "DiveToCover",
+                "Crouch",
+                "FleeRun",
+                "Cower",
+                "VehicleShoot",
+                "VehicleDrive",
+                "MoveToCover",
+                "PeekShoot",
+                "Aim",
+                "Shoot",
+                "Advance",
+                "GoToLastKnown",
+                "LookAround",
+                "Patrol",
+                "Idle",
+            ] {
+                app.register_bt_action(a);
+            }
+            // The game: actions end after a few ticks, some fail; inputs
+            // change now and then.
+            app.add_systems(
+                FixedUpdate,
+                (|mut q: Query<(&mut BtActions, &mut Blackboard)>, mut n: Local<u32>| {
+                    *n += 1;
+                    for (mut actions, mut bb) in &mut q {
+                        for a in actions.iter_mut().filter(|a| a.is_running()) {
+                            if (*n + a.node).is_multiple_of(11) {
+                                a.fail();
+                            } else if (*n + a.node).is_multiple_of(3) {
+                                a.succeed();
+                            }
+                        }
+                        if n.is_multiple_of(13) {
+                            bb.set("has_target", !(*n / 13).is_multiple_of(3)).unwrap();
+                        }
+                        if n.is_multiple_of(29) {
+                            bb.set("grenade_near", (*n / 29) % 2 == 1).unwrap();
+                        }
+                    }
+                })
+                .in_set(BtSystems::Act),
+            );
+        })
+        .build();
+    let handle = load(&mut app, "r.bt.ron");
+    wait_loaded(&mut app, &handle).unwrap();
+    let program = app
+        .world()
+        .resource::<Assets<BtAsset>>()
+        .get(&handle)
+        .unwrap()
+        .program
+        .clone();
+    assert_eq!(program.decision_table_entries(), 1024);
+    let e = app
+        .world_mut()
+        .spawn(BehaviorTree::new(handle).with_seed(3))
+        .id();
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().record(40);
+    step(&mut app, 150);
+    let rec = app.world().get::<BtAgent>(e).unwrap().recording().unwrap();
+    assert_eq!(rec.start.state.ticks, 110, "the window starts 110 ticks in");
+    let json = serde_json::to_string(&rec).unwrap();
+    let rec: wyrd_bt::Recording = serde_json::from_str(&json).unwrap();
+    let report = wyrd_bt::sim::replay(&program, &rec, false).unwrap();
+    assert_eq!(report.divergence, None);
+    assert_eq!(report.ticks, 40);
+}
