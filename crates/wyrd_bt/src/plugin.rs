@@ -953,10 +953,16 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 if let Some(r) = agent.recorder.take() {
                     agent.record_request = Some(r.capacity());
                 }
-                if saved.0.inputs_seen && program.globals().is_empty() {
+                if saved.0.inputs_seen
+                    && program.globals().is_empty()
+                    && saved.0.tree_hash == format!("{:016x}", program.content_hash)
+                    && report.not_kept.is_empty()
+                {
                     // As the saved agent: nothing changed since its last
                     // walk (its next may be skipped). Only without world
-                    // values, which may differ in this app.
+                    // values, which may differ in this app, and for the
+                    // very tree it was saved on, all kept (an edited tree
+                    // may decide otherwise with the same inputs).
                     agent.state.seen_inputs =
                         crate::runtime::inputs_key(bb.generation(), globals.generation());
                 }

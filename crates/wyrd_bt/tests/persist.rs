@@ -428,3 +428,68 @@ fn reorders_are_changes_and_values_round_trip() {
         assert_eq!(back, v, "{json}");
     }
 }
+
+/// A state saved by a settled agent may let the restored agent skip its
+/// first walk, but only on the very tree it was saved on. Edited two
+/// levels down in a higher-priority branch, the tree keeps the running
+/// branch (its nodes did not change) and decides otherwise with the same
+/// inputs: the restored agent walks, and the edited branch takes over
+/// (it stayed in the old branch until some input changed).
+#[test]
+fn a_state_restored_on_an_edited_tree_walks_before_it_skips() {
+    let before = r#"(
+    blackboard: {"enemy": true, "ammo": false},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "attack", children: [
+            Condition(check: Is("enemy")),
+            Sequence(name: "go", children: [Condition(check: Is("ammo")), Action(name: "shoot", action: "Shoot")]),
+        ]),
+        Action(name: "wander", action: "Wander"),
+    ]),
+)"#;
+    let after = before.replace(
+        r#"Sequence(name: "go", children: [Condition(check: Is("ammo"))"#,
+        r#"Sequence(name: "go", children: [Condition(check: Is("enemy"))"#,
+    );
+    let running = |app: &mut App, e: Entity| -> Vec<String> {
+        let agent = app.world().get::<BtAgent>(e).unwrap();
+        let program = agent.program().unwrap().clone();
+        app.world()
+            .get::<BtActions>(e)
+            .unwrap()
+            .iter()
+            .filter(|s| s.is_running())
+            .map(|s| program.action_of(s.node).unwrap().name().to_owned())
+            .collect()
+    };
+    // Saved after a few settled ticks in "wander".
+    let files = MemoryAssets::new().with("t.bt.ron", before);
+    let mut app = permissive_app(&files);
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
+    step(&mut app, 5);
+    assert_eq!(running(&mut app, e), ["Wander"]);
+    let saved = {
+        let w = app.world();
+        w.get::<BtAgent>(e)
+            .unwrap()
+            .save_state(
+                w.get::<Blackboard>(e).unwrap(),
+                w.get::<BtActions>(e).unwrap(),
+            )
+            .unwrap()
+    };
+    assert!(saved.inputs_seen);
+    // Restored on the edited tree: "go" now holds, "attack" takes over.
+    let files = MemoryAssets::new().with("t.bt.ron", &after);
+    let mut app = permissive_app(&files);
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h), RestoreTree(saved)))
+        .id();
+    step(&mut app, 3);
+    assert_eq!(running(&mut app, e), ["Shoot"]);
+}

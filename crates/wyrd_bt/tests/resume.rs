@@ -262,3 +262,47 @@ fn a_relevant_branch_whose_action_failed_is_tried_again_next_tick() {
     // over.
     assert_eq!(tick(&mut a), ["Attack"]);
 }
+
+/// A restart drops the reports of the old activation: the fresh tree
+/// starts its first action again instead of taking the stale success (the
+/// walk took it at once and left the game an orphan slot; the decision
+/// table started the action beside the stale slot).
+#[test]
+fn a_restart_drops_the_reports_of_the_old_activation() {
+    let text = r#"(
+    root: PrioritizedList(children: [
+        Sequence(children: [Action(action: "X"), Action(action: "Y")]),
+    ]),
+)"#;
+    let program = wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
+        .unwrap_or_else(|e| panic!("{e}"));
+    for always_walk in [false, true] {
+        let mut a = agent(&program, 1);
+        let env = TickEnv {
+            repeat: true,
+            always_walk,
+            ..TickEnv::default()
+        };
+        wyrd_bt::tick_agent(&program, &mut a.state, &a.bb, &mut a.actions, 33, env);
+        for s in a.actions.iter_mut() {
+            s.succeed();
+        }
+        a.state.reset(&program, &mut a.actions);
+        wyrd_bt::tick_agent(&program, &mut a.state, &a.bb, &mut a.actions, 33, env);
+        let slots: Vec<(String, wyrd_bt::ActionState)> = a
+            .actions
+            .iter()
+            .map(|s| {
+                (
+                    program.action_of(s.node).unwrap().name().to_owned(),
+                    s.state,
+                )
+            })
+            .collect();
+        assert_eq!(
+            slots,
+            [("X".to_owned(), wyrd_bt::ActionState::Started)],
+            "always_walk: {always_walk}"
+        );
+    }
+}

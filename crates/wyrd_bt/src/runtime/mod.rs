@@ -376,6 +376,11 @@ impl AgentState {
 
     /// Resets everything (statuses, flags, timers, stimuli) as at spawn.
     pub fn reset(&mut self, program: &Program, actions: &mut BtActions) {
+        // Reports of the old activation are dropped (the fresh tree must
+        // not take them); running actions are told to stop.
+        actions
+            .slots
+            .retain(|a| a.is_running() || a.state == ActionState::Aborted);
         for a in actions.slots.iter_mut() {
             if a.is_running() {
                 a.state = ActionState::Aborted;
