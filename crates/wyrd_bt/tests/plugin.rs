@@ -72,6 +72,20 @@ fn load(app: &mut App, path: &str) -> Handle<BtAsset> {
     app.world().resource::<AssetServer>().load(path.to_owned())
 }
 
+/// A tree loaded (the app stepped until it is) and its program.
+fn loaded(app: &mut App, path: &str) -> (Handle<BtAsset>, std::sync::Arc<wyrd_bt::Program>) {
+    let handle = load(app, path);
+    wyrd_test_support::wait_loaded(app, &handle).unwrap();
+    let program = app
+        .world()
+        .resource::<Assets<BtAsset>>()
+        .get(&handle)
+        .unwrap()
+        .program
+        .clone();
+    (handle, program)
+}
+
 #[test]
 fn actions_run_as_component_data_and_report_back() {
     let dir = dir_with(&[("a.bt.ron", TREE)]);
@@ -540,7 +554,7 @@ fn unset_keys_are_reported_once_and_typed_actions_read_their_fields() {
 /// exactly: timers, random choices, stimuli, reports and inputs included.
 #[test]
 fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
-    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    use wyrd_test_support::{MemoryAssets, TestApp, step};
     let tree = r#"(
         blackboard: {"enemy": false, "ammo": 5},
         behaviors: [Sequence(name: "panic", children: [Action(action: "Flee")])],
@@ -583,15 +597,7 @@ fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
             );
         })
         .build();
-    let handle = load(&mut app, "r.bt.ron");
-    wait_loaded(&mut app, &handle).unwrap();
-    let program = app
-        .world()
-        .resource::<Assets<BtAsset>>()
-        .get(&handle)
-        .unwrap()
-        .program
-        .clone();
+    let (handle, program) = loaded(&mut app, "r.bt.ron");
     let e = app
         .world_mut()
         .spawn(BehaviorTree::new(handle).with_seed(9))
@@ -639,7 +645,7 @@ fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
 /// its start state.
 #[test]
 fn a_recording_of_a_tree_with_shortcuts_replays_exactly() {
-    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    use wyrd_test_support::{MemoryAssets, TestApp, step};
     let tree = include_str!("../../../assets/bench/reference.bt.ron");
     let files = MemoryAssets::new().with("r.bt.ron", tree);
     let mut app = TestApp::in_memory(&files, 30.0)
@@ -690,15 +696,7 @@ fn a_recording_of_a_tree_with_shortcuts_replays_exactly() {
             );
         })
         .build();
-    let handle = load(&mut app, "r.bt.ron");
-    wait_loaded(&mut app, &handle).unwrap();
-    let program = app
-        .world()
-        .resource::<Assets<BtAsset>>()
-        .get(&handle)
-        .unwrap()
-        .program
-        .clone();
+    let (handle, program) = loaded(&mut app, "r.bt.ron");
     assert_eq!(program.decision_table_entries(), 1024);
     let e = app
         .world_mut()

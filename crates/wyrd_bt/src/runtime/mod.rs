@@ -498,14 +498,15 @@ pub fn tick_agent_traced(
 ) -> Status {
     // Most ticks of a settled crowd change nothing the tree reads: those
     // are decided here, before any interpreter state is set up.
-    if skip_walk(program, state, blackboard, actions, dt_ms, &env) {
+    let quiet = quiet_since_walk(program, state, blackboard, &env);
+    if quiet && skip_walk(state, actions, dt_ms) {
         if let Some(t) = trace.as_deref_mut() {
             t.clear();
         }
         return Status::Running;
     }
-    let resume = if trace.is_none() {
-        resume_point(program, state, blackboard, actions, &env)
+    let resume = if quiet && program.resumable && trace.is_none() {
+        resume_point(program, state, actions)
     } else {
         None
     };
@@ -527,25 +528,9 @@ pub fn tick_agent_traced(
 /// ([`Interp::bubble`]). The two leave every node the same but for the
 /// paused flag of finished nodes the walk would pass by, which stays as
 /// the last walk left it (as after a skipped walk).
+/// (Only asked in resumable programs, when [`quiet_since_walk`] holds.)
 #[inline]
-fn resume_point(
-    program: &Program,
-    state: &AgentState,
-    blackboard: &Blackboard,
-    actions: &BtActions,
-    env: &TickEnv<'_>,
-) -> Option<u32> {
-    if !(program.resumable
-        && !env.always_walk
-        && state.walked & walked::UNSETTLED == 0
-        && state.live == Status::Running
-        && !state.redirect_live
-        && state.stimuli.is_empty()
-        && state.seen_inputs == inputs_key(blackboard.generation(), env.globals_generation)
-        && state.mem.nodes().len() == program.nodes.len())
-    {
-        return None;
-    }
+fn resume_point(program: &Program, state: &AgentState, actions: &BtActions) -> Option<u32> {
     let mut done = NONE;
     for a in &actions.slots {
         match a.state {
@@ -562,31 +547,32 @@ fn resume_point(
         .then_some(done)
 }
 
-/// The event-driven skip: if nothing the tree reads changed since its last
-/// walk (inputs, world values, action reports, stimuli, time-dependent
-/// nodes), the walk would repeat the last one exactly, so the tick only
-/// advances time and passes the action slots on (started ones now run,
-/// aborted ones go). Returns whether the tick was decided so.
+/// The premise of both shortcuts: nothing the tree reads changed since its
+/// last walk, which was settled (inputs, world values, stimuli; the tree's
+/// decisions do not depend on time), and the root runs.
 #[inline(always)]
-fn skip_walk(
+fn quiet_since_walk(
     program: &Program,
-    state: &mut AgentState,
+    state: &AgentState,
     blackboard: &Blackboard,
-    actions: &mut BtActions,
-    dt_ms: u32,
     env: &TickEnv<'_>,
 ) -> bool {
-    if !(program.skippable
+    program.skippable
         && !env.always_walk
         && state.walked & walked::UNSETTLED == 0
         && state.live == Status::Running
         && !state.redirect_live
         && state.stimuli.is_empty()
         && state.seen_inputs == inputs_key(blackboard.generation(), env.globals_generation)
-        && state.mem.nodes().len() == program.nodes.len())
-    {
-        return false;
-    }
+        && state.mem.nodes().len() == program.nodes.len()
+}
+
+/// The event-driven skip, when [`quiet_since_walk`] holds: without an action
+/// report either, the walk would repeat the last one, so the tick only
+/// advances time and passes the action slots on (started ones now run,
+/// aborted ones go). Returns whether the tick was decided so.
+#[inline(always)]
+fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: u32) -> bool {
     let mut aborted = false;
     for a in actions.slots.iter_mut() {
         match a.state {
@@ -632,25 +618,15 @@ fn walk_agent(
     }
     state.now_ms = state.now_ms.wrapping_add(dt_ms);
     state.ticks += 1;
-    let mut it = Interp {
-        p: program,
-        st: state,
-        bb: blackboard,
-        actions,
-        stub: env.stub,
-        globals: env.globals,
-        dt_us: if env.dt_us > 0 {
-            env.dt_us
-        } else {
-            dt_ms.saturating_mul(1000)
-        },
-        unguarded: NONE,
-        spare: NONE,
-        trace,
-        unset: std::cell::Cell::new(0),
-        unsettled: false,
-        tables: !env.always_walk,
+    let mut it = Interp::new(program, state, blackboard, actions, trace);
+    it.stub = env.stub;
+    it.globals = env.globals;
+    it.dt_us = if env.dt_us > 0 {
+        env.dt_us
+    } else {
+        dt_ms.saturating_mul(1000)
     };
+    it.tables = !env.always_walk;
     // One pass over the slots: started ones now run, aborted ones (told
     // last tick) go; reports are taken by the action leaves in the walk.
     let mut aborted = false;
