@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::*;
 use game::{GameConfig, build_app, flush_saves, play, settle, snapshot};
 use serde_json::Value as Json;
-use wyrd::save::SaveKey;
+use wyrd::save::{ReloadRequest, SaveKey, SaveStatus};
 use wyrd::state::WorldStateDocument;
 
 struct Session {
@@ -56,7 +56,7 @@ impl Session {
                 let mut app = self.app.take().unwrap();
                 app.world_mut().write_message(AppExit::Success);
                 app.update();
-                flush_saves(&app);
+                flush_saves(&mut app);
                 drop(app);
                 let mut app = build_app(&self.config).unwrap();
                 settle(&mut app);
@@ -65,7 +65,7 @@ impl Session {
                 let r = play(self.app(), line);
                 assert!(r.is_ok(), "{line}: {r:?}");
             }
-            flush_saves(self.app.as_ref().unwrap());
+            flush_saves(self.app.as_mut().unwrap());
             last = serde_json::from_str(&snapshot(self.app.as_ref().unwrap(), self.step, line))
                 .unwrap();
         }
@@ -74,6 +74,20 @@ impl Session {
 
     fn try_play(&mut self, line: &str) -> Result<(), String> {
         play(self.app(), line)
+    }
+
+    /// The inspector's "reload from disk": the slot loads again in the
+    /// running game.
+    fn reload_in_place(&mut self) -> Json {
+        self.app().world_mut().write_message(ReloadRequest);
+        self.app().update();
+        settle(self.app());
+        self.step += 1;
+        serde_json::from_str(&snapshot(self.app.as_ref().unwrap(), self.step, "reload")).unwrap()
+    }
+
+    fn report(&self) -> String {
+        game::load_report(self.app.as_ref().unwrap())
     }
 }
 
@@ -374,6 +388,7 @@ fn the_world_state_file_is_the_seeds_format_and_an_independent_hmac_check_passes
             "BoolFlags",
             "IntCounters",
             "CompletedEventIds",
+            "SlotDocuments",
             "SaveCounter"
         ]
     );
@@ -440,8 +455,9 @@ fn coins_saturate_and_negative_coins_are_reported() {
         ]);
         let mut l = store.load();
         let mut world: Json = l.take(0).unwrap();
-        // The store adds the save counter itself.
+        // The store adds the save counter and the slot's documents itself.
         world.as_object_mut().unwrap().remove("SaveCounter");
+        world.as_object_mut().unwrap().remove("SlotDocuments");
         let bodies = vec![
             serde_json::to_vec_pretty(&world).unwrap(),
             serde_json::to_vec_pretty(&serde_json::json!({"SchemaVersion": 1, "Coins": coins}))
@@ -496,7 +512,7 @@ fn coins_and_the_quest_flag_never_disagree_after_a_kill_at_any_point_of_the_rewa
     ] {
         play(&mut app, line).unwrap();
     }
-    flush_saves(&app);
+    flush_saves(&mut app);
     app.update();
     drop(app);
     let fresh_copy = || {
@@ -512,7 +528,7 @@ fn coins_and_the_quest_flag_never_disagree_after_a_kill_at_any_point_of_the_rewa
     play(&mut app, "talk Drone").unwrap();
     let first = fs.call_count();
     play(&mut app, "choose keep_secret").unwrap();
-    flush_saves(&app);
+    flush_saves(&mut app);
     app.update();
     let calls = fs.call_count() - first;
     assert!(calls >= 15, "the reward's commit makes {calls} calls");
@@ -524,7 +540,7 @@ fn coins_and_the_quest_flag_never_disagree_after_a_kill_at_any_point_of_the_rewa
         play(&mut app, "talk Drone").unwrap();
         fs.crash_before(fs.call_count() + k);
         play(&mut app, "choose keep_secret").unwrap();
-        flush_saves(&app);
+        flush_saves(&mut app);
         // The process is killed: no exit flush, the app is just gone.
         std::mem::forget(app);
         fs.restart();
@@ -567,4 +583,174 @@ fn quitting_mid_run_and_reloading_continues_the_run() {
     assert_eq!(st["counters"]["QST_DST_TOWER_5"], 5);
     let st = s.play("end_run\nreload");
     assert_eq!(st["mode"], "hub", "an ended run is not resumed");
+}
+
+/// To the point where the same-run quest is active, then 3 towers of it.
+const SAME_RUN_AT_3: &str = "talk Drone\nstart_run\nend_run\nstart_run\ndestroy tower 5\nend_run\n\
+    talk Drone\nstart_run\nend_run\nstart_run\ndestroy tower 3";
+
+/// Issue 25, 1: quitting mid-run with the same-run quest at 3 and starting
+/// again put the run back with 3 towers left but the counter at 0 (it was
+/// applied before the flags files merged, and the error went to a warning):
+/// the quest could no longer be completed in that run.
+#[test]
+fn a_continued_run_keeps_its_run_counters_after_a_restart_and_a_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let before = s.play(SAME_RUN_AT_3);
+    assert_eq!(before["quests"][0], "destroy_5_towers_one_run", "{before}");
+    assert_eq!(before["counters"]["QST_DST_SAMERUN_5"], 3);
+    // Quit and start again.
+    let after = s.play("reload");
+    assert_eq!(after["mode"], "run");
+    assert_eq!(after["enemies"]["tower"], 3);
+    assert_eq!(after["counters"]["QST_DST_SAMERUN_5"], 3, "{after}");
+    let report = s.report();
+    assert!(!report.contains("run.json:"), "nothing to report: {report}");
+    let st = s.play("destroy tower 2");
+    assert!(flag(&st, "QST_DST_SAMERUN_5_COMPLT"), "{st}");
+    // The same with the in-game reload, mid-run.
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    s.play(&format!("{SAME_RUN_AT_3}\nsave"));
+    let after = s.reload_in_place();
+    assert_eq!(after["mode"], "run");
+    assert_eq!(after["counters"]["QST_DST_SAMERUN_5"], 3, "{after}");
+    let st = s.play("destroy tower 2");
+    assert!(flag(&st, "QST_DST_SAMERUN_5_COMPLT"), "{st}");
+}
+
+/// Issue 25, 2: deleting both copies of `world_state.json` after the reward
+/// said "no save file yet", restarted the quest line and paid the reward
+/// again on replay (200 coins; repeat to farm).
+#[test]
+fn a_deleted_world_state_is_reported_and_the_replayed_quest_pays_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let end = s.play(&autoplay());
+    assert_eq!(end["coins"], 100);
+    let point = s
+        .app
+        .as_ref()
+        .unwrap()
+        .world()
+        .resource::<SaveStatus>()
+        .save_point
+        .unwrap();
+    s.play("reload");
+    drop(s);
+    std::fs::remove_file(dir.path().join("world_state.json")).unwrap();
+    std::fs::remove_file(dir.path().join("world_state.json.bak")).unwrap();
+    let mut s = Session::new(dir.path());
+    let report = s.report();
+    assert!(
+        report.contains(&format!(
+            "world_state.json is missing: the slot was saved at point {point}"
+        )),
+        "{report}"
+    );
+    assert!(!report.contains("no save file yet"), "{report}");
+    // The quest line starts over; playing it again pays nothing more.
+    let st = s.play(&autoplay());
+    assert!(flag(&st, "DIALOGUE_OPT_DRONE_ENDQST"));
+    assert_eq!(st["coins"], 100, "the reward is paid once");
+}
+
+/// Issue 25, 3: a correctly signed `run.json` with 9.2·10¹⁸ towers and a
+/// counter no flags file declares loaded silently.
+#[test]
+fn a_signed_run_with_values_out_of_range_loads_clamped_and_says_so() {
+    use wyrd::save::{DocSpec, SaveStore};
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    s.play("talk Drone\nstart_run\ndestroy tower 1\nsave");
+    drop(s);
+    let store = SaveStore::new(dir.path(), SaveKey::from_env_or_dev()).with_documents([
+        DocSpec::json("world_state.json", 1),
+        DocSpec::json("profile.json", 1),
+        DocSpec::json("run.json", 1),
+    ]);
+    let mut l = store.load();
+    let bodies: Vec<Vec<u8>> = (0..3)
+        .map(|i| {
+            let mut doc: Json = l.take(i).unwrap();
+            let obj = doc.as_object_mut().unwrap();
+            obj.remove("SaveCounter");
+            obj.remove("SlotDocuments");
+            if i == 2 {
+                obj.insert(
+                    "Enemies".into(),
+                    serde_json::json!({"tower": i64::MAX, "dragon": 2}),
+                );
+                obj.insert(
+                    "RunCounters".into(),
+                    serde_json::json!([["QST_DST_SAMERUN_5", 1], ["NO_SUCH_COUNTER", 3]]),
+                );
+            }
+            serde_json::to_vec_pretty(&doc).unwrap()
+        })
+        .collect();
+    store.commit_bodies(&bodies, l.next_save_point).unwrap();
+    let mut s = Session::new(dir.path());
+    let report = s.report();
+    for words in [
+        "run.json: Enemies tower is 9223372036854775807, above the 6 a run can have; read as 6",
+        "run.json: Enemies has a kind the game does not know, \"dragon\" (2); dropped",
+        "run.json: RunCounters has NO_SUCH_COUNTER, which no flags file declares; dropped",
+    ] {
+        assert!(report.contains(words), "{words}\n{report}");
+    }
+    let st = s.play("save");
+    assert_eq!(st["mode"], "run");
+    assert_eq!(st["enemies"], serde_json::json!({"tower": 6}));
+    assert_eq!(st["counters"]["QST_DST_SAMERUN_5"], 1);
+}
+
+/// Issue 25, 4: the headless snapshot said `saving...` after the save
+/// landed; right after a reload the status said `unsaved changes`; after
+/// the first save of a first start the HUD kept `no save yet: a fresh
+/// start`.
+#[test]
+fn the_save_status_says_saved_after_a_save_and_after_a_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let status = |s: &Session| {
+        s.app
+            .as_ref()
+            .unwrap()
+            .world()
+            .resource::<SaveStatus>()
+            .clone()
+    };
+    assert_eq!(
+        status(&s).load_summary().as_deref(),
+        Some("no save yet: a fresh start")
+    );
+    let st = s.play("talk Drone\nsave");
+    assert!(
+        st["save"]
+            .as_str()
+            .unwrap()
+            .starts_with("saved (save point"),
+        "{st}"
+    );
+    assert_eq!(status(&s).load_summary(), None, "no longer a fresh start");
+    for line in ["reload", "start_run\ndestroy tower 1\nsave\nreload"] {
+        let st = s.play(line);
+        assert!(
+            st["save"]
+                .as_str()
+                .unwrap()
+                .starts_with("saved (save point"),
+            "{line}: {st}"
+        );
+    }
+    let st = s.reload_in_place();
+    assert!(
+        st["save"]
+            .as_str()
+            .unwrap()
+            .starts_with("saved (save point"),
+        "{st}"
+    );
 }

@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use bevy::state::app::StatesPlugin;
 use serde::{Deserialize, Serialize};
 use wyrd::prelude::*;
-use wyrd::save::{DocumentLoad, SaveFailed, SaveFs, SaveSlot, SaveStatus};
+use wyrd::save::{CompletedEvents, DocumentLoad, SaveFailed, SaveFs, SaveSlot, SaveStatus};
 
 /// Hub or run.
 #[derive(States, Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -186,14 +186,36 @@ pub struct RunState {
 /// Towers every run starts with.
 pub const TOWERS_PER_RUN: i64 = 6;
 
+/// The most enemies of one kind other than towers a run can have (the
+/// evaluation adds a few guards).
+pub const MAX_ENEMIES_OF_A_KIND: i64 = 99;
+
 /// The player's coins: persisted in the profile document (not world
 /// state), committed together with the world state.
 #[derive(Resource, Debug, Default, Clone, Copy)]
 pub struct Coins(pub i64);
 
-/// What was wrong with the loaded profile (shown on stderr and the HUD).
+/// The rewards already paid, saved in the profile with the coins they
+/// paid: a reward is paid once, whatever happens to the other documents.
 #[derive(Resource, Debug, Default, Clone)]
-pub struct ProfileProblems(pub Vec<String>);
+pub struct RewardsPaid(pub CompletedEvents);
+
+/// What was wrong with the loaded documents' values (shown on stderr and
+/// the HUD).
+#[derive(Resource, Debug, Default, Clone)]
+pub struct SaveProblems {
+    /// `profile.json`'s.
+    pub profile: Vec<String>,
+    /// `run.json`'s, found when the saved run continues.
+    pub run: Vec<String>,
+}
+
+impl SaveProblems {
+    /// Every problem, one line each.
+    pub fn all(&self) -> impl Iterator<Item = &String> {
+        self.profile.iter().chain(&self.run)
+    }
+}
 
 /// The profile save document (`profile.json`), in the same save slot as
 /// the world state: coins and quest flags are one commit.
@@ -204,6 +226,11 @@ pub struct PlayerProfile {
     pub schema_version: u32,
     /// Coins.
     pub coins: i64,
+    /// The rewards that paid the coins (`reward:DIALOGUE/OPTION`): the
+    /// record lives in the same document as the coins (see `wyrd_save`'s
+    /// "Effects that happen once").
+    #[serde(default)]
+    pub completed_event_ids: CompletedEvents,
 }
 
 impl SaveDocument for PlayerProfile {
@@ -211,13 +238,17 @@ impl SaveDocument for PlayerProfile {
     fn fresh() -> Self {
         PlayerProfile {
             schema_version: 1,
-            coins: 0,
+            ..Default::default()
         }
     }
     fn capture(world: &mut World) -> Self {
         PlayerProfile {
             schema_version: 1,
             coins: world.get_resource::<Coins>().map_or(0, |c| c.0),
+            completed_event_ids: world
+                .get_resource::<RewardsPaid>()
+                .map(|r| r.0.clone())
+                .unwrap_or_default(),
         }
     }
     fn apply(self, world: &mut World, load: &DocumentLoad) {
@@ -232,7 +263,8 @@ impl SaveDocument for PlayerProfile {
             self.coins
         };
         world.insert_resource(Coins(coins));
-        world.insert_resource(ProfileProblems(problems));
+        world.insert_resource(RewardsPaid(self.completed_event_ids));
+        world.get_resource_or_init::<SaveProblems>().profile = problems;
     }
 }
 
@@ -294,6 +326,7 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
         .add_save_document::<PlayerProfile>("profile.json")
         .add_save_document::<RunDocument>("run.json")
         .init_resource::<ResumeRun>()
+        .init_resource::<SavedRun>()
         .add_plugins(WorldStateEvaluationPlugin::new(
             "drone_quest/evaluation.bt.ron",
         ))
@@ -304,7 +337,8 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
         .init_resource::<CombatManager>()
         .init_resource::<RunState>()
         .init_resource::<Coins>()
-        .init_resource::<ProfileProblems>()
+        .init_resource::<RewardsPaid>()
+        .init_resource::<SaveProblems>()
         .add_world_state_manager::<QuestManager>()
         .add_world_state_manager::<NpcManager>()
         .add_world_state_manager::<ShopManager>()
@@ -318,7 +352,8 @@ pub fn add_game(app: &mut App, config: &GameConfig) -> Result<(), String> {
             },
         )
         .add_systems(OnEnter(Mode::Run), start_run)
-        .add_systems(Update, mark_run_changed)
+        .add_systems(Update, resume_run.run_if(world_state_ready))
+        .add_systems(Update, mark_run_changed.after(resume_run))
         .init_resource::<DialogueView>()
         .add_systems(Last, report_save_failures.after(SaveSystems::Write));
     register_nodes(app);
@@ -402,27 +437,19 @@ pub struct RunDocument {
     pub counters: Vec<(String, i64)>,
 }
 
-impl SaveDocument for RunDocument {
-    const SCHEMA_VERSION: u32 = 1;
-    fn fresh() -> Self {
-        RunDocument {
-            schema_version: 1,
-            ..Default::default()
-        }
-    }
-    fn capture(world: &mut World) -> Self {
-        let in_run = world
-            .get_resource::<State<Mode>>()
-            .is_some_and(|m| *m.get() == Mode::Run);
+impl RunDocument {
+    /// The run as it is now.
+    fn of(mode: &State<Mode>, run: &RunState, state: Option<&WorldState>) -> RunDocument {
+        let in_run = *mode.get() == Mode::Run;
         RunDocument {
             schema_version: 1,
             in_run,
             enemies: if in_run {
-                world.resource::<RunState>().enemies.clone()
+                run.enemies.clone()
             } else {
                 BTreeMap::new()
             },
-            counters: match (in_run, world.get_resource::<WorldState>()) {
+            counters: match (in_run, state) {
                 (true, Some(ws)) => ws
                     .counters()
                     .iter()
@@ -433,47 +460,198 @@ impl SaveDocument for RunDocument {
             },
         }
     }
-    fn apply(self, world: &mut World, _load: &DocumentLoad) {
-        if self.in_run {
-            world.insert_resource(ResumeRun(Some(self)));
-            if let Some(mut next) = world.get_resource_mut::<NextState<Mode>>() {
-                next.set(Mode::Run);
-            }
+}
+
+impl SaveDocument for RunDocument {
+    const SCHEMA_VERSION: u32 = 1;
+    fn fresh() -> Self {
+        RunDocument {
+            schema_version: 1,
+            ..Default::default()
         }
+    }
+    fn capture(world: &mut World) -> Self {
+        // A saved run that has not continued yet is still the run.
+        let doc = match &world.resource::<ResumeRun>().0 {
+            Some(pending) => pending.run.clone(),
+            None => RunDocument::of(
+                world.resource::<State<Mode>>(),
+                world.resource::<RunState>(),
+                world.get_resource::<WorldState>(),
+            ),
+        };
+        world.resource_mut::<SavedRun>().0 = Some(doc.clone());
+        doc
+    }
+    fn apply(self, world: &mut World, load: &DocumentLoad) {
+        world.resource_mut::<SavedRun>().0 = Some(self.clone());
+        world.get_resource_or_init::<SaveProblems>().run.clear();
+        // The run continues once the world state's files have merged (its
+        // counters need their declarations): `resume_run`.
+        world.resource_mut::<ResumeRun>().0 = self.in_run.then(|| PendingRun {
+            run: self,
+            file: load.file.clone(),
+        });
     }
 }
 
-/// A saved run to continue when the game enters the run (after loading).
-#[derive(Resource, Debug, Default)]
-pub struct ResumeRun(pub Option<RunDocument>);
+/// A saved run waiting to continue.
+#[derive(Debug, Clone)]
+pub struct PendingRun {
+    /// The run.
+    pub run: RunDocument,
+    /// Its file name, for messages.
+    pub file: String,
+}
 
-/// The run changed: the slot has something new to save.
-fn mark_run_changed(run: Res<RunState>, mode: Res<State<Mode>>, slot: Option<ResMut<SaveSlot>>) {
-    if (run.is_changed() || mode.is_changed())
+/// A saved run to continue once the world state is ready (after loading).
+#[derive(Resource, Debug, Default)]
+pub struct ResumeRun(pub Option<PendingRun>);
+
+/// The run document last loaded or captured for a save: the run is dirty
+/// when it differs.
+#[derive(Resource, Debug, Default)]
+pub struct SavedRun(pub Option<RunDocument>);
+
+/// The run changed: the slot has something new to save. Compared with what
+/// was loaded or last saved, so that loading (or entering the hub with no
+/// run) does not count as a change.
+fn mark_run_changed(
+    run: Res<RunState>,
+    mode: Res<State<Mode>>,
+    state: Res<WorldState>,
+    saved: Res<SavedRun>,
+    resume: Res<ResumeRun>,
+    slot: Option<ResMut<SaveSlot>>,
+) {
+    if resume.0.is_some() || !(run.is_changed() || mode.is_changed() || state.is_changed()) {
+        return;
+    }
+    let now = RunDocument::of(&mode, &run, Some(&state));
+    let was = saved.0.clone().unwrap_or_else(RunDocument::fresh);
+    if (now.in_run, &now.enemies, &now.counters) != (was.in_run, &was.enemies, &was.counters)
         && let Some(mut slot) = slot
     {
         slot.mark_dirty();
     }
 }
 
+/// A saved run continues once the world state is ready: in a run already
+/// (an in-game reload), at once; from the hub, when the run is entered
+/// (`start_run`).
+fn resume_run(
+    mode: Res<State<Mode>>,
+    mut next: ResMut<NextState<Mode>>,
+    mut resume: ResMut<ResumeRun>,
+    mut continued: ContinueRun,
+) {
+    if resume.0.is_none() {
+        return;
+    }
+    if *mode.get() == Mode::Run {
+        if let Some(pending) = resume.0.take() {
+            continued.apply(pending);
+        }
+    } else {
+        next.set(Mode::Run);
+    }
+}
+
+/// What continuing a saved run writes to.
+#[derive(bevy::ecs::system::SystemParam)]
+struct ContinueRun<'w> {
+    state: ResMut<'w, WorldState>,
+    run: ResMut<'w, RunState>,
+    content: Res<'w, Content>,
+    problems: ResMut<'w, SaveProblems>,
+}
+
+impl ContinueRun<'_> {
+    /// Puts a saved run's enemies and counters back, each checked against
+    /// what the game declares: kinds it knows, counts a run can have,
+    /// run-scoped counters the flags files declare. What does not fit is
+    /// clamped or dropped, and said on stderr and in the HUD.
+    fn apply(&mut self, pending: PendingRun) {
+        let PendingRun { run: saved, file } = pending;
+        let mut problems = Vec::new();
+        self.run.enemies.clear();
+        for (kind, n) in saved.enemies {
+            let known = kind == "tower" || self.content.quests.values().any(|q| q.kind == kind);
+            if !known {
+                problems.push(format!(
+                    "{file}: Enemies has a kind the game does not know, {kind:?} ({n}); dropped"
+                ));
+                continue;
+            }
+            let max = if kind == "tower" {
+                TOWERS_PER_RUN
+            } else {
+                MAX_ENEMIES_OF_A_KIND
+            };
+            let count = n.clamp(0, max);
+            if count != n {
+                let bound = if n < 0 {
+                    "below 0".to_owned()
+                } else {
+                    format!("above the {max} a run can have")
+                };
+                problems.push(format!(
+                    "{file}: Enemies {kind} is {n}, {bound}; read as {count}"
+                ));
+            }
+            self.run.enemies.insert(kind, count);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (name, v) in saved.counters {
+            if !seen.insert(name.clone()) {
+                problems.push(format!(
+                    "{file}: RunCounters has {name} more than once; the first value is used"
+                ));
+                continue;
+            }
+            let scope = self
+                .state
+                .counters()
+                .iter()
+                .find(|c| *c.name == *name)
+                .map(|c| c.scope);
+            match scope {
+                None => problems.push(format!(
+                    "{file}: RunCounters has {name}, which no flags file declares; dropped"
+                )),
+                Some(Scope::Meta) => problems.push(format!(
+                    "{file}: RunCounters has {name}, which is not run-scoped (world_state.json holds it); dropped"
+                )),
+                Some(Scope::Run) => {
+                    if let Err(e) = self.state.set_counter(name.as_str(), v, "run_resumed") {
+                        problems.push(format!("{file}: RunCounters {name}: {e}; dropped"));
+                    }
+                }
+            }
+        }
+        for p in &problems {
+            eprintln!("save: {p}");
+        }
+        self.problems.run = problems;
+    }
+}
+
 /// A run begins: run-scoped counters reset, enemies appear; or a saved run
 /// continues where it was.
 fn start_run(
-    mut state: ResMut<WorldState>,
+    ready: Res<WorldStateFiles>,
     combat: Res<CombatManager>,
-    mut run: ResMut<RunState>,
     mut resume: ResMut<ResumeRun>,
+    mut continued: ContinueRun,
 ) {
-    if let Some(saved) = resume.0.take() {
-        run.enemies = saved.enemies;
-        for (name, v) in saved.counters {
-            if let Err(e) = state.set_counter(name.as_str(), v, "run_resumed") {
-                warn!("drone_quest: saved run: {e}");
-            }
-        }
+    if ready.all_merged()
+        && let Some(pending) = resume.0.take()
+    {
+        continued.apply(pending);
         return;
     }
-    state.reset_scope(Scope::Run, "run_start");
+    continued.state.reset_scope(Scope::Run, "run_start");
+    let run = &mut continued.run;
     run.enemies.clear();
     run.enemies.insert("tower".into(), TOWERS_PER_RUN);
     for (kind, n) in &combat.extra {
@@ -487,7 +665,8 @@ pub fn settle(app: &mut App) {
     let settled = wyrd_test_support::try_run_until(app, wyrd_test_support::LOAD_UPDATES, |w| {
         let ready = w.resource::<WorldStateFiles>().all_merged();
         let eval = w.get_resource::<WorldStateEvaluation>();
-        ready && !eval.is_none_or(|e| e.is_pending() || e.count == 0)
+        let resumed = w.resource::<ResumeRun>().0.is_none();
+        ready && resumed && !eval.is_none_or(|e| e.is_pending() || e.count == 0)
     });
     match settled {
         Ok(_) => app.update(),
@@ -589,16 +768,18 @@ pub fn apply(world: &mut World, line: &str) -> Result<(), String> {
                 view.choices.clear();
             }
             world.resource_mut::<NpcManager>().pending_choice = None;
-            let newly = match &choice.sets {
-                Some(flag) => world
+            if let Some(flag) = &choice.sets {
+                world
                     .resource_mut::<WorldState>()
                     .set_flag(flag.as_str(), true, "dialogue_choice")
-                    .map_err(|e| e.to_string())?,
-                None => true,
-            };
-            // The reward is paid once: only when the choice's flag is new.
-            // Flag and coins are saved in one commit, right away.
-            if newly && choice.coins != 0 {
+                    .map_err(|e| e.to_string())?;
+            }
+            // The reward is paid once: the profile records it beside the
+            // coins (one document), so losing the world state's document
+            // and playing the quest again pays nothing. Flag, coins and
+            // record are saved in one commit, right away.
+            let reward = format!("reward:{dialogue_id}/{option}");
+            if choice.coins != 0 && world.resource_mut::<RewardsPaid>().0.complete(reward) {
                 let mut coins = world.resource_mut::<Coins>();
                 coins.0 = coins.0.saturating_add(choice.coins);
                 world.write_message(SaveRequest);
@@ -655,12 +836,10 @@ pub fn apply(world: &mut World, line: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Blocks until a queued save has landed or failed (the next frame reports
-/// it).
-pub fn flush_saves(app: &App) {
-    if let Some(s) = app.world().get_resource::<SaveSlot>() {
-        s.flush();
-    }
+/// Blocks until a queued save has landed or failed, and takes its result
+/// (the save status says "saved" at once).
+pub fn flush_saves(app: &mut App) {
+    SaveSlot::finish_writes(app.world_mut());
 }
 
 /// Failed saves go to stderr: the player must know progress is not on disk.
@@ -723,7 +902,7 @@ pub fn load_report(app: &App) -> String {
         .map(|s| s.save_problems().to_vec())
         .unwrap_or_default()
         .into_iter()
-        .chain(world.resource::<ProfileProblems>().0.iter().cloned());
+        .chain(world.resource::<SaveProblems>().all().cloned());
     for p in problems {
         report.push_str("; ");
         report.push_str(&p);

@@ -124,7 +124,7 @@ fn quit(mut app: App) {
     // Quitting flushes what changed since the last save.
     app.world_mut().write_message(AppExit::Success);
     app.update();
-    flush_saves(&app);
+    flush_saves(&mut app);
 }
 
 fn run_script(config: &GameConfig, text: &str) -> i32 {
@@ -142,7 +142,7 @@ fn run_script(config: &GameConfig, text: &str) -> i32 {
         } else if let Err(problem) = play(&mut app, line) {
             eprintln!("step {step} ({line}): {problem}");
         }
-        flush_saves(&app);
+        flush_saves(&mut app);
         println!("{}", snapshot(&app, step, line));
     }
     quit(app);

@@ -384,6 +384,7 @@ fn update_hud(
     state: Res<WorldState>,
     mut hud: Query<(&Hud, &mut Text, Option<&mut Visibility>)>,
     save: Option<Res<wyrd::save::SaveStatus>>,
+    problems: Res<crate::game::SaveProblems>,
 ) {
     toast.1 -= time.delta_secs();
     for (kind, mut text, vis) in &mut hud {
@@ -421,17 +422,14 @@ fn update_hud(
                 // the progress was loaded from.
                 let (now, loaded) = save
                     .as_ref()
-                    .map(|s| {
-                        (
-                            s.summary(),
-                            s.last_load
-                                .as_ref()
-                                .map(|o| o.describe())
-                                .unwrap_or_default(),
-                        )
-                    })
+                    .map(|s| (s.summary(), s.load_summary().unwrap_or_default()))
                     .unwrap_or_default();
-                format!("{mode}   Coins: {}\nSave: {now}\n{loaded}", coins.0)
+                let mut text = format!("{mode}   Coins: {}\nSave: {now}\n{loaded}", coins.0);
+                // What the loaded documents' values did not fit.
+                for p in problems.all() {
+                    text.push_str(&format!("\n{p}"));
+                }
+                text
             }
             Hud::Help => {
                 let hint = if toast.1 > 0.0 {

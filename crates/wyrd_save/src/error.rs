@@ -132,6 +132,19 @@ pub enum SaveError {
         /// This build's.
         supported: u32,
     },
+    /// Saving is paused ([`MissingDocument::PauseSaving`](crate::MissingDocument)):
+    /// a document of the slot is missing or unusable at the save point the
+    /// others are at, and the slot's files are kept as they are until it is
+    /// put back.
+    #[error(
+        "not saved: {file} is missing from the slot saved at point {save_point}; the slot's files are kept as they are until it is put back"
+    )]
+    MissingDocument {
+        /// The missing document.
+        file: String,
+        /// The save point of the slot's other documents.
+        save_point: u64,
+    },
     /// The slot has no documents registered.
     #[error("the save slot has no documents")]
     NoDocuments,

@@ -30,8 +30,10 @@
 //! - `<body>`: every byte after the first `\n`: the document as
 //!   `serde_json` pretty JSON (2-space indent, no trailing newline), an
 //!   object whose **first** member is `"SchemaVersion": N` (a whole number
-//!   from 1 up) and whose **last** member is `"SaveCounter": S` (a whole
-//!   number from 0 up), added by the store ([`insert_save_counter`]):
+//!   from 1 up) and whose **last** two members, added by the store
+//!   ([`insert_slot_fields`]), are `"SlotDocuments": [..]` (the file names
+//!   of every document of the slot at that save point) and
+//!   `"SaveCounter": S` (a whole number from 0 up):
 //!
 //! ```text
 //! kQ7rT2xNfV9bLs4HcZ1pWm8YdE3uJa6oRgX0tBiCv5s=
@@ -40,15 +42,18 @@
 //!   "ProfileId": "",
 //!   ...the seed's fields...
 //!   "CompletedEventIds": [],
+//!   "SlotDocuments": ["world_state.json", "profile.json", "run.json"],
 //!   "SaveCounter": 12
 //! }
 //! ```
 //!
-//! `SaveCounter` is the save point the file belongs to; it is the only
-//! field this crate adds, and the only thing that decides which copy is
-//! newer (not file names, not clocks). A document without it (the seed's
-//! example save, saves of earlier builds) is save point 0. Games must not
-//! use the name themselves.
+//! `SaveCounter` is the save point the file belongs to, and the only thing
+//! that decides which copy is newer (not file names, not clocks). A
+//! document without it (the seed's example save, saves of earlier builds)
+//! is save point 0. `SlotDocuments` lets the load tell a deleted document
+//! from one the slot never had; a document without it (earlier builds)
+//! lists nothing. These two are the only fields this crate adds; games must
+//! not use the names themselves.
 //!
 //! ## Files of a slot
 //!
@@ -92,8 +97,14 @@
 //!    document prefer primary, then backup, then temp at that `S`, and
 //!    parse it in full (a failure marks that copy invalid and picks again).
 //!    Documents with no valid copy start fresh. If no save point is shared
-//!    (several files bad), each document takes its own newest copy and the
-//!    outcome says so (`mixed`).
+//!    (several files bad), the `S` most documents have wins (the newest
+//!    among equals), the others start fresh, and the outcome says so
+//!    (`mixed`): documents are never loaded from different save points.
+//!    A document with no copy of `S` that `S` lists in `SlotDocuments`
+//!    (or that has copies of other save points) is *missing*
+//!    ([`DocumentLoad::missing_at`]): reported as `world_state.json is
+//!    missing: the slot was saved at point 4`, never as a first start; the
+//!    game picks what happens then ([`MissingDocument`]).
 //! 3. Move bad primaries and backups aside (never temps: they are scratch),
 //!    keep the newest N per document.
 //! 4. Repair: rewrite primary and backup of each document that does not
@@ -103,6 +114,36 @@
 //! A copy from a newer schema (`SchemaVersion` above what this build
 //! reads) is never moved, repaired or overwritten: it is reported "from a
 //! newer version of the game" and the plugin pauses saving.
+//!
+//! ## Effects that happen once
+//!
+//! A save slot of several documents can lose one (deleted by the player,
+//! every copy damaged) while the others load. Anything that must happen
+//! once, a reward above all, is therefore recorded **in the same document
+//! as its effect**: the coins and the ids of the rewards that paid them
+//! ([`CompletedEvents`], saved as `CompletedEventIds`) are one file, so
+//! replaying a quest after the quest flags' document was lost finds the
+//! reward already paid. Checking another document's flag instead ("pay when
+//! the quest flag is newly set") pays again as soon as that document is
+//! lost. The Drone quest's profile does it:
+//!
+//! ```
+//! # use serde::{Deserialize, Serialize};
+//! use wyrd_save::CompletedEvents;
+//! #[derive(Serialize, Deserialize)]
+//! #[serde(rename_all = "PascalCase")]
+//! struct Profile {
+//!     schema_version: u32,
+//!     coins: i64,
+//!     #[serde(default, rename = "CompletedEventIds")]
+//!     paid: CompletedEvents,
+//! }
+//! fn reward(profile: &mut Profile, id: &str, coins: i64) {
+//!     if profile.paid.complete(id) {
+//!         profile.coins = profile.coins.saturating_add(coins);
+//!     }
+//! }
+//! ```
 //!
 //! ## In Bevy ([`SavePlugin`])
 //!
@@ -126,6 +167,7 @@
 
 mod error;
 mod fs;
+mod once;
 mod plugin;
 mod signed;
 mod store;
@@ -135,13 +177,14 @@ mod writer;
 
 pub use error::{LoadError, SaveError};
 pub use fs::{OsFs, ReadBytes, SaveFs};
+pub use once::CompletedEvents;
 pub use plugin::{
-    ReloadRequest, RetryPolicy, SaveAppExt, SaveCompleted, SaveDocument, SaveFailed, SaveLoaded,
-    SavePlugin, SaveRequest, SaveSlot, SaveStatus, SaveSystems,
+    MissingDocument, ReloadRequest, RetryPolicy, SaveAppExt, SaveCompleted, SaveDocument,
+    SaveFailed, SaveLoaded, SavePlugin, SaveRequest, SaveSlot, SaveStatus, SaveSystems,
 };
 pub use signed::{
-    DocumentHeader, SAVE_COUNTER_FIELD, SIGNATURE_LEN, SaveKey, insert_save_counter, parse_body,
-    parse_document, read_header,
+    DocumentHeader, SAVE_COUNTER_FIELD, SIGNATURE_LEN, SLOT_DOCUMENTS_FIELD, SaveKey,
+    insert_save_counter, insert_slot_fields, parse_body, parse_document, read_header,
 };
 pub use store::{
     CommitReport, CopyKind, CopyReport, DEFAULT_MAX_SIZE, DEFAULT_QUARANTINE_KEEP, DocSpec,
@@ -155,8 +198,8 @@ pub use writer::{SaveJob, SaveWriter, WriteResult};
 /// The names most users need.
 pub mod prelude {
     pub use crate::{
-        CopyKind, DocumentLoad, LoadOutcome, ReloadRequest, SaveAppExt, SaveCompleted,
-        SaveDocument, SaveFailed, SaveKey, SaveLoaded, SavePlugin, SaveRequest, SaveSlot,
-        SaveStatus, SaveSystems,
+        CompletedEvents, CopyKind, DocumentLoad, LoadOutcome, MissingDocument, ReloadRequest,
+        SaveAppExt, SaveCompleted, SaveDocument, SaveFailed, SaveKey, SaveLoaded, SavePlugin,
+        SaveRequest, SaveSlot, SaveStatus, SaveSystems,
     };
 }

@@ -44,6 +44,28 @@ pub trait SaveDocument: Serialize + DeserializeOwned + Send + Sync + 'static {
     fn apply(self, world: &mut World, load: &DocumentLoad);
 }
 
+/// What the slot does when a document that belongs to the loaded save point
+/// has no usable copy of it (deleted, or every copy damaged): the load
+/// reports it either way (`world_state.json is missing: the slot was saved
+/// at point 4`), never as a first start.
+///
+/// Neither policy can pay a reward twice when the reward and the record
+/// that it was paid live in one document (see the crate docs, "Effects that
+/// happen once").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Reflect)]
+#[reflect(Debug, Default)]
+pub enum MissingDocument {
+    /// The missing document starts fresh, the others keep their save, and
+    /// the next commit writes the slot whole again (the default).
+    #[default]
+    StartFresh,
+    /// As [`StartFresh`](Self::StartFresh), but saving pauses
+    /// ([`SaveError::MissingDocument`]): the slot's files stay as they are,
+    /// so that a player (or support) can put the file back; the next start
+    /// with it loads everything.
+    PauseSaving,
+}
+
 /// How failed saves are retried: `first`, then doubling up to `max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -96,6 +118,8 @@ pub struct SavePlugin {
     pub retry: RetryPolicy,
     /// The file system (`None`: the real one).
     pub fs: Option<Arc<dyn SaveFs>>,
+    /// What to do when a document of the slot is missing.
+    pub missing_document: MissingDocument,
 }
 
 impl SavePlugin {
@@ -109,7 +133,14 @@ impl SavePlugin {
             quarantine_keep: crate::store::DEFAULT_QUARANTINE_KEEP,
             retry: RetryPolicy::default(),
             fs: None,
+            missing_document: MissingDocument::default(),
         }
+    }
+
+    /// Sets what to do when a document of the slot is missing.
+    pub fn with_missing_document(mut self, policy: MissingDocument) -> Self {
+        self.missing_document = policy;
+        self
     }
 
     /// Sets the autosave delay (`None`: only on request and at exit).
@@ -240,14 +271,32 @@ pub struct SaveStatus {
 }
 
 impl SaveStatus {
+    /// What the last load found, while it is still news: `None` before any
+    /// load, and after a first start once the first save landed ("no save
+    /// yet" is no longer true).
+    pub fn load_summary(&self) -> Option<String> {
+        let outcome = self.last_load.as_ref()?;
+        if outcome.is_first_start() && self.writes > 0 {
+            return None;
+        }
+        Some(outcome.describe())
+    }
+
     /// One line for a HUD.
     pub fn summary(&self) -> String {
         if let Some(p) = &self.paused {
             return format!("saving paused: {p}");
         }
         if let Some(e) = &self.last_error {
+            // The retry is due in the frame its delay runs out: "now", not
+            // "in 0 s".
             let retry = self.retry_in.map_or(String::new(), |d| {
-                format!(", retrying in {:.0} s", d.as_secs_f32().ceil())
+                let secs = d.as_secs_f32().ceil();
+                if secs < 1.0 {
+                    ", retrying now".to_owned()
+                } else {
+                    format!(", retrying in {secs:.0} s")
+                }
             });
             return format!(
                 "SAVE FAILED ({}x): {e}{retry}; progress is kept in memory",
@@ -326,6 +375,7 @@ pub struct SaveSlot {
     retry_at: Option<Duration>,
     #[reflect(ignore)]
     paused: Option<SaveError>,
+    missing_document: MissingDocument,
 }
 
 impl SaveSlot {
@@ -345,9 +395,28 @@ impl SaveSlot {
     }
 
     /// Blocks until the queued commit (if any) has landed or failed; the
-    /// result is handled on the next update.
+    /// result is handled on the next update (or at once by
+    /// [`finish_writes`](Self::finish_writes)).
     pub fn flush(&self) {
         self.writer.flush();
+    }
+
+    /// Blocks until the queued commit (if any) has landed or failed and
+    /// takes its result now: [`SaveStatus`] says "saved" (or the failure)
+    /// right away, and [`SaveCompleted`] / [`SaveFailed`] are sent. For
+    /// headless tools and tests that print the status after a save.
+    pub fn finish_writes(world: &mut World) {
+        let Some(slot) = world.get_resource::<SaveSlot>() else {
+            return;
+        };
+        slot.writer.flush();
+        let results = slot.writer.take_results();
+        let now = world
+            .get_resource::<Time>()
+            .map(|t| t.elapsed())
+            .unwrap_or_default();
+        absorb(world, results, now, false);
+        refresh_status(world, now);
     }
 
     /// Adds a document (before startup; see [`SaveAppExt`]).
@@ -390,13 +459,26 @@ impl SaveSlot {
             return;
         };
         slot.next_save_point = slot.next_save_point.max(loaded.next_save_point);
+        let missing = match slot.missing_document {
+            MissingDocument::StartFresh => None,
+            MissingDocument::PauseSaving => {
+                outcome
+                    .missing()
+                    .next()
+                    .map(|d| SaveError::MissingDocument {
+                        file: d.file.clone(),
+                        save_point: d.missing_at.unwrap_or_default(),
+                    })
+            }
+        };
         slot.paused = outcome
             .newer()
             .map(|(file, found, supported)| SaveError::NewerSaveInPlace {
                 file: file.to_owned(),
                 found,
                 supported,
-            });
+            })
+            .or(missing);
         if let Some(p) = &slot.paused {
             warn!("{p}");
         }
@@ -514,6 +596,7 @@ impl Plugin for SavePlugin {
             failures: 0,
             retry_at: None,
             paused: None,
+            missing_document: self.missing_document,
         })
         .add_message::<SaveRequest>()
         .add_message::<ReloadRequest>()
@@ -548,7 +631,10 @@ fn absorb(world: &mut World, results: Vec<WriteResult>, now: Duration, at_exit: 
             }
             Err(error) => {
                 slot.failures += 1;
-                let paused = matches!(error, SaveError::NewerSaveInPlace { .. });
+                let paused = matches!(
+                    error,
+                    SaveError::NewerSaveInPlace { .. } | SaveError::MissingDocument { .. }
+                );
                 let retry_in = (!at_exit && !paused).then(|| slot.retry.delay(slot.failures));
                 slot.retry_at = retry_in.map(|d| now + d);
                 let message = SaveFailed {
@@ -624,8 +710,13 @@ fn drive_saves(
             absorb(world, results, now, true);
         }
     }
+    refresh_status(world, now);
+}
+
+/// Copies the slot's bookkeeping into [`SaveStatus`].
+fn refresh_status(world: &mut World, now: Duration) {
     let slot = world.resource::<SaveSlot>();
-    let (dirty, writing) = (slot.change_gen > slot.saved_gen, slot.writer.is_busy());
+    let (dirty, writing) = (slot.is_dirty(), slot.writer.is_busy());
     let retry_in = slot.retry_at.map(|at| at.saturating_sub(now));
     let mut status = world.resource_mut::<SaveStatus>();
     status.dirty = dirty;

@@ -148,17 +148,25 @@ fn looks_truncated(body: &[u8]) -> bool {
 /// The name of the save counter field the store adds to every document.
 pub const SAVE_COUNTER_FIELD: &str = "SaveCounter";
 
+/// The name of the field the store adds before the save counter: the file
+/// names of every document of the slot at that save point, so that a
+/// document missing later is known to have been part of it.
+pub const SLOT_DOCUMENTS_FIELD: &str = "SlotDocuments";
+
 /// serde_json's nesting limit; deeper documents are [`LoadError::TooDeep`].
 const NESTING_LIMIT: usize = 128;
 
 /// What the store reads of every document before parsing it in full.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentHeader {
     /// `SchemaVersion`: 1 or more.
     pub schema_version: u64,
     /// `SaveCounter`: the save point the document belongs to; 0 when
     /// absent (saves written before save points, such as the seed's).
     pub save_counter: u64,
+    /// `SlotDocuments`: the slot's documents at that save point; `None`
+    /// when absent (saves of earlier builds, the seed's).
+    pub slot_documents: Option<Vec<String>>,
 }
 
 /// Only the header fields; the rest of the document is skipped unparsed.
@@ -168,6 +176,8 @@ struct RawHeader {
     schema_version: Option<serde_json::Value>,
     #[serde(rename = "SaveCounter")]
     save_counter: Option<serde_json::Value>,
+    #[serde(rename = "SlotDocuments")]
+    slot_documents: Option<serde_json::Value>,
 }
 
 fn json_error(e: &serde_json::Error) -> LoadError {
@@ -226,9 +236,32 @@ pub fn read_header(body: &[u8], supported: u32) -> Result<DocumentHeader, LoadEr
             ))
         })?,
     };
+    let slot_documents = match raw.slot_documents {
+        None => None,
+        Some(serde_json::Value::Array(names)) => Some(
+            names
+                .into_iter()
+                .map(|n| match n {
+                    serde_json::Value::String(s) => Ok(s),
+                    other => Err(other),
+                })
+                .collect::<Result<Vec<String>, _>>()
+                .map_err(|v| {
+                    LoadError::WrongSchema(format!(
+                        "{SLOT_DOCUMENTS_FIELD} must list file names, found {v}"
+                    ))
+                })?,
+        ),
+        Some(other) => {
+            return Err(LoadError::WrongSchema(format!(
+                "{SLOT_DOCUMENTS_FIELD} must be a list of file names, found {other}"
+            )));
+        }
+    };
     Ok(DocumentHeader {
         schema_version,
         save_counter,
+        slot_documents,
     })
 }
 
@@ -258,6 +291,38 @@ pub fn parse_document<T: DeserializeOwned>(body: &[u8], supported: u32) -> Resul
 ///
 /// `None` when `body` is not an object (it does not end with `}`).
 pub fn insert_save_counter(body: &[u8], counter: u64) -> Option<Vec<u8>> {
+    insert_fields(body, &format!("\"{SAVE_COUNTER_FIELD}\": {counter}"))
+}
+
+/// What the store writes at the end of every document it commits:
+/// `"SlotDocuments": [..the slot's file names..]`, then
+/// `"SaveCounter": counter` as the last member:
+///
+/// ```
+/// let body = b"{\n  \"SchemaVersion\": 1\n}";
+/// let out = wyrd_save::insert_slot_fields(body, &["a.json", "b.json"], 7).unwrap();
+/// assert_eq!(
+///     out,
+///     b"{\n  \"SchemaVersion\": 1,\n  \"SlotDocuments\": [\"a.json\", \"b.json\"],\n  \"SaveCounter\": 7\n}"
+/// );
+/// ```
+pub fn insert_slot_fields(body: &[u8], documents: &[&str], counter: u64) -> Option<Vec<u8>> {
+    let names: Vec<String> = documents
+        .iter()
+        .map(|d| serde_json::Value::String((*d).to_owned()).to_string())
+        .collect();
+    insert_fields(
+        body,
+        &format!(
+            "\"{SLOT_DOCUMENTS_FIELD}\": [{}],\n  \"{SAVE_COUNTER_FIELD}\": {counter}",
+            names.join(", ")
+        ),
+    )
+}
+
+/// Appends `members` (already JSON, indented for the top level) to the
+/// top-level object `body`, keeping serde_json's pretty layout.
+fn insert_fields(body: &[u8], members: &str) -> Option<Vec<u8>> {
     let close = body.iter().rposition(|b| !b.is_ascii_whitespace())?;
     if body[close] != b'}' {
         return None;
@@ -270,7 +335,7 @@ pub fn insert_save_counter(body: &[u8], counter: u64) -> Option<Vec<u8>> {
     if body[last] != b'{' {
         out.push(b',');
     }
-    out.extend_from_slice(format!("\n  \"{SAVE_COUNTER_FIELD}\": {counter}\n}}").as_bytes());
+    out.extend_from_slice(format!("\n  {members}\n}}").as_bytes());
     Some(out)
 }
 
@@ -319,7 +384,8 @@ mod header_tests {
             read_header(br#"{"SchemaVersion": 1}"#, 1),
             Ok(DocumentHeader {
                 schema_version: 1,
-                save_counter: 0
+                save_counter: 0,
+                slot_documents: None,
             })
         );
     }

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{LoadError, SaveError};
 use crate::fs::{OsFs, ReadBytes, SaveFs};
-use crate::signed::{SaveKey, insert_save_counter, parse_body, read_header};
+use crate::signed::{SaveKey, insert_slot_fields, parse_body, read_header};
 use crate::ticks::utc_file_stamp;
 
 /// Default limit on the size of a save file: 16 MiB.
@@ -145,6 +145,12 @@ pub struct DocumentLoad {
     pub source: Option<CopyKind>,
     /// Primary, backup and temp, in that order.
     pub copies: Vec<CopyReport>,
+    /// The save point the slot was loaded at when this document has no
+    /// usable copy of it although it belongs there: the slot's other
+    /// documents list it as one of theirs (`SlotDocuments`), or it has
+    /// copies of other save points only. `None` for a document the slot
+    /// never had (a first start, a document a later version added).
+    pub missing_at: Option<u64>,
 }
 
 impl DocumentLoad {
@@ -164,7 +170,8 @@ impl DocumentLoad {
         })
     }
 
-    fn all_missing(&self) -> bool {
+    /// Whether none of its three files exists.
+    pub fn all_missing(&self) -> bool {
         self.copies
             .iter()
             .all(|c| c.verdict == Verdict::Invalid(LoadError::Missing))
@@ -185,7 +192,12 @@ impl DocumentLoad {
             Some(CopyKind::Primary) => {
                 let backup = self.copy(CopyKind::Backup);
                 match &backup.verdict {
-                    Verdict::Invalid(e) if *e != LoadError::Missing || !self.all_missing() => {
+                    // A first save interrupted after its primaries: there
+                    // was never a backup (the repair writes one).
+                    Verdict::Invalid(LoadError::Missing) => {
+                        format!("{}: it had no backup yet", self.file)
+                    }
+                    Verdict::Invalid(_) => {
                         format!("{}: backup unusable ({})", self.file, why(backup))
                     }
                     Verdict::Valid { save_point: s } if Some(*s) != save_point => {
@@ -200,6 +212,27 @@ impl DocumentLoad {
                 kind.describe(),
                 why(primary)
             ),
+            None if self.missing_at.is_some() => {
+                let n = self.missing_at.unwrap_or_default();
+                let found: Vec<String> = self
+                    .copies
+                    .iter()
+                    .filter(|c| c.verdict != Verdict::Invalid(LoadError::Missing))
+                    .map(|c| format!("{}: {}", c.kind.describe(), why(c)))
+                    .collect();
+                if found.is_empty() {
+                    format!(
+                        "{} is missing: the slot was saved at point {n}; started fresh",
+                        self.file
+                    )
+                } else {
+                    format!(
+                        "{} has no usable copy of save point {n}, where the slot was saved ({}); started fresh",
+                        self.file,
+                        found.join("; ")
+                    )
+                }
+            }
             None if self.all_missing() => match save_point {
                 Some(_) => format!("{}: no save file yet, started fresh", self.file),
                 None => String::new(),
@@ -250,8 +283,11 @@ pub struct LoadOutcome {
     pub repaired: Vec<PathBuf>,
     /// Why the repair failed (the load itself is fine).
     pub repair_error: Option<SaveError>,
-    /// No save point is complete in every document (several files bad):
-    /// each document was loaded from its own newest copy.
+    /// No save point is complete in every document that has a usable copy
+    /// (several files bad): the slot loaded the save point most of them
+    /// have (the newest among equals), and the documents without a copy of
+    /// it started fresh. Documents are never loaded from different save
+    /// points.
     pub mixed: bool,
     /// Quarantined files deleted to keep only the newest N.
     pub quarantine_removed: Vec<PathBuf>,
@@ -261,6 +297,13 @@ impl LoadOutcome {
     /// Whether no file of any document exists: a first start.
     pub fn is_first_start(&self) -> bool {
         self.documents.iter().all(DocumentLoad::all_missing)
+    }
+
+    /// Documents that belong to the loaded save point but have no usable
+    /// copy of it ([`DocumentLoad::missing_at`]): deleted or damaged, not
+    /// a first start.
+    pub fn missing(&self) -> impl Iterator<Item = &DocumentLoad> {
+        self.documents.iter().filter(|d| d.missing_at.is_some())
     }
 
     /// Whether everything came from the primaries with nothing to report.
@@ -294,7 +337,7 @@ impl LoadOutcome {
         let mut parts = Vec::new();
         parts.push(match self.save_point {
             Some(n) if self.mixed => format!(
-                "loaded the newest copy of each document (no save point is complete in all of them; newest {n})"
+                "loaded save point {n} (no save point is complete in all documents; this one is in most of them)"
             ),
             Some(n) => format!("loaded save point {n}"),
             None => "started fresh".into(),
@@ -392,6 +435,8 @@ struct Candidate {
     path: PathBuf,
     bytes: Option<Vec<u8>>,
     verdict: Verdict,
+    /// The slot's documents this copy lists (`SlotDocuments`).
+    slot: Option<Vec<String>>,
     parsed: Option<Box<dyn Any + Send>>,
     quarantined_to: Option<PathBuf>,
 }
@@ -491,16 +536,19 @@ impl SaveStore {
         self.key.open_json(&bytes, supported)
     }
 
-    fn check(&self, bytes: &[u8], schema: u32) -> Verdict {
+    fn check(&self, bytes: &[u8], schema: u32) -> (Verdict, Option<Vec<String>>) {
         match self
             .key
             .open(bytes)
             .and_then(|body| read_header(body, schema))
         {
-            Ok(h) => Verdict::Valid {
-                save_point: h.save_counter,
-            },
-            Err(e) => Verdict::Invalid(e),
+            Ok(h) => (
+                Verdict::Valid {
+                    save_point: h.save_counter,
+                },
+                h.slot_documents,
+            ),
+            Err(e) => (Verdict::Invalid(e), None),
         }
     }
 
@@ -508,18 +556,18 @@ impl SaveStore {
         let mut out: Vec<Candidate> = Vec::with_capacity(3);
         for kind in CopyKind::ALL {
             let path = self.path(&spec.file, kind);
-            let (bytes, verdict) = match self.read_bytes(&path) {
-                Err(e) => (None, Verdict::Invalid(e)),
+            let (bytes, (verdict, slot)) = match self.read_bytes(&path) {
+                Err(e) => (None, (Verdict::Invalid(e), None)),
                 Ok(bytes) => {
                     // Primary and backup are usually the same bytes: check once.
                     let same = out
                         .iter()
                         .find(|c| c.bytes.as_deref() == Some(bytes.as_slice()));
-                    let verdict = match same {
-                        Some(c) => c.verdict.clone(),
+                    let checked = match same {
+                        Some(c) => (c.verdict.clone(), c.slot.clone()),
                         None => self.check(&bytes, spec.schema),
                     };
-                    (Some(bytes), verdict)
+                    (Some(bytes), checked)
                 }
             };
             out.push(Candidate {
@@ -527,6 +575,7 @@ impl SaveStore {
                 path,
                 bytes,
                 verdict,
+                slot,
                 parsed: None,
                 quarantined_to: None,
             });
@@ -577,13 +626,21 @@ impl SaveStore {
                 self.repair(&docs, &chosen, &mut outcome);
             }
         }
+        // The slot's documents as the loaded save point lists them.
+        let listed: Option<Vec<String>> = docs
+            .iter()
+            .zip(&chosen)
+            .find_map(|(cands, pick)| pick.and_then(|i| cands[i].slot.clone()));
         let mut documents = Vec::with_capacity(docs.len());
         for ((spec, cands), pick) in self.documents.iter().zip(&mut docs).zip(&chosen) {
             let parsed = pick.and_then(|i| cands[i].parsed.take());
             documents.push(parsed);
+            let belongs = listed.as_ref().is_some_and(|l| l.contains(&spec.file))
+                || cands[..2].iter().any(|c| c.verdict.save_point().is_some());
             outcome.documents.push(DocumentLoad {
                 file: spec.file.clone(),
                 source: pick.map(|i| cands[i].kind),
+                missing_at: save_point.filter(|_| pick.is_none() && belongs),
                 copies: cands
                     .iter()
                     .map(|c| CopyReport {
@@ -602,8 +659,12 @@ impl SaveStore {
         }
     }
 
-    /// Picks a candidate per document: the newest save point all documents
-    /// with a valid copy share; else (several bad files) each one's newest.
+    /// Picks a candidate per document, all of one save point: the newest
+    /// save point all documents with a valid copy share; else (several bad
+    /// files) the one most of them have, the newest among equals, and the
+    /// others start fresh. Documents are never loaded from different save
+    /// points: a value of one would be newer than another's (coins without
+    /// the quest that paid them).
     fn choose(&self, docs: &mut [Vec<Candidate>]) -> (Vec<Option<usize>>, Option<u64>, bool) {
         // A temp file is an uncommitted write: it counts only for a save
         // point every document reached. A document with no valid copy at all
@@ -626,24 +687,19 @@ impl SaveStore {
                 .iter()
                 .map(|c| c.iter().filter_map(usable).collect())
                 .collect();
-            let present: Vec<&BTreeSet<u64>> = points.iter().filter(|p| !p.is_empty()).collect();
-            let Some(first) = present.first() else {
+            let mut best: Option<(usize, u64)> = None;
+            for &p in points.iter().flatten() {
+                let holders = points.iter().filter(|set| set.contains(&p)).count();
+                if best.is_none_or(|b| (holders, p) > b) {
+                    best = Some((holders, p));
+                }
+            }
+            let Some((_, target)) = best else {
                 return (vec![None; docs.len()], None, false);
             };
-            let common = first
-                .iter()
-                .rev()
-                .find(|n| present.iter().all(|p| p.contains(n)))
-                .copied();
             let mut picks = Vec::with_capacity(docs.len());
             let mut failed = false;
             for (spec, cands) in self.documents.iter().zip(docs.iter_mut()) {
-                let own_newest = cands.iter().filter_map(usable).max();
-                let Some(own_newest) = own_newest else {
-                    picks.push(None);
-                    continue;
-                };
-                let target = common.unwrap_or(own_newest);
                 let Some(i) = cands.iter().position(|c| usable(c) == Some(target)) else {
                     picks.push(None);
                     continue;
@@ -671,13 +727,10 @@ impl SaveStore {
             if failed {
                 continue;
             }
-            let save_point = common.or_else(|| {
-                docs.iter()
-                    .zip(&picks)
-                    .filter_map(|(c, p)| p.and_then(|i| c[i].verdict.save_point()))
-                    .max()
-            });
-            return (picks, save_point, common.is_none());
+            let mixed = points
+                .iter()
+                .any(|set| !set.is_empty() && !set.contains(&target));
+            return (picks, Some(target), mixed);
         }
     }
 
@@ -782,12 +835,14 @@ impl SaveStore {
             return Err(SaveError::NoDocuments);
         }
         let mut sealed = Vec::with_capacity(bodies.len());
+        let names: Vec<&str> = self.documents.iter().map(|d| d.file.as_str()).collect();
         for (spec, body) in self.documents.iter().zip(bodies) {
-            let body =
-                insert_save_counter(body, save_point).ok_or_else(|| SaveError::Serialize {
+            let body = insert_slot_fields(body, &names, save_point).ok_or_else(|| {
+                SaveError::Serialize {
                     file: spec.file.clone(),
                     message: "the document is not a JSON object".into(),
-                })?;
+                }
+            })?;
             // Never write what the next load would refuse (a document with a
             // SaveCounter of its own, a schema this build does not read).
             read_header(&body, spec.schema).map_err(|e| SaveError::Serialize {

@@ -278,3 +278,108 @@ fn a_save_request_is_read_not_drained() {
     assert_eq!(on_disk(&fs), Some(7));
     assert_eq!(app.world().resource::<Heard>().0, 1);
 }
+
+/// Issue 25: the HUD said `retrying in 0 s` in the frame a retry was due.
+#[test]
+fn a_retry_that_is_due_says_now_not_in_0_s() {
+    let mut status = SaveStatus {
+        last_error: Some("cannot write".into()),
+        failures: 1,
+        retry_in: Some(Duration::ZERO),
+        ..Default::default()
+    };
+    assert!(
+        status.summary().contains("retrying now"),
+        "{}",
+        status.summary()
+    );
+    status.retry_in = Some(Duration::from_millis(300));
+    assert!(
+        status.summary().contains("retrying in 1 s"),
+        "{}",
+        status.summary()
+    );
+}
+
+/// Issue 25: `finish_writes` takes the landed commit at once, so the status
+/// says "saved", not "saving...", in the same frame.
+#[test]
+fn finish_writes_reports_the_landed_save_at_once() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, None);
+    set(&mut app, 5);
+    app.world_mut().write_message(SaveRequest);
+    app.update();
+    SaveSlot::finish_writes(app.world_mut());
+    let status = app.world().resource::<SaveStatus>();
+    assert_eq!(status.summary(), "saved (save point 1)");
+    assert_eq!(on_disk(&fs), Some(5));
+}
+
+/// Issue 25: with [`MissingDocument::PauseSaving`], a document deleted from
+/// a slot saved at point N pauses saving: the other files stay as they
+/// are until it is put back.
+#[test]
+fn a_missing_document_can_pause_saving() {
+    #[derive(Debug, Serialize, Deserialize)]
+    #[serde(rename_all = "PascalCase")]
+    struct Other {
+        schema_version: u32,
+    }
+    impl SaveDocument for Other {
+        const SCHEMA_VERSION: u32 = 1;
+        fn fresh() -> Self {
+            Other { schema_version: 1 }
+        }
+        fn capture(_: &mut World) -> Self {
+            Other::fresh()
+        }
+        fn apply(self, _: &mut World, _: &DocumentLoad) {}
+    }
+    let two = |fs: &MemFs, policy| {
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins)
+            .init_resource::<Score>()
+            .add_plugins(
+                SavePlugin::new("/saves", key())
+                    .with_fs(Arc::new(fs.clone()))
+                    .with_missing_document(policy),
+            )
+            .add_save_document::<ScoreDoc>("score.json")
+            .add_save_document::<Other>("other.json");
+        app.update();
+        app
+    };
+    let fs = MemFs::new();
+    let mut app = two(&fs, MissingDocument::PauseSaving);
+    set(&mut app, 7);
+    app.world_mut().write_message(SaveRequest);
+    step(&mut app);
+    drop(app);
+    fs.delete(Path::new("/saves/other.json"));
+    fs.delete(Path::new("/saves/other.json.bak"));
+    let mut app = two(&fs, MissingDocument::PauseSaving);
+    let status = app.world().resource::<SaveStatus>().clone();
+    let load = status.last_load.clone().unwrap();
+    assert_eq!(load.missing().count(), 1);
+    assert!(
+        status
+            .summary()
+            .contains("other.json is missing from the slot saved at point 1"),
+        "{}",
+        status.summary()
+    );
+    set(&mut app, 8);
+    app.world_mut().write_message(SaveRequest);
+    step(&mut app);
+    assert_eq!(on_disk(&fs), Some(7), "the slot's files stay as they are");
+    drop(app);
+    // The default starts the document fresh and saves the slot whole.
+    let mut app = two(&fs, MissingDocument::StartFresh);
+    assert!(app.world().resource::<SaveStatus>().paused.is_none());
+    set(&mut app, 9);
+    app.world_mut().write_message(SaveRequest);
+    step(&mut app);
+    assert_eq!(on_disk(&fs), Some(9));
+    assert!(fs.file(Path::new("/saves/other.json")).is_some());
+}

@@ -411,16 +411,23 @@ fn the_seeds_example_save_loads() {
     );
 }
 
+/// Issue 25 (the property "never a value from a save point newer than
+/// another document's"): with no save point shared, the one most documents
+/// have wins and the rest start fresh; before, each document loaded its own
+/// newest copy (a.json at 1 beside b.json at 2).
 #[test]
 fn documents_of_a_slot_load_from_the_same_save_point() {
     let dir = tempfile::tempdir().unwrap();
-    let s = SaveStore::new(dir.path(), key())
-        .with_documents([DocSpec::json("a.json", 1), DocSpec::json("b.json", 1)]);
+    let s = SaveStore::new(dir.path(), key()).with_documents([
+        DocSpec::json("a.json", 1),
+        DocSpec::json("b.json", 1),
+        DocSpec::json("c.json", 1),
+    ]);
     let b = |n: u32| format!("{{\"SchemaVersion\": 1, \"N\": {n}}}").into_bytes();
-    s.commit_bodies(&[b(1), b(10)], 1).unwrap();
-    s.commit_bodies(&[b(2), b(20)], 2).unwrap();
+    s.commit_bodies(&[b(1), b(10), b(100)], 1).unwrap();
+    s.commit_bodies(&[b(2), b(20), b(200)], 2).unwrap();
     // Two bad files: a.json's primary and backup. Only an old leftover
-    // temp of save point 1 remains for it, while b.json is at 2.
+    // temp of save point 1 remains for it, while b and c are at 2.
     fs::write(dir.path().join("a.json"), &sealed(2, &doc(0))[..30]).unwrap();
     fs::write(
         dir.path().join("a.json.tmp"),
@@ -429,12 +436,74 @@ fn documents_of_a_slot_load_from_the_same_save_point() {
     .unwrap();
     fs::write(dir.path().join("a.json.bak"), b"x").unwrap();
     let mut l = s.load();
-    let a: serde_json::Value = l.take(0).unwrap();
+    let a: Option<serde_json::Value> = l.take(0);
     let bb: serde_json::Value = l.take(1).unwrap();
-    assert_eq!((a["N"].clone(), bb["N"].clone()), (1.into(), 20.into()));
-    assert!(l.outcome.mixed, "no save point is complete in both");
-    assert!(l.outcome.describe().contains("no save point is complete"));
+    let c: serde_json::Value = l.take(2).unwrap();
+    assert_eq!(a, None, "a.json has no copy of save point 2: fresh");
+    assert_eq!((bb["N"].clone(), c["N"].clone()), (20.into(), 200.into()));
+    assert!(l.outcome.mixed, "no save point is complete in all three");
+    assert_eq!(l.outcome.save_point, Some(2));
+    assert_eq!(l.outcome.documents[0].missing_at, Some(2));
+    let text = l.outcome.describe();
+    assert!(text.contains("no save point is complete"), "{text}");
+    assert!(
+        text.contains("a.json has no usable copy of save point 2"),
+        "{text}"
+    );
     assert_eq!(l.next_save_point, 3);
+}
+
+/// Issue 25: both copies of a document deleted while the slot is at save
+/// point 4 was reported as "no save file yet", a first start.
+#[test]
+fn a_deleted_document_is_reported_missing_with_the_slots_save_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = SaveStore::new(dir.path(), key()).with_documents([
+        DocSpec::json("world.json", 1),
+        DocSpec::json("profile.json", 1),
+    ]);
+    let b = |n: u32| format!("{{\"SchemaVersion\": 1, \"N\": {n}}}").into_bytes();
+    for p in 1..=4 {
+        s.commit_bodies(&[b(p), b(p * 10)], u64::from(p)).unwrap();
+    }
+    // Every document lists the slot's documents.
+    let body = fs::read_to_string(dir.path().join("profile.json")).unwrap();
+    assert!(
+        body.contains(
+            "\"SlotDocuments\": [\"world.json\", \"profile.json\"],\n  \"SaveCounter\": 4\n}"
+        ),
+        "{body}"
+    );
+    fs::remove_file(dir.path().join("world.json")).unwrap();
+    fs::remove_file(dir.path().join("world.json.bak")).unwrap();
+    let mut l = s.load();
+    let profile: serde_json::Value = l.take(1).unwrap();
+    assert_eq!(profile["N"], 40, "the other document keeps its save");
+    assert_eq!(l.outcome.save_point, Some(4));
+    assert!(!l.outcome.is_first_start());
+    let missing: Vec<&str> = l.outcome.missing().map(|d| d.file.as_str()).collect();
+    assert_eq!(missing, ["world.json"]);
+    let text = l.outcome.describe();
+    assert!(
+        text.contains("world.json is missing: the slot was saved at point 4; started fresh"),
+        "{text}"
+    );
+    assert!(!text.contains("no save file yet"), "{text}");
+}
+
+/// Issue 25: after a first save interrupted between primaries and backups,
+/// the missing backup was worded "backup unusable (there is no save file)".
+#[test]
+fn a_backup_never_written_is_not_called_unusable() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    save(&s, &doc(1), 1);
+    fs::remove_file(dir.path().join("save.json.bak")).unwrap();
+    let (_, source, _, text) = load(&s);
+    assert_eq!(source, Some(CopyKind::Primary));
+    assert!(text.contains("save.json: it had no backup yet"), "{text}");
+    assert!(!text.contains("unusable"), "{text}");
+    assert!(dir.path().join("save.json.bak").exists(), "repaired");
 }
 
 #[test]

@@ -110,6 +110,13 @@ impl WorldStateSavePlugin {
         self
     }
 
+    /// Sets what happens when a document of the slot is missing at load
+    /// (default: it starts fresh and the others keep their save).
+    pub fn with_missing_document(mut self, policy: wyrd_save::MissingDocument) -> Self {
+        self.slot.missing_document = policy;
+        self
+    }
+
     /// Uses another file system (tests: `wyrd_save::testing::MemFs`).
     pub fn with_fs(mut self, fs: Arc<dyn SaveFs>) -> Self {
         self.slot.fs = Some(fs);
