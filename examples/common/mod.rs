@@ -43,6 +43,28 @@ pub struct CommonArgs {
     /// Play the scripted start in a window, save a screenshot and quit.
     #[arg(long, value_name = "PNG", conflicts_with = "headless")]
     pub screenshot: Option<PathBuf>,
+    /// Write the game's vocabulary (its actions with their parameters,
+    /// predicates, custom nodes, flags files) to FILE for `wyrd check
+    /// --vocabulary`, and quit.
+    #[arg(long, value_name = "FILE")]
+    pub vocabulary: Option<PathBuf>,
+}
+
+/// Writes the vocabulary of the headless `app` (the game's registrations)
+/// and exits: 0, or 1 with the error.
+#[allow(dead_code, reason = "each example calls it with its own app")]
+pub fn write_vocabulary(mut app: App, path: &Path) -> ! {
+    use wyrd::prelude::BtAppExt as _;
+    match app.write_bt_vocabulary(path) {
+        Ok(()) => {
+            eprintln!("wrote the vocabulary to {}", path.display());
+            std::process::exit(0)
+        }
+        Err(e) => {
+            eprintln!("{}: cannot write the vocabulary: {e}", path.display());
+            std::process::exit(1)
+        }
+    }
 }
 
 /// Exits with clap's usage error (exit code 2) for a problem found after

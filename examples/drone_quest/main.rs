@@ -79,7 +79,16 @@ fn main() {
         headless,
         assets,
         screenshot,
+        vocabulary,
     } = args.common;
+    if let Some(path) = vocabulary {
+        // The game's registrations, with saves in a folder nobody reads.
+        let scratch = std::env::temp_dir().join("wyrd-drone-quest-vocabulary");
+        match build_app(&GameConfig::new(assets, scratch)) {
+            Ok(app) => common::write_vocabulary(app, &path),
+            Err(e) => usage(e),
+        }
+    }
     let (script, mut autoplay, inspector) = (args.script, args.autoplay, args.inspector);
     let save_dir = args.save_dir.unwrap_or_else(default_save_dir);
     if !headless {

@@ -60,7 +60,11 @@ fn main() {
         headless,
         assets,
         screenshot,
+        vocabulary,
     } = args.common;
+    if let Some(path) = vocabulary {
+        common::write_vocabulary(build_headless(&GameConfig { assets }), &path);
+    }
     let (drive, autopilot) = (args.drive, args.autopilot);
     // The drive is read only when something plays it.
     let steps = || {

@@ -70,10 +70,14 @@ fn main() {
         headless,
         assets,
         screenshot,
+        vocabulary,
     } = args.common;
     let (ticks, agents, seed) = (args.ticks, args.agents as usize, args.seed);
     let record = args.record.zip(args.record_file);
     let config = GameConfig { assets };
+    if let Some(path) = vocabulary {
+        common::write_vocabulary(build_headless(&config, 0, seed), &path);
+    }
     if !headless {
         if common::display_available() {
             window::run(&config, agents, seed, screenshot.map(|s| (s, args.view)));

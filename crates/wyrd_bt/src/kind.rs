@@ -968,8 +968,9 @@ pub(crate) fn lower(
                 None => {
                     let mut known: Vec<&str> = c.vocab.actions.keys().map(String::as_str).collect();
                     known.sort_unstable();
-                    return Err(c.err_at(
+                    return Err(c.err_part(
                         file,
+                        "action",
                         &d.action,
                         BtProblem::UnknownAction {
                             name: d.action.clone(),

@@ -224,6 +224,7 @@ mod runtime;
 pub mod sim;
 mod value;
 mod view;
+mod vocab_file;
 
 pub use blackboard::{Blackboard, BlackboardError};
 pub use compile::{
@@ -237,7 +238,7 @@ pub use persist::{
     SavedTree, TreeDiff, diff, restore,
 };
 pub use plugin::{
-    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtReloads, BtSettings,
+    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, Declared, BtLoader, BtPlugin, BtReloads, BtSettings,
     BtStats, BtSystems, RestoreTree, RunMode,
 };
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
@@ -256,6 +257,10 @@ pub use runtime::{
 };
 pub use value::{Bindings, FromValue, Op, Sym, Value, ValueDef, ValueType};
 pub use view::{ImpulseView, NodeView, Progress, RuleFlags};
+pub use vocab_file::{
+    ActionDecl, NodeDecl, ParamDecl, VOCABULARY_FORMAT, VOCABULARY_VERSION, VocabularyError,
+    VocabularyFile,
+};
 
 /// The names most users need.
 pub mod prelude {

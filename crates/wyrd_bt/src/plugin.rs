@@ -120,9 +120,36 @@ pub struct BtGlobals {
     index: HashMap<String, usize>,
     values: Vec<Value>,
     generation: u64,
+    declared: Declared,
+}
+
+/// Whether every world value trees may read is published yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Reflect)]
+pub enum Declared {
+    /// The game publishes values itself (no declarations): a name not
+    /// published is warned about as "not published (yet)".
+    #[default]
+    ByTheGame,
+    /// The declarations (the world state's flags files) are still loading:
+    /// a name not published is not reported yet.
+    Loading,
+    /// Every declared value is published: a name not published is declared
+    /// nowhere, an error.
+    Complete,
 }
 
 impl BtGlobals {
+    /// Says whether the declared world values are all published (the
+    /// world state sets it when its flags files have merged).
+    pub fn set_declared(&mut self, declared: Declared) {
+        self.declared = declared;
+    }
+
+    /// Whether the declared world values are all published.
+    pub fn declared(&self) -> Declared {
+        self.declared
+    }
+
     /// Publishes (or updates) a value.
     pub fn set(&mut self, name: &str, value: impl Into<Value>) {
         let value = value.into();
@@ -616,6 +643,14 @@ pub trait BtAppExt {
     /// Registers an action type ([`bt_action!`](crate::bt_action)): its
     /// name, id and parameter schema, checked in every tree that uses it.
     fn add_bt_action<A: crate::BtAction>(&mut self) -> &mut Self;
+    /// Writes what the app registered so far (actions with their schemas,
+    /// predicates, custom nodes, the world state's flags files) as a
+    /// [vocabulary file](crate::VocabularyFile) for `wyrd check
+    /// --vocabulary`. Call it after adding the game's plugins, e.g. from a
+    /// test or a `--vocabulary FILE` flag of the game. The file is written
+    /// only when its content changed (so that a checked-in copy keeps its
+    /// timestamp).
+    fn write_bt_vocabulary(&mut self, path: impl AsRef<std::path::Path>) -> std::io::Result<()>;
 }
 
 impl BtAppExt for App {
@@ -670,6 +705,22 @@ impl BtAppExt for App {
             .clone();
         reg.edit(|v| v.add_action_type::<A>());
         self
+    }
+
+    fn write_bt_vocabulary(&mut self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+        let vocabulary = self
+            .world_mut()
+            .get_resource_or_init::<BtRegistry>()
+            .snapshot();
+        let text = crate::VocabularyFile::of(&vocabulary).to_json();
+        let path = path.as_ref();
+        if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+            return Ok(());
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, text)
     }
 }
 
@@ -791,11 +842,22 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
         for (slot, g) in asset.program.globals.iter().enumerate() {
             let v = globals.get(&g.name);
             // Reported once per program and name; the key allocates nothing.
-            if v.is_none() && world.reported.insert((id, slot)) {
-                warn!(
-                    "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",
-                    g.file, g.line, g.column, g.name
-                );
+            // While the declarations load, a missing name is not news.
+            if v.is_none()
+                && globals.declared != Declared::Loading
+                && world.reported.insert((id, slot))
+            {
+                if globals.declared == Declared::Complete {
+                    error!(
+                        "{}:{}:{}: no flags file declares the world value {:?}; the condition never holds",
+                        g.file, g.line, g.column, g.name
+                    );
+                } else {
+                    warn!(
+                        "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",
+                        g.file, g.line, g.column, g.name
+                    );
+                }
             }
             slots.push(v);
         }

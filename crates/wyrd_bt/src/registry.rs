@@ -279,6 +279,10 @@ pub struct Vocabulary {
     /// Accept any action and predicate name (tools: `wyrd check`,
     /// `wyrd sim`). Custom kinds must still be registered.
     pub permissive: bool,
+    /// Asset paths of the flags files that declare the world values trees
+    /// may read (`World(..)`); the world state adds its files here. Written
+    /// to the [vocabulary file](crate::VocabularyFile) for `wyrd check`.
+    pub world_files: Vec<String>,
 }
 
 impl std::fmt::Debug for Vocabulary {

@@ -2,7 +2,7 @@
 //! saves.
 //!
 //! ```text
-//! wyrd check FILE... [--tree TREE]
+//! wyrd check FILE_OR_FOLDER... [--tree TREE] [--vocabulary FILE] [--assets DIR]
 //! wyrd sim TREE --script SCRIPT [--ticks N] [--seed S]
 //! wyrd graph TREE [--format dot|mermaid]
 //! wyrd save verify FILE --key-file K
@@ -19,8 +19,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use wyrd_save::{LoadError, SaveKey};
-use wyrd_state::FlagsFile;
 
+mod check_cmd;
 mod save_cmd;
 
 /// Check Wyrd asset files, run trees against scripted timelines, draw them,
@@ -39,20 +39,45 @@ enum Command {
     /// Validate trees (*.bt.ron), flags files (*.flags.ron) and sim scripts
     /// (*.script.ron); errors as file:line:column.
     #[command(after_help = "\
+Trees are checked as the game's loader checks them when the game's vocabulary is
+known: --vocabulary FILE, else the `vocabulary` of the nearest wyrd.toml above the
+tree (`vocabulary = \"guard.vocabulary.json\"`, `assets = \"..\"`: paths relative to
+wyrd.toml). Without one, action names and parameters, predicates and custom nodes
+are not checked, and the ok line says so. World values (World(\"NAME\", ..)) are
+checked against the vocabulary's flags files, else the flags files given.
+
 A script is checked against --tree, else the last tree before it on the line, else
 NAME.bt.ron beside NAME.script.ron.
 
+Exit codes: 0 every file is ok, 1 a file has problems, 2 usage (a path that does
+not exist, a folder with nothing to check, an unreadable vocabulary).
+
 Examples:
+  wyrd check assets/
+  wyrd check --vocabulary guard.vocabulary.json assets/guard/guard.bt.ron
   wyrd check assets/squad_ai/combat.bt.ron assets/drone_quest/world_state.flags.ron
   wyrd check crates/wyrd_bt/tests/conformance/std_switch_changes_case.script.ron
   wyrd check grunt.bt.ron fight.script.ron flee.script.ron")]
     Check {
-        /// The files.
+        /// The files, or folders (every *.bt.ron, *.flags.ron and
+        /// *.script.ron under them).
         #[arg(required = true)]
         files: Vec<String>,
         /// The tree scripts are checked against.
         #[arg(long, value_name = "TREE")]
         tree: Option<String>,
+        /// The game's vocabulary (written by `App::write_bt_vocabulary`):
+        /// trees are then checked exactly as the game's loader checks them
+        /// (action names, parameters and their types, predicates, custom
+        /// nodes), and world values against the game's flags files.
+        /// Default: the `vocabulary` of the nearest wyrd.toml above each
+        /// tree.
+        #[arg(long, value_name = "FILE")]
+        vocabulary: Option<PathBuf>,
+        /// The assets folder the vocabulary's flags files are relative to
+        /// (default: `assets` of wyrd.toml, else the vocabulary's folder).
+        #[arg(long, value_name = "DIR")]
+        assets: Option<PathBuf>,
     },
     /// Run a tree against a scripted timeline: one JSON line per tick
     /// (status, running leaves, actions started / finished / aborted, nodes
@@ -239,7 +264,20 @@ fn main() -> ExitCode {
 
 fn run(command: Command, out: &mut String) -> Result<(), Failure> {
     match command {
-        Command::Check { files, tree } => check(&files, tree, out),
+        Command::Check {
+            files,
+            tree,
+            vocabulary,
+            assets,
+        } => check_cmd::check(
+            &check_cmd::CheckArgs {
+                paths: files,
+                tree,
+                vocabulary,
+                assets,
+            },
+            out,
+        ),
         Command::Sim {
             tree,
             script,
@@ -283,96 +321,6 @@ fn read_key(key_file: &Path) -> Result<SaveKey, Failure> {
         )));
     }
     Ok(SaveKey::new(key))
-}
-
-fn check(files: &[String], tree_opt: Option<String>, out: &mut String) -> Result<(), Failure> {
-    let mut errors = Vec::new();
-    let mut last_tree: Option<&str> = None;
-    for file in files {
-        let path = Path::new(file);
-        if file.ends_with(".bt.ron") {
-            last_tree = Some(file);
-        }
-        let result = std::fs::read(path)
-            .map_err(|e| format!("{file}: cannot read: {e}"))
-            .and_then(|bytes| {
-                if file.ends_with(".bt.ron") {
-                    load_tree(file).map_err(|e| e.message).map(|p| {
-                        format!(
-                            "{file}: ok ({} nodes, {} actions, {} impulses)",
-                            p.main_len(),
-                            p.actions()
-                                .iter()
-                                .filter(|a| (a.node() as usize) < p.main_len())
-                                .count(),
-                            p.impulses().len()
-                        )
-                    })
-                } else if file.ends_with(".flags.ron") {
-                    FlagsFile::from_bytes(path, &bytes)
-                        .map(|f| {
-                            format!(
-                                "{file}: ok ({} flags, {} counters)",
-                                f.flags.len(),
-                                f.counters.len()
-                            )
-                        })
-                        .map_err(|e| {
-                            let text = String::from_utf8_lossy(&bytes);
-                            with_caret(&e.to_string(), Some(&text), e.line, e.column)
-                        })
-                } else if file.ends_with(".script.ron") {
-                    let sibling = format!("{}.bt.ron", file.trim_end_matches(".script.ron"));
-                    let tree = tree_opt
-                        .clone()
-                        .or_else(|| last_tree.map(str::to_owned))
-                        .or_else(|| Path::new(&sibling).exists().then_some(sibling));
-                    check_script(file, &bytes, tree.as_deref())
-                } else {
-                    Err(format!(
-                        "{file}: unknown file kind (expected *.bt.ron, *.flags.ron or *.script.ron)"
-                    ))
-                }
-            });
-        match result {
-            Ok(line) => {
-                out.push_str(&line);
-                out.push('\n');
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(bad(errors.join("\n")))
-    }
-}
-
-/// Checks a `wyrd sim` script: its syntax, and every name it uses against
-/// the tree it drives.
-fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8"))?;
-    let script = wyrd_bt::sim::Script::parse(text).map_err(|e| script_error(file, text, &e))?;
-    let Some(tree) = tree else {
-        return Err(format!(
-            "{file}: which tree does this script drive? give --tree TREE, list the tree before it, or put NAME.bt.ron beside NAME.script.ron"
-        ));
-    };
-    let program = load_tree(tree).map_err(|e| e.message)?;
-    let problems = script.check(&program);
-    if problems.is_empty() {
-        Ok(format!(
-            "{file}: ok ({} events, against {tree})",
-            script.events.len()
-        ))
-    } else {
-        Err(problems
-            .iter()
-            .map(|p| script_error(file, text, p))
-            .collect::<Vec<_>>()
-            .join("\n"))
-    }
 }
 
 /// Reads at most the save size limit, like the game does.
@@ -503,6 +451,15 @@ fn with_caret(message: &str, text: Option<&str>, line: usize, column: usize) -> 
 /// action and predicate name (the game registers them); everything else is
 /// checked.
 fn load_tree(file: &str) -> Result<wyrd_bt::Program, Failure> {
+    load_tree_with(file, &wyrd_bt::Vocabulary::permissive())
+}
+
+/// Loads and compiles a tree file with a vocabulary (the game's, read from
+/// its vocabulary file, checks exactly what the game's loader checks).
+fn load_tree_with(
+    file: &str,
+    vocabulary: &wyrd_bt::Vocabulary,
+) -> Result<wyrd_bt::Program, Failure> {
     let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
     let shown = |e: wyrd_bt::BtError| {
         let text = std::fs::read_to_string(&e.file).ok();
@@ -514,7 +471,7 @@ fn load_tree(file: &str) -> Result<wyrd_bt::Program, Failure> {
         ))
     };
     let files = wyrd_bt::load_tree_files(file, &mut read).map_err(shown)?;
-    wyrd_bt::compile(file, &files, &wyrd_bt::Vocabulary::permissive()).map_err(shown)
+    wyrd_bt::compile(file, &files, vocabulary).map_err(shown)
 }
 
 /// A script error with its place in the script shown.

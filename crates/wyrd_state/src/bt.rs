@@ -25,7 +25,7 @@ use bevy::ecs::prelude::*;
 use bevy::log::{error, info};
 use wyrd_bt::{
     ActionInfo, ActionState, AgentState, Blackboard, BtAction, BtActions, BtAppExt, BtAsset,
-    BtGlobals, BtSystems, Status, TickEnv, Value, tick_agent,
+    BtGlobals, BtSystems, Declared, Status, TickEnv, Value, tick_agent,
 };
 
 use crate::{WorldState, WorldStateFiles, WorldStateSystems};
@@ -43,8 +43,21 @@ impl Plugin for WorldStateBtPlugin {
     }
 }
 
-/// Publishes values when the world state changed (cheap otherwise).
-pub fn publish(state: Res<WorldState>, mut globals: ResMut<BtGlobals>) {
+/// Publishes values when the world state changed (cheap otherwise), and
+/// whether every declared value is published (the flags files merged).
+pub fn publish(
+    state: Res<WorldState>,
+    files: Option<Res<WorldStateFiles>>,
+    mut globals: ResMut<BtGlobals>,
+) {
+    let declared = if files.is_none_or(|f| f.all_merged()) {
+        Declared::Complete
+    } else {
+        Declared::Loading
+    };
+    if globals.declared() != declared {
+        globals.set_declared(declared);
+    }
     if !state.is_changed() {
         return;
     }

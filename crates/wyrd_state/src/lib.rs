@@ -200,6 +200,16 @@ impl Plugin for WorldStatePlugin {
             .resource_mut::<WorldStateFiles>()
             .pending_paths
             .extend(self.files.iter().cloned());
+        // The game's vocabulary names the files that declare its world
+        // values, so that `wyrd check` knows them.
+        #[cfg(feature = "bt")]
+        {
+            let registry = app
+                .world_mut()
+                .get_resource_or_init::<wyrd_bt::BtRegistry>()
+                .clone();
+            registry.edit(|v| v.world_files.extend(self.files.iter().cloned()));
+        }
     }
 
     fn is_unique(&self) -> bool {

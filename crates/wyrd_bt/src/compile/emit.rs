@@ -122,6 +122,22 @@ impl<'a> Compiler<'a> {
         depth: u16,
         extra_tags: TagMasks,
     ) -> Result<u32, BtError> {
+        // Errors while compiling this node point into it.
+        let prev = self.enter_node(def);
+        let result = self.emit_node(def, file, parent, seg, depth, extra_tags);
+        self.leave_node(prev);
+        result
+    }
+
+    fn emit_node(
+        &mut self,
+        def: &NodeDef,
+        file: &str,
+        parent: u32,
+        seg: String,
+        depth: u16,
+        extra_tags: TagMasks,
+    ) -> Result<u32, BtError> {
         let common = def.common();
         let tags = (
             self.tag_mask(file, common.tags)? | extra_tags.0,

@@ -23,6 +23,23 @@ pub struct BtError {
 /// What is wrong with a tree file.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BtProblem {
+    /// A bracket opened and never closed (RON syntax).
+    #[error(
+        "expected \"{close}\" to close the {what} opened at {line}:{column}{}",
+        found.map_or_else(|| ", found the end of the file".to_owned(), |c| format!(", found \"{c}\""))
+    )]
+    Unclosed {
+        /// The closer it needs.
+        close: char,
+        /// `list`, `map` or `parentheses`.
+        what: &'static str,
+        /// Where it opened: 1-based line.
+        line: usize,
+        /// Where it opened: 1-based column.
+        column: usize,
+        /// The closer found instead (`None`: the end of the file).
+        found: Option<char>,
+    },
     /// Cannot read a file.
     #[error("cannot read {file}: {error}")]
     Io {
@@ -408,11 +425,77 @@ impl Compiler<'_> {
         self.err_offset(file, at, problem)
     }
 
-    /// Error located at a node: its name, else its kind.
+    /// Error located at a node: where the parser saw it, else its name,
+    /// else its kind.
     pub(crate) fn err_node(&self, file: &str, def: &NodeDef, problem: BtProblem) -> BtError {
+        if let Some(span) = self
+            .spans
+            .get(&super::spans::node_id(def))
+            .filter(|s| s.file == file)
+        {
+            return self.err_offset(file, span.start, problem);
+        }
         match def.common().name {
             Some(n) => self.err_at(file, n, problem),
             None => self.err_kind(file, def.kind_name(), problem),
+        }
+    }
+
+    /// Sets the node being compiled (its errors point into it); returns
+    /// the one before, for [`leave_node`](Self::leave_node). A node the
+    /// outline does not know (built by the compiler) keeps its parent's.
+    pub(crate) fn enter_node(&self, def: &NodeDef) -> usize {
+        let id = super::spans::node_id(def);
+        let prev = self.cur.get();
+        if self.spans.contains_key(&id) {
+            self.cur.set(id);
+        }
+        prev
+    }
+
+    /// Back to the node before [`enter_node`](Self::enter_node).
+    pub(crate) fn leave_node(&self, prev: usize) {
+        self.cur.set(prev);
+    }
+
+    /// Where a part of the node being compiled is (`""`: the node itself;
+    /// `"action"`, `"params/speed"`, `"with/target:key"`: see
+    /// `spans::NodeSpan::parts`), when it is in `file`.
+    fn part_at(&self, file: &str, part: &str) -> Option<usize> {
+        let span = self.spans.get(&self.cur.get()).filter(|s| s.file == file)?;
+        if part.is_empty() {
+            Some(span.start)
+        } else {
+            span.part(part)
+        }
+    }
+
+    /// An error at a part of the node being compiled, as the parser placed
+    /// it; the problem back when the part is not known.
+    pub(crate) fn try_part(
+        &self,
+        file: &str,
+        part: &str,
+        problem: BtProblem,
+    ) -> Result<BtError, BtProblem> {
+        match self.part_at(file, part) {
+            Some(at) => Ok(self.err_offset(file, at, problem)),
+            None => Err(problem),
+        }
+    }
+
+    /// An error at a part of the node being compiled, as the parser placed
+    /// it; else (a node built by the compiler) at the first `"needle"`.
+    pub(crate) fn err_part(
+        &self,
+        file: &str,
+        part: &str,
+        needle: &str,
+        problem: BtProblem,
+    ) -> BtError {
+        match self.part_at(file, part) {
+            Some(at) => self.err_offset(file, at, problem),
+            None => self.err_at(file, needle, problem),
         }
     }
 

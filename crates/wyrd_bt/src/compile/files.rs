@@ -54,6 +54,28 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                 }
                 other => BtProblem::Syntax(other.to_string()),
             };
+            // A bracket never closed says more than ron's "expected
+            // identifier" where it noticed: which one, and where it opened.
+            if let BtProblem::Syntax(_) = problem
+                && let Some(u) = super::outline::unclosed(text)
+            {
+                let (line, column) = line_col(text, u.at);
+                if line <= e.span.start.line {
+                    let (open_line, open_column) = line_col(text, u.opened_at);
+                    return BtError {
+                        file: file.to_owned(),
+                        line,
+                        column,
+                        problem: BtProblem::Unclosed {
+                            close: u.close(),
+                            what: u.what(),
+                            line: open_line,
+                            column: open_column,
+                            found: u.found,
+                        },
+                    };
+                }
+            }
             BtError {
                 file: file.to_owned(),
                 line: e.span.start.line,

@@ -11,7 +11,9 @@ mod conditions;
 mod emit;
 mod errors;
 mod files;
+pub(crate) mod outline;
 mod params;
+mod spans;
 
 use std::collections::HashMap;
 
@@ -38,6 +40,11 @@ pub(crate) struct Compiler<'a> {
     /// The next node emitted is a named behavior's root (it may declare
     /// `parameters`).
     pub(crate) entering_behavior: bool,
+    /// Where each node of the files is (by [`spans::node_id`]).
+    spans: HashMap<usize, spans::NodeSpan>,
+    /// The node being compiled ([`spans::node_id`]; 0: none): errors point
+    /// into it.
+    cur: std::cell::Cell<usize>,
 }
 
 /// Compiles the tree in `files[main]` (and what it uses) into a program.
@@ -71,6 +78,8 @@ pub fn compile(
         predicate_index: HashMap::new(),
         scopes: Vec::new(),
         entering_behavior: false,
+        spans: spans::node_spans(files),
+        cur: std::cell::Cell::new(0),
     };
     // Declarations: the main file's, then any other file's (union).
     let mut order: Vec<&String> = files.keys().filter(|k| *k != main).collect();

@@ -149,26 +149,27 @@ impl Compiler<'_> {
                         name: name.clone(),
                         ty,
                     };
-                    // At the place's name when it has one (a behavior used
-                    // twice), else at the reference.
-                    return Err(match place {
-                        Some(n) => self.err_at(file, n, problem),
-                        None => self.err_ref(file, behavior, problem),
-                    });
+                    // At the `with` of the place it is used (where the
+                    // binding belongs), else at the place itself.
+                    return Err(self
+                        .try_part(file, "with:key", problem)
+                        .or_else(|p| self.try_part(file, "", p))
+                        .unwrap_or_else(|p| match place {
+                            Some(n) => self.err_at(file, n, p),
+                            None => self.err_ref(file, behavior, p),
+                        }));
                 }
             };
             if !ty.accepts_type(bound.value_type()) {
-                return Err(self.err_after(
-                    file,
-                    place.or(Some(behavior)),
-                    name,
-                    BtProblem::BindingType {
-                        behavior: behavior.to_owned(),
-                        name: name.clone(),
-                        expected: ty,
-                        found: bound.value_type(),
-                    },
-                ));
+                let problem = BtProblem::BindingType {
+                    behavior: behavior.to_owned(),
+                    name: name.clone(),
+                    expected: ty,
+                    found: bound.value_type(),
+                };
+                return Err(self
+                    .try_part(file, &format!("with/{name}:key"), problem)
+                    .unwrap_or_else(|p| self.err_after(file, place.or(Some(behavior)), name, p)));
             }
             scope.insert(name.clone(), bound);
         }
@@ -194,8 +195,9 @@ impl Compiler<'_> {
         };
         for name in given.keys() {
             if !schema.iter().any(|s| s.name == name) {
-                return Err(self.err_at(
+                return Err(self.err_part(
                     file,
+                    &format!("params/{name}:key"),
                     name,
                     BtProblem::UnknownActionParam {
                         action: action.to_owned(),
@@ -211,8 +213,9 @@ impl Compiler<'_> {
                 (Some(v), _) => self.param(file, v, &what(spec.name))?,
                 (None, Some(v)) if !spec.output => Param::Const(v),
                 (None, _) => {
-                    return Err(self.err_at(
+                    return Err(self.err_part(
                         file,
+                        "action",
                         action,
                         BtProblem::MissingActionParam {
                             action: action.to_owned(),
@@ -232,8 +235,9 @@ impl Compiler<'_> {
                 spec.ty.accepts_type(p.value_type())
             };
             if !fits {
-                return Err(self.err_at(
+                return Err(self.err_part(
                     file,
+                    &format!("params/{}:key", spec.name),
                     spec.name,
                     BtProblem::ActionParamType {
                         action: action.to_owned(),

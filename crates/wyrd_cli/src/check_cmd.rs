@@ -1,0 +1,397 @@
+//! `wyrd check`: trees, flags files and sim scripts, alone or as folders,
+//! checked as the game's loader checks them when the game's vocabulary is
+//! known (`--vocabulary FILE`, or a `wyrd.toml` project file found by
+//! walking up from each file), and world names checked against the flags
+//! files that declare them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use wyrd_bt::{Vocabulary, VocabularyFile};
+use wyrd_state::FlagsFile;
+
+use crate::{Failure, bad, load_tree_with, script_error, with_caret};
+
+/// The project file's name.
+pub(crate) const PROJECT_FILE: &str = "wyrd.toml";
+
+/// What `wyrd check` was asked.
+pub(crate) struct CheckArgs {
+    /// Files and folders.
+    pub paths: Vec<String>,
+    /// The tree scripts are checked against.
+    pub tree: Option<String>,
+    /// The game's vocabulary (overrides project files).
+    pub vocabulary: Option<PathBuf>,
+    /// The assets folder the vocabulary's world files are relative to.
+    pub assets: Option<PathBuf>,
+}
+
+/// `wyrd.toml`: where a game keeps its vocabulary and assets.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectToml {
+    /// The vocabulary file, relative to the project file.
+    vocabulary: Option<String>,
+    /// The assets folder (the root of asset paths), relative to the
+    /// project file.
+    assets: Option<String>,
+}
+
+/// A vocabulary and where its world values come from.
+struct Context {
+    /// Where it came from, for messages.
+    origin: String,
+    vocabulary: Option<Vocabulary>,
+    /// Declared world values (flags and counters), when known.
+    world: Option<BTreeSet<String>>,
+    /// Flags files the world names came from, for messages.
+    world_files: Vec<String>,
+}
+
+fn usage(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        message: message.into(),
+    }
+}
+
+const KINDS: [&str; 3] = [".bt.ron", ".flags.ron", ".script.ron"];
+
+/// Files and folders to the files to check: a folder gives every tree,
+/// flags file and script under it, sorted.
+fn expand(paths: &[String]) -> Result<Vec<String>, Failure> {
+    fn walk(dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else {
+                let name = path.to_string_lossy().into_owned();
+                if KINDS.iter().any(|k| name.ends_with(k)) {
+                    out.push(name);
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    for p in paths {
+        let path = Path::new(p);
+        if path.is_dir() {
+            let before = files.len();
+            walk(path, &mut files).map_err(|e| usage(format!("{p}: cannot read the folder: {e}")))?;
+            if files.len() == before {
+                return Err(usage(format!(
+                    "{p}: no *.bt.ron, *.flags.ron or *.script.ron file in this folder"
+                )));
+            }
+        } else if path.exists() {
+            files.push(p.clone());
+        } else {
+            return Err(usage(format!("{p}: no such file or folder")));
+        }
+    }
+    Ok(files)
+}
+
+/// The nearest `wyrd.toml` at or above `file`'s folder.
+fn project_of(file: &str) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(file).ok()?;
+    start
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join(PROJECT_FILE))
+        .find(|p| p.is_file())
+}
+
+/// The names a flags file declares.
+fn flags_names(path: &Path) -> Result<BTreeSet<String>, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let f = FlagsFile::from_bytes(path, &bytes).map_err(|e| e.to_string())?;
+    Ok(f.flags
+        .iter()
+        .map(|d| d.name.clone())
+        .chain(f.counters.iter().map(|d| d.name.clone()))
+        .collect())
+}
+
+/// Reads a vocabulary file and the flags files it names (relative to
+/// `assets`).
+fn context_from(
+    vocabulary: &Path,
+    assets: Option<&Path>,
+    origin: String,
+) -> Result<Context, Failure> {
+    let text = std::fs::read_to_string(vocabulary)
+        .map_err(|e| usage(format!("{}: cannot read the vocabulary: {e}", vocabulary.display())))?;
+    let file = VocabularyFile::from_json(&text)
+        .map_err(|e| usage(format!("{}: {e}", vocabulary.display())))?;
+    let vocab = file
+        .to_vocabulary()
+        .map_err(|e| usage(format!("{}: {e}", vocabulary.display())))?;
+    let mut world = None;
+    let mut world_files = Vec::new();
+    if !file.world_files.is_empty() {
+        let root = assets
+            .map(Path::to_owned)
+            .or_else(|| vocabulary.parent().map(Path::to_owned))
+            .unwrap_or_default();
+        let mut names = BTreeSet::new();
+        for f in &file.world_files {
+            let path = root.join(f);
+            names.extend(flags_names(&path).map_err(|e| {
+                bad(format!(
+                    "{e} (a world file of the vocabulary {}; give the assets folder with --assets or `assets` in {PROJECT_FILE})",
+                    vocabulary.display()
+                ))
+            })?);
+            world_files.push(path.display().to_string());
+        }
+        world = Some(names);
+    }
+    Ok(Context {
+        origin,
+        vocabulary: Some(vocab),
+        world,
+        world_files,
+    })
+}
+
+/// The context of one project file.
+fn context_of_project(project: &Path) -> Result<Context, Failure> {
+    let text = std::fs::read_to_string(project)
+        .map_err(|e| usage(format!("{}: {e}", project.display())))?;
+    let toml: ProjectToml = toml::from_str(&text)
+        .map_err(|e| usage(format!("{}: {}", project.display(), e.message())))?;
+    let dir = project.parent().unwrap_or(Path::new("."));
+    let assets = toml.assets.as_ref().map(|a| dir.join(a));
+    match toml.vocabulary {
+        Some(v) => context_from(
+            &dir.join(v),
+            assets.as_deref(),
+            format!("the vocabulary of {}", project.display()),
+        ),
+        None => Ok(Context {
+            origin: project.display().to_string(),
+            vocabulary: None,
+            world: None,
+            world_files: Vec::new(),
+        }),
+    }
+}
+
+/// Why a check could not be done, in words, for a tree's `ok` line.
+fn not_checked(ctx: &Context) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if ctx.vocabulary.is_none() {
+        out.push("action names and parameters, predicates and custom nodes (no vocabulary)");
+    }
+    if ctx.world.is_none() {
+        out.push("world values (no flags file)");
+    }
+    out
+}
+
+/// Checks a tree: compiled as the game's loader would, then its world
+/// names against the declared flags and counters.
+fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
+    let permissive = Vocabulary::permissive();
+    let vocab = ctx.vocabulary.as_ref().unwrap_or(&permissive);
+    let p = load_tree_with(file, vocab).map_err(|e| e.message)?;
+    if let Some(world) = &ctx.world {
+        let unknown: Vec<String> = p
+            .globals()
+            .iter()
+            .filter(|g| !world.contains(&g.name))
+            .map(|g| {
+                let text = std::fs::read_to_string(&g.file).ok();
+                let known: Vec<&str> = world.iter().map(String::as_str).collect();
+                let hint = close_names(&g.name, &known);
+                with_caret(
+                    &format!(
+                        "{}:{}:{}: no flags file declares the world value {:?}{hint} (declared in {})",
+                        g.file,
+                        g.line,
+                        g.column,
+                        g.name,
+                        ctx.world_files.join(", ")
+                    ),
+                    text.as_deref(),
+                    g.line,
+                    g.column,
+                )
+            })
+            .collect();
+        if !unknown.is_empty() {
+            return Err(unknown.join("\n"));
+        }
+    }
+    let mut line = format!(
+        "{file}: ok ({} nodes, {} actions, {} impulses)",
+        p.main_len(),
+        p.actions()
+            .iter()
+            .filter(|a| (a.node() as usize) < p.main_len())
+            .count(),
+        p.impulses().len()
+    );
+    let missing = not_checked(ctx);
+    if !missing.is_empty() {
+        line.push_str(&format!("; not checked: {}", missing.join("; ")));
+    }
+    Ok(line)
+}
+
+/// "; did you mean X?" for a name one or two edits from a known one.
+fn close_names(name: &str, known: &[&str]) -> String {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    }
+    known
+        .iter()
+        .map(|k| (distance(name, k), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map_or(String::new(), |(_, k)| format!("; did you mean {k:?}?"))
+}
+
+/// `wyrd check`: every file; 0 all ok, 1 problems, 2 usage.
+pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
+    let files = expand(&args.paths)?;
+    // World names declared by the flags files on the line (or in the
+    // folders): what trees are checked against without a vocabulary.
+    let mut line_world = BTreeSet::new();
+    let mut line_world_files = Vec::new();
+    for f in files.iter().filter(|f| f.ends_with(".flags.ron")) {
+        if let Ok(names) = flags_names(Path::new(f)) {
+            line_world.extend(names);
+            line_world_files.push(f.clone());
+        }
+    }
+    let given = match &args.vocabulary {
+        Some(v) => Some(context_from(
+            v,
+            args.assets.as_deref(),
+            format!("the vocabulary {}", v.display()),
+        )?),
+        None => None,
+    };
+    let mut projects: BTreeMap<PathBuf, Context> = BTreeMap::new();
+    let plain = Context {
+        origin: String::new(),
+        vocabulary: None,
+        world: (!line_world.is_empty()).then(|| line_world.clone()),
+        world_files: line_world_files.clone(),
+    };
+    let mut used = BTreeSet::new();
+    let mut errors = Vec::new();
+    let mut last_tree: Option<&str> = None;
+    for file in &files {
+        let result = if file.ends_with(".bt.ron") {
+            last_tree = Some(file);
+            let project = if given.is_some() { None } else { project_of(file) };
+            if let Some(p) = &project
+                && !projects.contains_key(p)
+            {
+                projects.insert(p.clone(), context_of_project(p)?);
+            }
+            let ctx = given
+                .as_ref()
+                .or_else(|| project.as_ref().and_then(|p| projects.get(p)))
+                .unwrap_or(&plain);
+            if !ctx.origin.is_empty() {
+                used.insert(ctx.origin.clone());
+            }
+            check_tree(file, ctx)
+        } else if file.ends_with(".flags.ron") {
+            let path = Path::new(file);
+            std::fs::read(path)
+                .map_err(|e| format!("{file}: cannot read: {e}"))
+                .and_then(|bytes| {
+                    FlagsFile::from_bytes(path, &bytes)
+                        .map(|f| {
+                            format!(
+                                "{file}: ok ({} flags, {} counters)",
+                                f.flags.len(),
+                                f.counters.len()
+                            )
+                        })
+                        .map_err(|e| {
+                            let text = String::from_utf8_lossy(&bytes);
+                            with_caret(&e.to_string(), Some(&text), e.line, e.column)
+                        })
+                })
+        } else if file.ends_with(".script.ron") {
+            let sibling = format!("{}.bt.ron", file.trim_end_matches(".script.ron"));
+            let tree = args
+                .tree
+                .clone()
+                .or_else(|| last_tree.map(str::to_owned))
+                .or_else(|| Path::new(&sibling).exists().then_some(sibling));
+            std::fs::read(file)
+                .map_err(|e| format!("{file}: cannot read: {e}"))
+                .and_then(|bytes| check_script(file, &bytes, tree.as_deref()))
+        } else {
+            Err(format!(
+                "{file}: unknown file kind (expected *.bt.ron, *.flags.ron or *.script.ron)"
+            ))
+        };
+        match result {
+            Ok(line) => {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    for origin in used {
+        out.push_str(&format!("(trees checked with {origin})\n"));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(bad(errors.join("\n")))
+    }
+}
+
+/// Checks a `wyrd sim` script: its syntax, and every name it uses against
+/// the tree it drives.
+fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8"))?;
+    let script = wyrd_bt::sim::Script::parse(text).map_err(|e| script_error(file, text, &e))?;
+    let Some(tree) = tree else {
+        return Err(format!(
+            "{file}: which tree does this script drive? give --tree TREE, list the tree before it, or put NAME.bt.ron beside NAME.script.ron"
+        ));
+    };
+    let program = load_tree_with(tree, &Vocabulary::permissive()).map_err(|e| e.message)?;
+    let problems = script.check(&program);
+    if problems.is_empty() {
+        Ok(format!(
+            "{file}: ok ({} events, against {tree})",
+            script.events.len()
+        ))
+    } else {
+        Err(problems
+            .iter()
+            .map(|p| script_error(file, text, p))
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+}
