@@ -238,8 +238,8 @@ pub use persist::{
     SavedTree, TreeDiff, diff, restore,
 };
 pub use plugin::{
-    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, Declared, BtLoader, BtPlugin, BtReloads, BtSettings,
-    BtStats, BtSystems, RestoreTree, RunMode,
+    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtReloads, BtSettings,
+    BtStats, BtSystems, Declared, RestoreTree, RunMode,
 };
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
 pub use recorder::{

@@ -137,7 +137,9 @@ pub enum VocabularyError {
         found: u32,
     },
     /// A parameter names a type that does not exist.
-    #[error("action {action:?}, parameter {param:?}: unknown type {ty:?} (expected bool, int, float, Entity, Vec2, Vec3 or String)")]
+    #[error(
+        "action {action:?}, parameter {param:?}: unknown type {ty:?} (expected bool, int, float, Entity, Vec2, Vec3 or String)"
+    )]
     UnknownType {
         /// The action.
         action: String,

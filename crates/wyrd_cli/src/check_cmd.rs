@@ -83,7 +83,8 @@ fn expand(paths: &[String]) -> Result<Vec<String>, Failure> {
         let path = Path::new(p);
         if path.is_dir() {
             let before = files.len();
-            walk(path, &mut files).map_err(|e| usage(format!("{p}: cannot read the folder: {e}")))?;
+            walk(path, &mut files)
+                .map_err(|e| usage(format!("{p}: cannot read the folder: {e}")))?;
             if files.len() == before {
                 return Err(usage(format!(
                     "{p}: no *.bt.ron, *.flags.ron or *.script.ron file in this folder"
@@ -110,8 +111,7 @@ fn project_of(file: &str) -> Option<PathBuf> {
 
 /// The names a flags file declares.
 fn flags_names(path: &Path) -> Result<BTreeSet<String>, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let f = FlagsFile::from_bytes(path, &bytes).map_err(|e| e.to_string())?;
     Ok(f.flags
         .iter()
@@ -127,8 +127,12 @@ fn context_from(
     assets: Option<&Path>,
     origin: String,
 ) -> Result<Context, Failure> {
-    let text = std::fs::read_to_string(vocabulary)
-        .map_err(|e| usage(format!("{}: cannot read the vocabulary: {e}", vocabulary.display())))?;
+    let text = std::fs::read_to_string(vocabulary).map_err(|e| {
+        usage(format!(
+            "{}: cannot read the vocabulary: {e}",
+            vocabulary.display()
+        ))
+    })?;
     let file = VocabularyFile::from_json(&text)
         .map_err(|e| usage(format!("{}: {e}", vocabulary.display())))?;
     let vocab = file
@@ -174,10 +178,10 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
         Some(v) => context_from(
             &dir.join(v),
             assets.as_deref(),
-            format!("the vocabulary of {}", project.display()),
+            format!("the vocabulary of {}", shown(project)),
         ),
         None => Ok(Context {
-            origin: project.display().to_string(),
+            origin: shown(project),
             vocabulary: None,
             world: None,
             world_files: Vec::new(),
@@ -186,15 +190,26 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
 }
 
 /// Why a check could not be done, in words, for a tree's `ok` line.
-fn not_checked(ctx: &Context) -> Vec<&'static str> {
+fn not_checked(ctx: &Context, p: &wyrd_bt::Program) -> Vec<&'static str> {
     let mut out = Vec::new();
     if ctx.vocabulary.is_none() {
         out.push("action names and parameters, predicates and custom nodes (no vocabulary)");
     }
-    if ctx.world.is_none() {
+    if ctx.world.is_none() && !p.globals().is_empty() {
         out.push("world values (no flags file)");
     }
     out
+}
+
+/// A path as the user would type it: relative to the current folder when
+/// it is under it.
+fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_owned))
+        .unwrap_or_else(|| path.to_owned())
+        .display()
+        .to_string()
 }
 
 /// Checks a tree: compiled as the game's loader would, then its world
@@ -240,7 +255,7 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
             .count(),
         p.impulses().len()
     );
-    let missing = not_checked(ctx);
+    let missing = not_checked(ctx, &p);
     if !missing.is_empty() {
         line.push_str(&format!("; not checked: {}", missing.join("; ")));
     }
@@ -305,7 +320,11 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
     for file in &files {
         let result = if file.ends_with(".bt.ron") {
             last_tree = Some(file);
-            let project = if given.is_some() { None } else { project_of(file) };
+            let project = if given.is_some() {
+                None
+            } else {
+                project_of(file)
+            };
             if let Some(p) = &project
                 && !projects.contains_key(p)
             {

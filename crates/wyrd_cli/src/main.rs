@@ -588,17 +588,51 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
         } else {
             format!("{detail}\\n{name}")
         };
+        // What a condition, guard or impulse checks, when its name does not
+        // already say it: `World(QST_DST_TOWER_5 >= 5)`, `Is(target_visible)`.
+        let check = n.check_text();
+        if !check.is_empty() && check != name {
+            text.push_str("\\n");
+            text.push_str(&check);
+        }
         if !params.is_empty() {
             text.push_str("\\n");
             text.push_str(&params);
         }
         text
     };
+    // Detached behaviors (the stimuli's) are drawn apart, each in a dashed
+    // box of its own: (root index, name) in node order.
+    let detached_roots: Vec<(u32, String)> = p
+        .all_nodes()
+        .filter(|n| n.is_detached() && n.parent().is_none())
+        .map(|n| (n.index(), n.name().to_owned()))
+        .collect();
+    let cluster_of = |n: wyrd_bt::NodeView<'_>| {
+        detached_roots
+            .iter()
+            .rposition(|(root, _)| *root <= n.index())
+            .filter(|_| n.is_detached())
+    };
     match format {
         Format::Dot => {
             out.push_str("digraph tree {\n  node [shape=box, fontname=\"Helvetica\"];\n");
-            for n in p.nodes() {
+            let mut open: Option<usize> = None;
+            for n in p.all_nodes() {
                 let i = n.index();
+                let cluster = cluster_of(n);
+                if cluster != open {
+                    if open.is_some() {
+                        out.push_str("  }\n");
+                    }
+                    if let Some(k) = cluster {
+                        out.push_str(&format!(
+                            "  subgraph cluster_{k} {{\n  label=\"{} (stimulus target)\"; style=dashed;\n",
+                            detached_roots[k].1.replace('"', "\\\"")
+                        ));
+                    }
+                    open = cluster;
+                }
                 let shape = if n.is_leaf() { "ellipse" } else { "box" };
                 out.push_str(&format!(
                     "  n{i} [label=\"{}\", shape={shape}];\n",
@@ -610,6 +644,9 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
                         None => out.push_str(&format!("  n{parent} -> n{i};\n")),
                     }
                 }
+            }
+            if open.is_some() {
+                out.push_str("  }\n");
             }
             for imp in p.impulses() {
                 if let Some(to) = imp.redirect_to() {
@@ -624,9 +661,28 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
         }
         Format::Mermaid => {
             out.push_str("flowchart TD\n");
-            for n in p.nodes() {
+            let mut open: Option<usize> = None;
+            for n in p.all_nodes() {
                 let i = n.index();
-                let text = label(n).replace("\\n", "<br/>").replace('"', "#quot;");
+                let cluster = cluster_of(n);
+                if cluster != open {
+                    if open.is_some() {
+                        out.push_str("  end\n");
+                    }
+                    if let Some(k) = cluster {
+                        out.push_str(&format!(
+                            "  subgraph stimulus_{k}[\"{} (stimulus target)\"]\n",
+                            detached_roots[k].1.replace('"', "#quot;")
+                        ));
+                    }
+                    open = cluster;
+                }
+                let text = label(n)
+                    .replace('&', "#amp;")
+                    .replace('<', "#lt;")
+                    .replace('>', "#gt;")
+                    .replace("\\n", "<br/>")
+                    .replace('"', "#quot;");
                 out.push_str(&format!("  n{i}[\"{text}\"]\n"));
                 if let Some(parent) = n.parent().map(|p| p.index()) {
                     match edge_label(n) {
@@ -634,6 +690,9 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
                         None => out.push_str(&format!("  n{parent} --> n{i}\n")),
                     }
                 }
+            }
+            if open.is_some() {
+                out.push_str("  end\n");
             }
             for imp in p.impulses() {
                 if let Some(to) = imp.redirect_to() {

@@ -368,8 +368,25 @@ fn graph_writes_dot_and_mermaid() {
         dot.contains("style=dashed, label=\"redirect\""),
         "the scared impulse's jump is drawn"
     );
+    // Issue 23: the detached behaviors (stimulus targets) are drawn, each
+    // in its own dashed box, and conditions show what they check.
+    assert!(
+        dot.contains("label=\"~flee_leader_died (stimulus target)\"; style=dashed;"),
+        "{dot}"
+    );
+    assert!(dot.contains("Condition\\n?cover_available"), "{dot}");
+    let evaluation = repo("assets/drone_quest/evaluation.bt.ron")
+        .to_string_lossy()
+        .into_owned();
+    let dot = text(&wyrd(&["graph", &evaluation])).0;
+    assert!(dot.contains("QST_DST_TOWER_5_COMPLT"), "{dot}");
     let o = wyrd(&["graph", &tree, "--format", "mermaid"]);
-    assert!(text(&o).0.starts_with("flowchart TD"));
+    let mermaid = text(&o).0;
+    assert!(mermaid.starts_with("flowchart TD"));
+    assert!(
+        mermaid.contains("subgraph stimulus_3[\"~flee_leader_died (stimulus target)\"]"),
+        "{mermaid}"
+    );
     assert_eq!(
         wyrd(&["graph", &tree, "--format", "svg"]).status.code(),
         Some(2)

@@ -325,7 +325,10 @@ impl Parser<'_> {
 /// backslashes undone; enough to compare keys and names).
 fn unquote(token: &str) -> String {
     let t = token.trim_start_matches(['r', 'b']).trim_matches('#');
-    let inner = t.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(t);
+    let inner = t
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(t);
     inner.replace("\\\"", "\"").replace("\\\\", "\\")
 }
 
@@ -333,11 +336,7 @@ fn unquote(token: &str) -> String {
 /// this small parser does not follow it (errors are then placed by name).
 pub(crate) fn outline(text: &str) -> Option<Item> {
     let toks = tokens(text)?;
-    let mut p = Parser {
-        text,
-        toks,
-        pos: 0,
-    };
+    let mut p = Parser { text, toks, pos: 0 };
     // `#![enable(..)]` attributes before the value.
     while let Some((Tok::Other, s, e)) = p.peek() {
         if text[s..e] != *"#" {
@@ -441,7 +440,10 @@ mod tests {
         let Body::Map(entries) = &root.field("params").unwrap().body else {
             panic!()
         };
-        assert_eq!(&text[entries[0].1.start..entries[0].1.start + 6], "\"fast\"");
+        assert_eq!(
+            &text[entries[0].1.start..entries[0].1.start + 6],
+            "\"fast\""
+        );
         let uses = top.field("behaviors").unwrap();
         let Body::List(items) = &uses.body else {
             panic!()

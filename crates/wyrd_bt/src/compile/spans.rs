@@ -26,7 +26,10 @@ pub(crate) struct NodeSpan {
 impl NodeSpan {
     /// A part's offset.
     pub fn part(&self, part: &str) -> Option<usize> {
-        self.parts.iter().find(|(p, _)| p == part).map(|(_, at)| *at)
+        self.parts
+            .iter()
+            .find(|(p, _)| p == part)
+            .map(|(_, at)| *at)
     }
 }
 
@@ -90,10 +93,13 @@ fn walk(file: &str, def: &NodeDef, item: &Item, out: &mut HashMap<usize, NodeSpa
         return;
     }
     let items: Vec<&Item> = match (item.field("children"), item.field("child")) {
-        (Some(Item {
-            body: Body::List(list),
-            ..
-        }), _) => list.iter().collect(),
+        (
+            Some(Item {
+                body: Body::List(list),
+                ..
+            }),
+            _,
+        ) => list.iter().collect(),
         (_, Some(one)) => vec![one],
         _ => return,
     };
