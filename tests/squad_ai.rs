@@ -310,3 +310,65 @@ fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// Issue 24, 3: a recording of an AI that a stimulus reached emitted its
+/// leaves as `~flee_leader_died/Scream`, which `wyrd check` and `wyrd sim
+/// --script` rejected. The script names them where the stimulus was
+/// inserted, as the trace does, and it loads and runs.
+#[test]
+fn a_recording_with_a_stimulus_becomes_a_script_that_loads_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("grunt.recording.json");
+    let out = run(&[
+        "--headless",
+        "--ticks",
+        "600",
+        "--agents",
+        "48",
+        "--record",
+        "squad 0 grunt 2",
+        "--record-file",
+        rec.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/squad_ai/combat.bt.ron");
+    let wyrd = |args: &[&str]| {
+        let o = support::wyrd().args(args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let tree = tree.to_str().unwrap();
+    let (code, script, stderr) = wyrd(&[
+        "sim",
+        tree,
+        "--replay",
+        rec.to_str().unwrap(),
+        "--emit-script",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        script.contains("behavior: \"flee_leader_died\""),
+        "the stimulus reached this AI"
+    );
+    assert!(
+        script.contains("finish: (\"root/flee_leader_died/Scream\", Success)"),
+        "{script}"
+    );
+    assert!(!script.contains("\"~"), "{script}");
+    let file = dir.path().join("grunt.script.ron");
+    std::fs::write(&file, &script).unwrap();
+    let file = file.to_str().unwrap();
+    let (code, _, stderr) = wyrd(&["check", "--tree", tree, file]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, lines, stderr) = wyrd(&["sim", tree, "--script", file]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(lines.lines().count(), 600);
+}

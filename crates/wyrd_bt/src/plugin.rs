@@ -245,8 +245,9 @@ pub enum RunMode {
 pub struct BehaviorTree {
     /// The tree.
     pub handle: Handle<BtAsset>,
-    /// Ticks per second for this agent (`None`: every fixed step, 30 Hz by
-    /// default). Lower it for distant agents.
+    /// Ticks per second for this agent (`None`: every fixed step of the
+    /// schedule, Bevy's `Time<Fixed>`: 64 Hz unless the game sets it).
+    /// Lower it for distant agents.
     pub rate_hz: Option<f32>,
     /// Repeat or run once.
     pub mode: RunMode,

@@ -1140,6 +1140,25 @@ pub fn recording_script(program: &Program, rec: &crate::Recording) -> Result<Str
         other => other.to_string(),
     };
     let mut tags: Vec<String> = rec.start.tags.clone();
+    // Where each stimulus behavior was inserted last: its leaves are named
+    // under that node, as the trace, the checker and `finish` name them
+    // (`root/flee/Run`, not the program's `~flee/Run`).
+    let mut inserted: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let shown = |inserted: &std::collections::HashMap<String, String>, node: u32| {
+        let raw = program
+            .paths
+            .get(node as usize)
+            .cloned()
+            .unwrap_or_default();
+        let Some(own) = raw.strip_prefix('~') else {
+            return raw;
+        };
+        let behavior = own.split('/').next().unwrap_or(own);
+        match inserted.get(behavior) {
+            Some(at) => format!("{at}/{own}"),
+            None => raw,
+        }
+    };
     let mut emit = |tick: u64, line: String| {
         out.push_str(&format!("        (tick: {tick}, {line}),\n"));
     };
@@ -1194,16 +1213,15 @@ pub fn recording_script(program: &Program, rec: &crate::Recording) -> Result<Str
         for (name, _, a) in &t.predicates {
             emit(tick, format!("predicate: ({name:?}, {a})"));
         }
+        for st in &t.stimuli {
+            inserted.insert(st.behavior.clone(), st.at.clone());
+        }
         for &(node, ok) in &t.reports {
             emit(
                 tick,
                 format!(
                     "finish: ({:?}, {})",
-                    program
-                        .paths
-                        .get(node as usize)
-                        .cloned()
-                        .unwrap_or_default(),
+                    shown(&inserted, node),
                     if ok { "Success" } else { "Failure" }
                 ),
             );

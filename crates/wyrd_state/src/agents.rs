@@ -2,11 +2,20 @@
 //! [`PersistAgent`], as one more document of the save slot (signed, atomic,
 //! with backup, like the world state). One line in a game:
 //! `app.add_plugins(AgentsSavePlugin)`.
+//!
+//! Running trees change all the time, so they are not saved on every
+//! change: while a persisted agent's tree, blackboard or actions changed
+//! since the last save, the slot is saved every [`AgentsSaveInterval`]
+//! (default 5 s; a crash loses at most that much of the AIs' progress), and
+//! at exit.
 
+use std::time::Duration;
+
+use bevy::app::AppExit;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 use wyrd_bt::{Blackboard, BtActions, BtAgent, RestoreTree, SavedTree};
-use wyrd_save::{DocumentLoad, SaveAppExt, SaveDocument};
+use wyrd_save::{DocumentLoad, SaveAppExt, SaveDocument, SaveRequest, SaveSlot, SaveSystems};
 
 /// Marks an entity whose tree state is saved and restored with the game,
 /// by this stable id (the game gives the same id to the entity it spawns
@@ -107,18 +116,80 @@ fn hand_out(
     }
 }
 
+/// How often the slot is saved while persisted agents change (their tree
+/// state, blackboard or actions); they are always saved at exit. A crash
+/// loses at most this much of what the AIs did. Default 5 s.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Reflect)]
+#[reflect(Resource, Debug)]
+pub struct AgentsSaveInterval(pub Duration);
+
+impl Default for AgentsSaveInterval {
+    fn default() -> Self {
+        AgentsSaveInterval(Duration::from_secs(5))
+    }
+}
+
+/// Whether a persisted agent changed since the last save, and when the
+/// slot was last saved for them.
+#[derive(Default)]
+struct AgentsChanged {
+    changed: bool,
+    saved_at: Duration,
+}
+
+/// A persisted agent whose tree state, blackboard or actions changed.
+type AgentChanged = (
+    With<PersistAgent>,
+    Or<(Changed<BtAgent>, Changed<Blackboard>, Changed<BtActions>)>,
+);
+
+/// Saves the slot every [`AgentsSaveInterval`] while persisted agents
+/// change, and marks it dirty at exit so that the exit save includes them
+/// (with no world-state change, nothing else would).
+fn save_changed_agents(
+    changed: Query<(), AgentChanged>,
+    time: Res<Time>,
+    interval: Res<AgentsSaveInterval>,
+    exits: MessageReader<AppExit>,
+    mut saves: MessageWriter<SaveRequest>,
+    slot: Option<ResMut<SaveSlot>>,
+    mut state: Local<AgentsChanged>,
+) {
+    if !changed.is_empty() {
+        state.changed = true;
+    }
+    if !state.changed {
+        return;
+    }
+    let now = time.elapsed();
+    if !exits.is_empty() {
+        if let Some(mut slot) = slot {
+            slot.mark_dirty();
+        }
+        state.changed = false;
+    } else if now.saturating_sub(state.saved_at) >= interval.0 {
+        saves.write(SaveRequest);
+        state.changed = false;
+        state.saved_at = now;
+    }
+}
+
 /// Saves and restores the tree state of every [`PersistAgent`] entity in
-/// the save slot (`agents.json`). Add it after the save plugin.
+/// the save slot (`agents.json`). Add it after the save plugin. Agents are
+/// saved every [`AgentsSaveInterval`] while they change, and at exit.
 pub struct AgentsSavePlugin;
 
 impl Plugin for AgentsSavePlugin {
     fn build(&self, app: &mut App) {
         app.register_type::<PersistAgent>()
+            .register_type::<AgentsSaveInterval>()
             .init_resource::<PendingAgentStates>()
+            .init_resource::<AgentsSaveInterval>()
             .add_save_document::<AgentsDocument>("agents.json")
             .add_systems(
                 PreUpdate,
                 hand_out.run_if(|p: Res<PendingAgentStates>| !p.0.is_empty()),
-            );
+            )
+            .add_systems(Last, save_changed_agents.before(SaveSystems::Write));
     }
 }

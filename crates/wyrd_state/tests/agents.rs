@@ -89,3 +89,62 @@ fn persisted_agents_continue_after_a_relaunch() {
         agent.state().ticks()
     );
 }
+
+/// Issue 24, 1: quitting mid-chase saved nothing. The slot was marked dirty
+/// only by world-state changes, so with none, exit wrote no save folder
+/// and the running action was lost. Now the exit save includes the agents:
+/// the relaunched agent continues the same action, started at the same
+/// time.
+#[test]
+fn quitting_mid_action_with_no_world_change_saves_the_agent() {
+    let assets = tempfile::tempdir().unwrap();
+    let saves = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
+    let mut a = app(assets.path(), saves.path());
+    let h = a.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut a, &h).unwrap();
+    let e = a
+        .world_mut()
+        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
+        .id();
+    step(&mut a, 10);
+    let running = |w: &World, e: Entity| {
+        let slots: Vec<(u32, u32)> = w
+            .get::<BtActions>(e)
+            .unwrap()
+            .iter()
+            .filter(|s| s.is_running())
+            .map(|s| (s.node, s.started_ms))
+            .collect();
+        slots
+    };
+    let before = running(a.world(), e);
+    assert_eq!(before.len(), 1, "walking");
+    // Quit: no SaveRequest, no world-state change.
+    a.world_mut().write_message(AppExit::Success);
+    a.update();
+    a.world().resource::<SaveSlot>().flush();
+    drop(a);
+    assert!(
+        saves.path().join("agents.json").exists(),
+        "the exit saved the agents"
+    );
+
+    let mut b = app(assets.path(), saves.path());
+    let h = b.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut b, &h).unwrap();
+    let e = b
+        .world_mut()
+        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
+        .id();
+    step(&mut b, 2);
+    assert_eq!(
+        b.world().get::<BtAgent>(e).unwrap().active_paths(),
+        ["root/walk"]
+    );
+    assert_eq!(
+        running(b.world(), e),
+        before,
+        "the same slot, started at the same time"
+    );
+}
