@@ -11,6 +11,39 @@ fn run(args: &[&str]) -> Output {
     support::headless("squad_ai").args(args).output().unwrap()
 }
 
+/// Records one AI of a 600-tick skirmish of `agents` AIs into `dir`.
+fn record(dir: &std::path::Path, agents: usize, name: &str) -> std::path::PathBuf {
+    let rec = dir.join("grunt.recording.json");
+    let agents = agents.to_string();
+    let out = run(&[
+        "--headless",
+        "--ticks",
+        "600",
+        "--agents",
+        &agents,
+        "--record",
+        name,
+        "--record-file",
+        rec.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    rec
+}
+
+/// The `wyrd` command: exit code, stdout, stderr.
+fn wyrd(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = support::wyrd().args(args).output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
 fn summary(args: &[&str]) -> Json {
     let out = run(args);
     assert!(
@@ -224,41 +257,18 @@ fn the_games_print_their_flags() {
 #[test]
 fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
     let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("grunt.recording.json");
-    let out = run(&[
-        "--headless",
-        "--ticks",
-        "600",
-        "--agents",
-        "24",
-        "--record",
-        "squad 5 grunt 3",
-        "--record-file",
-        rec.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let rec = record(dir.path(), 24, "squad 5 grunt 3");
     let tree =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/squad_ai/combat.bt.ron");
     let replay = |tree: &std::path::Path, extra: &[&str]| {
-        let o = support::wyrd()
-            .args([
-                "sim",
-                tree.to_str().unwrap(),
-                "--replay",
-                rec.to_str().unwrap(),
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        (
-            o.status.code(),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
+        let mut args = vec![
+            "sim",
+            tree.to_str().unwrap(),
+            "--replay",
+            rec.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        wyrd(&args)
     };
     let (code, stdout, stderr) = replay(&tree, &[]);
     assert_eq!(code, Some(0), "{stderr}");
@@ -318,33 +328,9 @@ fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
 #[test]
 fn a_recording_with_a_stimulus_becomes_a_script_that_loads_and_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("grunt.recording.json");
-    let out = run(&[
-        "--headless",
-        "--ticks",
-        "600",
-        "--agents",
-        "48",
-        "--record",
-        "squad 0 grunt 2",
-        "--record-file",
-        rec.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let rec = record(dir.path(), 48, "squad 0 grunt 2");
     let tree =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/squad_ai/combat.bt.ron");
-    let wyrd = |args: &[&str]| {
-        let o = support::wyrd().args(args).output().unwrap();
-        (
-            o.status.code(),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
-    };
     let tree = tree.to_str().unwrap();
     let (code, script, stderr) = wyrd(&[
         "sim",

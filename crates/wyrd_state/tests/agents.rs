@@ -38,18 +38,23 @@ fn app(assets: &Path, saves: &Path) -> App {
         .build()
 }
 
+/// The game spawns its AI (again, after a relaunch): the tree loaded, the
+/// same stable id.
+fn spawn_grunt(app: &mut App) -> Entity {
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(app, &h).unwrap();
+    app.world_mut()
+        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
+        .id()
+}
+
 #[test]
 fn persisted_agents_continue_after_a_relaunch() {
     let assets = tempfile::tempdir().unwrap();
     let saves = tempfile::tempdir().unwrap();
     std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
     let mut a = app(assets.path(), saves.path());
-    let h = a.world().resource::<AssetServer>().load("t.bt.ron");
-    wait_loaded(&mut a, &h).unwrap();
-    let e = a
-        .world_mut()
-        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
-        .id();
+    let e = spawn_grunt(&mut a);
     step(&mut a, 10);
     // The game finishes the walk; the tree waits.
     for s in a.world_mut().get_mut::<BtActions>(e).unwrap().iter_mut() {
@@ -70,12 +75,7 @@ fn persisted_agents_continue_after_a_relaunch() {
 
     // Relaunch: the game spawns its AI again; it continues, waiting.
     let mut b = app(assets.path(), saves.path());
-    let h = b.world().resource::<AssetServer>().load("t.bt.ron");
-    wait_loaded(&mut b, &h).unwrap();
-    let e = b
-        .world_mut()
-        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
-        .id();
+    let e = spawn_grunt(&mut b);
     step(&mut b, 2);
     let agent = b.world().get::<BtAgent>(e).unwrap();
     assert_eq!(
@@ -101,12 +101,7 @@ fn quitting_mid_action_with_no_world_change_saves_the_agent() {
     let saves = tempfile::tempdir().unwrap();
     std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
     let mut a = app(assets.path(), saves.path());
-    let h = a.world().resource::<AssetServer>().load("t.bt.ron");
-    wait_loaded(&mut a, &h).unwrap();
-    let e = a
-        .world_mut()
-        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
-        .id();
+    let e = spawn_grunt(&mut a);
     step(&mut a, 10);
     let running = |w: &World, e: Entity| {
         let slots: Vec<(u32, u32)> = w
@@ -131,12 +126,7 @@ fn quitting_mid_action_with_no_world_change_saves_the_agent() {
     );
 
     let mut b = app(assets.path(), saves.path());
-    let h = b.world().resource::<AssetServer>().load("t.bt.ron");
-    wait_loaded(&mut b, &h).unwrap();
-    let e = b
-        .world_mut()
-        .spawn((PersistAgent("grunt".into()), BehaviorTree::new(h)))
-        .id();
+    let e = spawn_grunt(&mut b);
     step(&mut b, 2);
     assert_eq!(
         b.world().get::<BtAgent>(e).unwrap().active_paths(),
