@@ -224,6 +224,11 @@ fn act_end(world: &mut World) {
 struct BtWorldValues {
     values: HashMap<bevy::asset::AssetId<BtAsset>, Vec<Option<Value>>>,
     reported: std::collections::HashSet<(bevy::asset::AssetId<BtAsset>, usize)>,
+    /// Per tree: its world names no declaration has (once every declared
+    /// value is published), as problems for its agents.
+    undeclared: HashMap<bevy::asset::AssetId<BtAsset>, Vec<String>>,
+    /// Bumped when `undeclared` grows: agents bound before get theirs.
+    undeclared_gen: u64,
 }
 
 /// What happens when the root finishes.
@@ -615,6 +620,14 @@ impl Plugin for BtPlugin {
                 // One system for the whole of Decide (see `decide_trees`).
                 decide_trees.in_set(BtSystems::Decide),
             )
+            .add_systems(
+                self.schedule,
+                // Only while some tree names an undeclared world value.
+                report_undeclared_world_values
+                    .after(decide_trees)
+                    .in_set(BtSystems::Decide)
+                    .run_if(|w: Res<BtWorldValues>| !w.undeclared.is_empty()),
+            )
             .add_systems(self.schedule, act_end.after(BtSystems::Act));
         if let Some(hz) = self.tick_hz {
             app.insert_resource(Time::<Fixed>::from_hz(hz));
@@ -832,8 +845,33 @@ fn decide_trees(
     );
 }
 
+/// Agents of a tree that names a world value no declaration has get it in
+/// [`BtAgent::problems`] (the inspector shows them): every agent when a new
+/// one is found, and agents whose tree is new since.
+fn report_undeclared_world_values(
+    world: Res<BtWorldValues>,
+    mut seen: Local<u64>,
+    mut agents: Query<(Ref<BehaviorTree>, &mut BtAgent)>,
+) {
+    let everyone = std::mem::replace(&mut *seen, world.undeclared_gen) != world.undeclared_gen;
+    for (tree, mut agent) in &mut agents {
+        if !everyone && !tree.is_changed() {
+            continue;
+        }
+        let Some(problems) = world.undeclared.get(&tree.handle.id()) else {
+            continue;
+        };
+        for p in problems {
+            if !agent.problems.contains(p) {
+                agent.problems.push(p.clone());
+            }
+        }
+    }
+}
+
 fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &mut BtWorldValues) {
     world.values.retain(|id, _| assets.contains(*id));
+    world.undeclared.retain(|id, _| assets.contains(*id));
     for (id, asset) in assets.iter() {
         if asset.program.globals.is_empty() {
             continue;
@@ -849,10 +887,13 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
                 && world.reported.insert((id, slot))
             {
                 if globals.declared == Declared::Complete {
-                    error!(
+                    let problem = format!(
                         "{}:{}:{}: no flags file declares the world value {:?}; the condition never holds",
                         g.file, g.line, g.column, g.name
                     );
+                    error!("{problem}");
+                    world.undeclared.entry(id).or_default().push(problem);
+                    world.undeclared_gen += 1;
                 } else {
                     warn!(
                         "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",

@@ -1,0 +1,60 @@
+//! Issue 23: a tree naming a world value no flags file declares. While the
+//! flags files load nothing is said (every correct name was "not published
+//! (yet)" too); once they merged, the agent has the problem, with the
+//! tree's file, line and column.
+#![cfg(feature = "bt")]
+
+use bevy::prelude::*;
+use wyrd_bt::BtRegistry;
+use wyrd_bt::prelude::*;
+use wyrd_state::WorldStatePlugin;
+use wyrd_state::bt::WorldStateBtPlugin;
+use wyrd_test_support::{TestApp, step, wait_loaded};
+
+const FLAGS: &str = r#"(
+    counters: [(id: "7a3c1e9b2d4f6a8c0e1b3d5f7a9c2e4b", name: "ALARMS_RAISED", default: 0)],
+)"#;
+
+const TREE: &str = r#"(
+    root: Selector(name: "root", children: [
+        Condition(name: "known", check: World("ALARMS_RAISED", Ge, 3)),
+        Condition(name: "typo", check: World("ALARMS_RAISD", Ge, 3)),
+    ]),
+)"#;
+
+#[test]
+fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
+    let assets = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("w.flags.ron"), FLAGS).unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
+    let mut app = TestApp::in_folder(assets.path(), 30.0)
+        .plugins((
+            WorldStatePlugin::with_files(["w.flags.ron"]),
+            BtPlugin::default(),
+            WorldStateBtPlugin,
+        ))
+        .with(|app| {
+            app.world_mut()
+                .get_resource_or_init::<BtRegistry>()
+                .edit(|v| v.permissive = true);
+        })
+        .build();
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
+    step(&mut app, 5);
+    let problems = app.world().get::<BtAgent>(e).unwrap().problems.clone();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].ends_with("t.bt.ron:4:47: no flags file declares the world value \"ALARMS_RAISD\"; the condition never holds"),
+        "{problems:?}"
+    );
+    // An agent spawned later gets it too.
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    let later = app.world_mut().spawn(BehaviorTree::new(h)).id();
+    step(&mut app, 2);
+    assert_eq!(
+        app.world().get::<BtAgent>(later).unwrap().problems,
+        problems
+    );
+}
