@@ -250,6 +250,28 @@ impl Blackboard {
         Ok(())
     }
 
+    /// Makes a key unset again by name (a target lost): `bb.clear("target")`.
+    /// An unknown key is an error once the tree is bound (as for
+    /// [`Blackboard::set`]); before, there is nothing to clear.
+    ///
+    /// ```
+    /// # use wyrd_bt::Blackboard;
+    /// let mut bb = Blackboard::default();
+    /// bb.set("alarm", true).unwrap();
+    /// bb.clear("alarm").unwrap();
+    /// assert_eq!(bb.get("alarm"), None);
+    /// ```
+    pub fn clear(&mut self, key: &str) -> Result<(), BlackboardError> {
+        match self.keys.iter().position(|k| k == key) {
+            Some(i) => {
+                self.clear_index(i as u16);
+                Ok(())
+            }
+            None if !self.bound => Ok(()),
+            None => Err(BlackboardError::UnknownKey(key.to_owned())),
+        }
+    }
+
     /// Makes a key unset again (a target lost).
     pub fn clear_index(&mut self, key: u16) {
         if let Some(slot) = self.values.get_mut(key as usize)

@@ -229,7 +229,7 @@ mod vocab_file;
 pub use blackboard::{Blackboard, BlackboardError};
 pub use compile::{
     BtError, BtProblem, ParsedFile, compile, compile_str, file_refs, load_tree_files, parse_tree,
-    resolve,
+    resolve, with_caret,
 };
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use kind::{Family, KindInfo, kinds, node_table};

@@ -52,6 +52,15 @@ impl FromWorld for BtLoader {
     }
 }
 
+/// A load error in the log as `wyrd check` shows it, with the source line
+/// and a caret, before Bevy's own "Failed to load asset" line.
+fn log_with_source(e: &BtError, text: Option<&str>) {
+    match text {
+        Some(t) => error!("{}", e.with_source(t)),
+        None => error!("{e}"),
+    }
+}
+
 impl AssetLoader for BtLoader {
     type Asset = BtAsset;
     type Settings = ();
@@ -93,14 +102,16 @@ impl AssetLoader for BtLoader {
                     .await
                     .map_err(|e| io(&path, e.to_string()))?,
             };
-            let (def, text) = parse_tree(&path, &bytes)?;
+            let (def, text) = parse_tree(&path, &bytes)
+                .inspect_err(|e| log_with_source(e, Some(&String::from_utf8_lossy(&bytes))))?;
             for r in file_refs(&path, &def) {
                 todo.push((r, None));
             }
             files.insert(path, ParsedFile { def, text });
         }
         let vocab = self.registry.snapshot();
-        let program = compile(&main, &files, &vocab)?;
+        let program = compile(&main, &files, &vocab)
+            .inspect_err(|e| log_with_source(e, files.get(&e.file).map(|f| f.text.as_str())))?;
         Ok(BtAsset {
             program: Arc::new(program),
         })

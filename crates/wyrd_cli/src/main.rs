@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+// Errors of trees, flags files and scripts, with the source line and caret.
+use wyrd_bt::with_caret;
 use wyrd_save::{LoadError, SaveKey};
 
 mod check_cmd;
@@ -416,35 +418,6 @@ fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
         } => save_cmd::status(&dir, &read_key(&key_file)?, schema, out),
         SaveCommand::Diff { a, b, key_file } => save_cmd::diff(&a, &b, &read_key(&key_file)?, out),
     }
-}
-
-/// An error message followed by the source line it points at and a caret
-/// under the column, the way rustc shows errors:
-///
-/// ```text
-/// assets/a.bt.ron:3:20: unknown kind "Sequnce"
-///   |
-/// 3 |     children: [Sequnce(children: [])],
-///   |                ^
-/// ```
-///
-/// Trees, flags files and scripts all go through here. Without the text or
-/// the line (an I/O error), the message stands alone.
-fn with_caret(message: &str, text: Option<&str>, line: usize, column: usize) -> String {
-    let Some(src) = text.and_then(|t| t.lines().nth(line.checked_sub(1)?)) else {
-        return message.to_owned();
-    };
-    let number = line.to_string();
-    let pad = " ".repeat(number.len());
-    // Columns count bytes; the caret keeps the line's tabs so it lines up.
-    let before = src
-        .get(..column.saturating_sub(1).min(src.len()))
-        .unwrap_or(src);
-    let lead: String = before
-        .chars()
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    format!("{message}\n{pad} |\n{number} | {src}\n{pad} | {lead}^")
 }
 
 /// Loads and compiles a tree file and the files it uses. Tools accept any

@@ -20,6 +20,42 @@ pub struct BtError {
     pub problem: BtProblem,
 }
 
+impl BtError {
+    /// The error, then the line of `text` it points at with a caret under
+    /// its column (the form `wyrd check` and the game's log show).
+    pub fn with_source(&self, text: &str) -> String {
+        with_caret(&self.to_string(), Some(text), self.line, self.column)
+    }
+}
+
+/// A message followed by the source line it points at and a caret under
+/// the column, the way rustc shows errors:
+///
+/// ```text
+/// assets/a.bt.ron:3:20: unknown kind "Sequnce"
+///   |
+/// 3 |     children: [Sequnce(children: [])],
+///   |                ^
+/// ```
+///
+/// Without the text or the line, the message stands alone. Columns count
+/// bytes; the caret keeps the line's tabs so that it lines up.
+pub fn with_caret(message: &str, text: Option<&str>, line: usize, column: usize) -> String {
+    let Some(src) = text.and_then(|t| t.lines().nth(line.checked_sub(1)?)) else {
+        return message.to_owned();
+    };
+    let number = line.to_string();
+    let pad = " ".repeat(number.len());
+    let before = src
+        .get(..column.saturating_sub(1).min(src.len()))
+        .unwrap_or(src);
+    let lead: String = before
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    format!("{message}\n{pad} |\n{number} | {src}\n{pad} | {lead}^")
+}
+
 /// What is wrong with a tree file.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BtProblem {

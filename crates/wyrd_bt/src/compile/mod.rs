@@ -17,7 +17,7 @@ mod spans;
 
 use std::collections::HashMap;
 
-pub use errors::{BtError, BtProblem};
+pub use errors::{BtError, BtProblem, with_caret};
 pub use files::{ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, resolve};
 
 use conditions::{all_of, fold_bits, instant_cond};
