@@ -154,7 +154,7 @@ fn context_from(
                     vocabulary.display()
                 ))
             })?);
-            world_files.push(path.display().to_string());
+            world_files.push(shown(&path));
         }
         world = Some(names);
     }
@@ -201,13 +201,28 @@ fn not_checked(ctx: &Context, p: &wyrd_bt::Program) -> Vec<&'static str> {
     out
 }
 
-/// A path as the user would type it: relative to the current folder when
-/// it is under it.
+/// A path as the user would type it: `a/../b` folded, relative to the
+/// current folder when it is under it.
 fn shown(path: &Path) -> String {
+    let mut folded = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir
+                if matches!(
+                    folded.components().next_back(),
+                    Some(std::path::Component::Normal(_))
+                ) =>
+            {
+                folded.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => folded.push(other),
+        }
+    }
     std::env::current_dir()
         .ok()
-        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_owned))
-        .unwrap_or_else(|| path.to_owned())
+        .and_then(|cwd| folded.strip_prefix(cwd).ok().map(Path::to_owned))
+        .unwrap_or(folded)
         .display()
         .to_string()
 }
