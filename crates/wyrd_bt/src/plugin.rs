@@ -518,6 +518,11 @@ pub struct BtSettings {
     pub paused: bool,
     /// While paused: ticks still to run (a debugger's single step).
     pub steps: u32,
+    /// Trees wait for their world: no tree ticks while the declared world
+    /// values are still loading ([`Declared::Loading`]: the world state's
+    /// flags files), so that an agent's first tick, its clock and its first
+    /// decisions do not depend on how fast the files load. Default on.
+    pub wait_for_world: bool,
 }
 
 /// Behavior trees as assets, ticked in `FixedUpdate`.
@@ -548,6 +553,10 @@ pub struct BtPlugin {
     /// The schedule [`BtSystems`] run in (default `FixedUpdate`), like
     /// avian's `PhysicsSchedulePlugin::new(schedule)`.
     pub schedule: Interned<dyn ScheduleLabel>,
+    /// Trees wait for their world (see [`BtSettings::wait_for_world`];
+    /// default on). For a readiness condition of the game's own, gate the
+    /// sets: `app.configure_sets(FixedUpdate, BtSystems::Decide.run_if(my_level_loaded))`.
+    pub wait_for_world: bool,
 }
 
 impl Default for BtPlugin {
@@ -557,6 +566,7 @@ impl Default for BtPlugin {
             max_restarts_per_tick: 8,
             record_all: None,
             schedule: FixedUpdate.intern(),
+            wait_for_world: true,
         }
     }
 }
@@ -620,6 +630,7 @@ impl Plugin for BtPlugin {
                 record_all: self.record_all,
                 paused: false,
                 steps: 0,
+                wait_for_world: self.wait_for_world,
             })
             .configure_sets(
                 self.schedule,
@@ -1133,6 +1144,11 @@ fn tick_trees(
     mut ticked: Local<bevy::utils::Parallel<u32>>,
     agents: &mut TickQuery,
 ) {
+    // The world is still loading: no tree starts deciding yet.
+    if settings.wait_for_world && globals.declared() == Declared::Loading {
+        stats.ticked = 0;
+        return;
+    }
     // Paused by a debugger: no tree ticks, but for the steps asked.
     if settings.paused {
         if settings.steps == 0 {

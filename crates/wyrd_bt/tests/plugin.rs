@@ -712,3 +712,43 @@ fn a_recording_of_a_tree_with_shortcuts_replays_exactly() {
     assert_eq!(report.divergence, None);
     assert_eq!(report.ticks, 40);
 }
+
+/// Issue 24, 6: trees ticked 2 to 39 times before the game's files had
+/// loaded, so the agent clock and the first decisions depended on load
+/// speed. While the declared world values load (`Declared::Loading`, set by
+/// the world state until its flags files merged) no tree ticks; the first
+/// tick comes after, and `wait_for_world: false` turns it off.
+#[test]
+fn trees_wait_for_their_world() {
+    for wait in [true, false] {
+        let dir = dir_with(&[("a.bt.ron", TREE)]);
+        let mut app = app_with(
+            dir.path(),
+            BtPlugin {
+                wait_for_world: wait,
+                ..Default::default()
+            },
+        );
+        let (h, _) = loaded(&mut app, "a.bt.ron");
+        app.world_mut()
+            .resource_mut::<BtGlobals>()
+            .set_declared(wyrd_bt::Declared::Loading);
+        let e = app
+            .world_mut()
+            .spawn((BehaviorTree::new(h), Blackboard::default()))
+            .id();
+        wyrd_test_support::step(&mut app, 5);
+        let ticks = app.world().get::<BtAgent>(e).unwrap().state().ticks();
+        if wait {
+            assert_eq!(ticks, 0, "no tick while the world loads");
+        } else {
+            assert!(ticks > 0);
+        }
+        app.world_mut()
+            .resource_mut::<BtGlobals>()
+            .set_declared(wyrd_bt::Declared::Complete);
+        wyrd_test_support::step(&mut app, 3);
+        let after = app.world().get::<BtAgent>(e).unwrap().state().ticks();
+        assert_eq!(after, ticks + 3, "one tick per step once it is loaded");
+    }
+}

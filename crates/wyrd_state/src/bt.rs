@@ -50,7 +50,7 @@ pub fn publish(
     files: Option<Res<WorldStateFiles>>,
     mut globals: ResMut<BtGlobals>,
 ) {
-    let declared = if files.is_none_or(|f| f.all_merged()) {
+    let declared = if files.is_none_or(|f| f.all_settled()) {
         Declared::Complete
     } else {
         Declared::Loading

@@ -158,6 +158,17 @@ impl WorldStateFiles {
                 .all(|h| self.merged.contains_key(&h.id()))
     }
 
+    /// Whether every requested file has merged or failed: nothing is still
+    /// loading (a file that failed is reported, and does not hold trees
+    /// back forever).
+    pub fn all_settled(&self) -> bool {
+        self.pending_paths.is_empty()
+            && self
+                .handles
+                .iter()
+                .all(|h| self.merged.contains_key(&h.id()) || self.failed.contains_key(&h.id()))
+    }
+
     /// Requested files that failed to load or were rejected, with the reason.
     pub fn failures(&self) -> impl Iterator<Item = &str> {
         self.failed.values().map(String::as_str)
