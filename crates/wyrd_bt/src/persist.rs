@@ -232,9 +232,12 @@ impl AgentState {
 
 /// Restores a saved state onto `program` (the same tree, or an edited
 /// version of it). A node keeps its state when it is at the same path with
-/// the same signature, and so is every ancestor (the tree still leads
-/// there); the others start fresh. If a node that was running is not kept,
-/// nothing is: the agent restarts cleanly. Never a mixed state.
+/// the same signature (its own definition, children by name), and so is
+/// every ancestor; whatever changed inside sibling branches does not
+/// matter, because the first tick after a restore onto an edited tree
+/// walks from the root: an edited higher-priority branch still takes over
+/// if it should. The others start fresh. If a node that was running is not
+/// kept, nothing is: the agent restarts cleanly. Never a mixed state.
 ///
 /// Returns the state, the action slots and the blackboard values to set.
 pub fn restore(
@@ -259,13 +262,14 @@ pub fn restore(
             .get(program.paths[j as usize].as_str())
             .is_some_and(|s| s.signature == sig(j as usize))
     };
-    // Kept: the node and every ancestor are the same, and so are all their
-    // children (a changed sibling guard could decide differently): the
-    // tree still leads there.
+    // Kept: the node and every ancestor are the same (each one's own
+    // definition lists its children by name, so the path still leads
+    // there). A sibling branch may have changed: the first walk decides
+    // again whether it takes over.
     let kept_at = |i: u32| -> bool {
         let mut j = i;
         loop {
-            if !same(j) || !program.children_of(j).iter().all(|&c| same(c)) {
+            if !same(j) {
                 return false;
             }
             let p = program.nodes[j as usize].parent;
