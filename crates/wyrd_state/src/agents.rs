@@ -14,7 +14,7 @@ use std::time::Duration;
 use bevy::app::AppExit;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
-use wyrd_bt::{Blackboard, BtActions, BtAgent, RestoreTree, SavedTree};
+use wyrd_bt::{Blackboard, BtActions, BtAgent, RestoreTree, SavedTree, Value};
 use wyrd_save::{DocumentLoad, SaveAppExt, SaveDocument, SaveRequest, SaveSlot, SaveSystems};
 
 /// Marks an entity whose tree state is saved and restored with the game,
@@ -24,15 +24,71 @@ use wyrd_save::{DocumentLoad, SaveAppExt, SaveDocument, SaveRequest, SaveSlot, S
 #[reflect(Component, Debug)]
 pub struct PersistAgent(pub String);
 
+/// A stable save id for an entity that saved agents refer to (a target, a
+/// cover point, a vehicle): an `Entity` in a persisted agent's blackboard
+/// is saved as this id and resolved to the entity with the same id after
+/// loading. [`PersistAgent`] ids count too. An entity with neither is
+/// saved as unset (its index means nothing in the next run).
+#[derive(Component, Debug, Clone, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Component, Debug)]
+pub struct PersistId(pub String);
+
+/// An entity a saved agent's blackboard key held, by its stable id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedEntityRef {
+    /// The agent ([`PersistAgent`] id).
+    #[serde(rename = "Agent")]
+    pub agent: String,
+    /// The blackboard key.
+    #[serde(rename = "Key")]
+    pub key: String,
+    /// The entity's [`PersistId`] / [`PersistAgent`] id; `None`: it had
+    /// none, so it loads unset.
+    #[serde(rename = "Target")]
+    pub target: Option<String>,
+}
+
 /// The saved tree states, one per [`PersistAgent`] id.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AgentsDocument {
     /// The schema (first member of the file).
     #[serde(rename = "SchemaVersion")]
     pub schema_version: u32,
-    /// Agents by id.
+    /// Agents by id. Entity values of their blackboards are saved unset;
+    /// [`entity_refs`](Self::entity_refs) says which entity each was.
     #[serde(rename = "Agents")]
     pub agents: Vec<(String, SavedTree)>,
+    /// The entities the agents' blackboards held, by stable id.
+    #[serde(rename = "EntityRefs", default)]
+    pub entity_refs: Vec<SavedEntityRef>,
+}
+
+/// The stable id of an entity: its [`PersistId`], else its [`PersistAgent`].
+fn stable_id(world: &World, e: Entity) -> Option<String> {
+    let e = world.get_entity(e).ok()?;
+    e.get::<PersistId>()
+        .map(|p| p.0.clone())
+        .or_else(|| e.get::<PersistAgent>().map(|p| p.0.clone()))
+}
+
+/// Takes the entity values out of a saved blackboard: unset in the saved
+/// tree, their stable ids in `refs`.
+fn take_entity_refs(
+    world: &World,
+    agent: &str,
+    saved: &mut SavedTree,
+    refs: &mut Vec<SavedEntityRef>,
+) {
+    for (key, value) in &mut saved.blackboard {
+        if let Some(Value::Entity(e)) = *value {
+            refs.push(SavedEntityRef {
+                agent: agent.to_owned(),
+                key: key.clone(),
+                target: stable_id(world, e),
+            });
+            *value = None;
+        }
+    }
 }
 
 /// The schema this build writes and reads.
@@ -45,6 +101,7 @@ impl SaveDocument for AgentsDocument {
         AgentsDocument {
             schema_version: AGENTS_SCHEMA_VERSION,
             agents: Vec::new(),
+            entity_refs: Vec::new(),
         }
     }
 
@@ -68,18 +125,28 @@ impl SaveDocument for AgentsDocument {
                 Some((id.0.clone(), state))
             })
             .collect();
-        // And saved states whose entity is not spawned yet are kept.
+        let mut entity_refs = Vec::new();
+        for (id, saved) in &mut agents {
+            take_entity_refs(world, id, saved, &mut entity_refs);
+        }
+        // And saved states whose entity is not spawned yet are kept, with
+        // their references.
         if let Some(p) = world.get_resource::<PendingAgentStates>() {
             for (id, s) in &p.0 {
                 if !agents.iter().any(|(a, _)| a == id) {
                     agents.push((id.clone(), s.clone()));
+                    if let Some(r) = world.get_resource::<PendingEntityRefs>() {
+                        entity_refs.extend(r.0.iter().filter(|r| r.agent == *id).cloned());
+                    }
                 }
             }
         }
         agents.sort_by(|a, b| a.0.cmp(&b.0));
+        entity_refs.sort_by(|a, b| (&a.agent, &a.key).cmp(&(&b.agent, &b.key)));
         AgentsDocument {
             schema_version: AGENTS_SCHEMA_VERSION,
             agents,
+            entity_refs,
         }
     }
 
@@ -89,6 +156,7 @@ impl SaveDocument for AgentsDocument {
             "agents from {source}: {} saved tree states",
             self.agents.len()
         );
+        world.get_resource_or_init::<PendingEntityRefs>().0 = self.entity_refs;
         let mut pending = world.get_resource_or_init::<PendingAgentStates>();
         pending.0 = self.agents;
         // Entities already spawned get theirs now; later ones when spawned.
@@ -100,17 +168,65 @@ impl SaveDocument for AgentsDocument {
 #[derive(Resource, Debug, Default)]
 pub struct PendingAgentStates(pub Vec<(String, SavedTree)>);
 
+/// The entity references of saved states still waiting for their agent.
+#[derive(Resource, Debug, Default)]
+pub struct PendingEntityRefs(pub Vec<SavedEntityRef>);
+
+/// Gives each spawned [`PersistAgent`] its saved state, with the entities
+/// its blackboard held resolved by stable id among the entities spawned
+/// now; a reference that resolves to nothing stays unset and is reported
+/// (never another entity).
 fn hand_out(
     mut commands: Commands,
     mut pending: ResMut<PendingAgentStates>,
+    mut refs: ResMut<PendingEntityRefs>,
     agents: Query<(Entity, &PersistAgent)>,
+    targets: Query<(Entity, &PersistId)>,
+    mut bt: Query<&mut BtAgent>,
 ) {
     if pending.0.is_empty() {
         return;
     }
+    let find = |id: &str| {
+        targets
+            .iter()
+            .find(|(_, p)| p.0 == id)
+            .map(|(e, _)| e)
+            .or_else(|| agents.iter().find(|(_, p)| p.0 == id).map(|(e, _)| e))
+    };
     for (e, id) in &agents {
         if let Some(k) = pending.0.iter().position(|(p, _)| *p == id.0) {
-            let (_, saved) = pending.0.swap_remove(k);
+            let (_, mut saved) = pending.0.swap_remove(k);
+            let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut refs.0)
+                .into_iter()
+                .partition(|r| r.agent == id.0);
+            refs.0 = rest;
+            for r in mine {
+                let found = r.target.as_deref().and_then(&find);
+                match found {
+                    Some(target) => {
+                        if let Some(slot) = saved.blackboard.iter_mut().find(|(k, _)| *k == r.key) {
+                            slot.1 = Some(Value::Entity(target));
+                        }
+                    }
+                    None => {
+                        let problem = format!(
+                            "blackboard key {:?} held {} when saved; it loads unset",
+                            r.key,
+                            match &r.target {
+                                Some(t) => format!(
+                                    "{t:?}, which no entity has as its PersistId or PersistAgent now"
+                                ),
+                                None => "an entity with no PersistId".to_owned(),
+                            }
+                        );
+                        warn!("agent {:?}: {problem}", id.0);
+                        if let Ok(mut agent) = bt.get_mut(e) {
+                            agent.problems.push(problem);
+                        }
+                    }
+                }
+            }
             commands.entity(e).insert(RestoreTree(saved));
         }
     }
@@ -182,6 +298,8 @@ pub struct AgentsSavePlugin;
 impl Plugin for AgentsSavePlugin {
     fn build(&self, app: &mut App) {
         app.register_type::<PersistAgent>()
+            .register_type::<PersistId>()
+            .init_resource::<PendingEntityRefs>()
             .register_type::<AgentsSaveInterval>()
             .init_resource::<PendingAgentStates>()
             .init_resource::<AgentsSaveInterval>()

@@ -7,10 +7,11 @@ use std::path::Path;
 
 use bevy::prelude::*;
 use wyrd_bt::BtRegistry;
+use wyrd_bt::Value;
 use wyrd_bt::prelude::*;
 use wyrd_save::prelude::*;
 use wyrd_state::WorldStatePlugin;
-use wyrd_state::agents::{AgentsSavePlugin, PersistAgent};
+use wyrd_state::agents::{AgentsSavePlugin, PersistAgent, PersistId};
 use wyrd_state::save::WorldStateSavePlugin;
 use wyrd_test_support::{TestApp, step, wait_loaded};
 
@@ -136,5 +137,63 @@ fn quitting_mid_action_with_no_world_change_saves_the_agent() {
         running(b.world(), e),
         before,
         "the same slot, started at the same time"
+    );
+}
+
+/// Issue 24, 2: the saved blackboard held `"target": {"Entity": 63}`; in the
+/// relaunched game the intruder was `59v0` and the restored guard chased
+/// `63v0`. An entity value is saved by the target's stable id and resolved
+/// to the entity with that id after loading; when there is none, the key
+/// loads unset and the agent says so.
+#[test]
+fn entity_references_survive_a_relaunch_that_spawns_in_another_order() {
+    const CHASE: &str = r#"(
+    blackboard: {"target": Entity},
+    root: Sequence(name: "root", children: [Action(name: "chase", action: "Chase")]),
+)"#;
+    let assets = tempfile::tempdir().unwrap();
+    let saves = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), CHASE).unwrap();
+    let mut a = app(assets.path(), saves.path());
+    let intruder = a.world_mut().spawn(PersistId("intruder".into())).id();
+    let e = spawn_grunt(&mut a);
+    a.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", intruder)
+        .unwrap();
+    step(&mut a, 3);
+    a.world_mut().write_message(AppExit::Success);
+    a.update();
+    a.world().resource::<SaveSlot>().flush();
+    drop(a);
+
+    let target_after = |with_intruder: bool| {
+        let mut b = app(assets.path(), saves.path());
+        for _ in 0..7 {
+            b.world_mut().spawn_empty();
+        }
+        let intruder =
+            with_intruder.then(|| b.world_mut().spawn(PersistId("intruder".into())).id());
+        let e = spawn_grunt(&mut b);
+        step(&mut b, 2);
+        let bb = b.world().get::<Blackboard>(e).unwrap();
+        let problems = b.world().get::<BtAgent>(e).unwrap().problems.clone();
+        (bb.get("target"), intruder, problems)
+    };
+    let (target, intruder, problems) = target_after(true);
+    assert_eq!(
+        target,
+        intruder.map(Value::Entity),
+        "the same intruder, a new entity"
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    let (target, _, problems) = target_after(false);
+    assert_eq!(target, None, "gone: unset, never another entity");
+    assert!(
+        problems.iter().any(|p| p.contains("\"target\"")
+            && p.contains("\"intruder\"")
+            && p.contains("loads unset")),
+        "{problems:?}"
     );
 }
