@@ -5,6 +5,7 @@
 //! wyrd check FILE_OR_FOLDER... [--tree TREE] [--vocabulary FILE] [--assets DIR]
 //! wyrd sim TREE --script SCRIPT [--ticks N] [--seed S]
 //! wyrd graph TREE [--format dot|mermaid]
+//! wyrd flags new NAME [--counter]
 //! wyrd save verify FILE --key-file K
 //! wyrd save show FILE --key-file K
 //! wyrd save sign FILE --key-file K [-o OUT]
@@ -149,6 +150,44 @@ Examples:
     /// one trailing newline is ignored.
     #[command(subcommand)]
     Save(SaveCommand),
+    /// Flags files: a new declaration with a fresh stable id.
+    #[command(subcommand)]
+    Flags(FlagsCommand),
+}
+
+#[derive(Subcommand)]
+enum FlagsCommand {
+    /// Print a flag (or counter) declaration with a fresh 32-hex id, to
+    /// paste under `flags: [` (or `counters: [`) of a *.flags.ron file. The
+    /// id is what saves match entries by: keep it when renaming.
+    #[command(
+        after_help = "Examples:\n  wyrd flags new SMITH_MET\n  wyrd flags new ALARMS_RAISED --counter"
+    )]
+    New {
+        /// The name trees and code use.
+        name: String,
+        /// A counter (default 0) instead of a flag (default false).
+        #[arg(long)]
+        counter: bool,
+    },
+}
+
+/// A fresh id: 128 bits from the process's random hash keys, the time and
+/// the name (no two calls give the same one).
+fn fresh_id(name: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let half = |salt: u8| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u8(salt);
+        h.write_u128(now);
+        h.write(name.as_bytes());
+        h.write_u32(std::process::id());
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -303,6 +342,14 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             Ok(())
         }
         Command::Save(sub) => save(sub, out),
+        Command::Flags(FlagsCommand::New { name, counter }) => {
+            let default = if counter { "0" } else { "false" };
+            out.push_str(&format!(
+                "(id: \"{}\", name: \"{name}\", default: {default}),\n",
+                fresh_id(&name)
+            ));
+            Ok(())
+        }
     }
 }
 

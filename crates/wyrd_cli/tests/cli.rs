@@ -617,3 +617,25 @@ fn diff_prints_the_changes_by_path() {
     let o = wyrd(&["diff", tree.to_str().unwrap(), tree.to_str().unwrap()]);
     assert_eq!(text(&o).0, "no change\n");
 }
+
+/// Issue 24, 8: nothing said how to make the 32-hex ids; `wyrd flags new`
+/// prints a declaration with a fresh one, which a flags file accepts.
+#[test]
+fn flags_new_prints_a_declaration_with_a_fresh_id() {
+    let one = text(&wyrd(&["flags", "new", "SMITH_MET"])).0;
+    let two = text(&wyrd(&["flags", "new", "ALARMS_RAISED", "--counter"])).0;
+    assert!(
+        one.starts_with("(id: \"") && one.ends_with(", name: \"SMITH_MET\", default: false),\n"),
+        "{one}"
+    );
+    assert!(
+        two.ends_with(", name: \"ALARMS_RAISED\", default: 0),\n"),
+        "{two}"
+    );
+    assert_ne!(one[..42], two[..42], "fresh ids");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.flags.ron");
+    std::fs::write(&file, format!("(flags: [{one}], counters: [{two}])")).unwrap();
+    let o = wyrd(&["check", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+}
