@@ -265,7 +265,7 @@ fn without_a_vocabulary_the_checker_says_what_it_did_not_check() {
 #[test]
 fn the_bundled_assets_pass_the_check_with_the_games_vocabularies() {
     let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
-    for game in ["drone_quest", "squad_ai", "session_rules"] {
+    for game in ["drone_quest", "squad_ai", "session_rules", "first_ai"] {
         let dir = tempfile::tempdir().unwrap();
         let written = dir.path().join("v.json");
         let out = support::headless(game)
@@ -285,7 +285,7 @@ fn the_bundled_assets_pass_the_check_with_the_games_vocabularies() {
     let out = support::wyrd().arg("check").arg(&assets).output().unwrap();
     let said = text(&out);
     assert!(out.status.success(), "{said}");
-    for game in ["drone_quest", "squad_ai", "session_rules"] {
+    for game in ["drone_quest", "squad_ai", "session_rules", "first_ai"] {
         assert!(said.contains(&format!("{game}/wyrd.toml")), "{said}");
     }
     for line in said
