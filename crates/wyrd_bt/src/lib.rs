@@ -180,6 +180,36 @@
 //! }
 //! ```
 
+//! ## Stimuli
+//!
+//! A stimulus is a named behavior (under `behaviors`, not placed in the
+//! tree) that game code inserts into a running agent for a while: Halo 2's
+//! "leader died: flee", a noise to investigate.
+//! `agent.insert_stimulus("root", "investigate", 0, 1.5)` makes it a child
+//! of the composite at path `root`, at `priority` (0 = before the first
+//! child, k = just before child k: it competes with the children after it
+//! and yields to those before), for 1.5 s of the agent's time (round(S·H)
+//! ticks). While it lasts, its behavior runs like any child there: when it
+//! finishes it starts again, so a one-step behavior re-runs every tick
+//! until the stimulus expires; then it leaves the tree (halted if running)
+//! and the composite goes on. Inserting the same behavior again renews it;
+//! at most [`MAX_STIMULI`] at once. Its nodes show under the node it was
+//! inserted at (`root/investigate/Listen`) in traces, scripts and the
+//! inspector. `examples/first_ai.rs` inserts one.
+//!
+//! ## Headless (tests, servers, tools)
+//!
+//! `MinimalPlugins` + `AssetPlugin` + `BtPlugin`, with
+//! `Time::<Fixed>::from_hz(H)` and
+//! `TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / H))`:
+//! every `app.update()` is then exactly one fixed step, one tick of every
+//! tree. Nothing prints Wyrd's warnings and errors without Bevy's
+//! `LogPlugin`: add it (or read `BtAgent::problems`, `SaveStatus`). Trees
+//! wait for the world state's flags files to load before their first tick
+//! (`BtPlugin::wait_for_world`); step until `world_state_ready` and the
+//! tree's asset is loaded (`wyrd_test_support` has helpers that count
+//! updates, never the wall clock).
+//!
 //! ## How the crate fits together (and adding a node kind)
 //!
 //! `def` (the file format, serde) → `compile` (checks names, types and
