@@ -88,7 +88,7 @@ struct Mistake {
     line: usize,
     column: usize,
     /// Words the message must have.
-    words: &'static str,
+    words: String,
     /// Whether the game's loader reports it (world names are the world
     /// state's, checked against its flags files).
     loader: bool,
@@ -102,7 +102,7 @@ fn mistakes() -> Vec<Mistake> {
         text,
         line,
         column: column + 1,
-        words: "unknown action \"Chsae\"",
+        words: "unknown action \"Chsae\"".into(),
         loader: true,
     });
     let (text, line, column) = second(r#""speed": 4.0"#, r#""speed": "fast""#);
@@ -111,7 +111,7 @@ fn mistakes() -> Vec<Mistake> {
         text,
         line,
         column: column + 1,
-        words: "speed",
+        words: "speed".into(),
         loader: true,
     });
     let (text, line, column) = second(r#"Is("alarm")"#, r#"Is("alarn")"#);
@@ -120,7 +120,7 @@ fn mistakes() -> Vec<Mistake> {
         text,
         line,
         column: column + "Is(\"".len(),
-        words: "alarn",
+        words: "alarn".into(),
         loader: true,
     });
     let (text, line, column) = second(r#"with: {"goal": "{post}"}"#, "with: {}");
@@ -129,7 +129,7 @@ fn mistakes() -> Vec<Mistake> {
         text,
         line,
         column,
-        words: "\"goal\"",
+        words: "\"goal\"".into(),
         loader: true,
     });
     // The `]` closing the second guard's children.
@@ -151,11 +151,8 @@ fn mistakes() -> Vec<Mistake> {
         text,
         line,
         column,
-        words: Box::leak(
-            format!(
-                "expected \"]\" to close the list opened at {open_line}:{open_col}, found \")\""
-            )
-            .into_boxed_str(),
+        words: format!(
+            "expected \"]\" to close the list opened at {open_line}:{open_col}, found \")\""
         ),
         loader: true,
     });
@@ -165,7 +162,7 @@ fn mistakes() -> Vec<Mistake> {
         text,
         line,
         column: column + 1,
-        words: "no flags file declares the world value \"ALARMS_RAISD\"; did you mean \"ALARMS_RAISED\"?",
+        words: "no flags file declares the world value \"ALARMS_RAISD\"; did you mean \"ALARMS_RAISED\"?".into(),
         loader: false,
     });
     out
@@ -199,7 +196,7 @@ fn each_mistake_is_reported_at_its_place_by_the_checker_and_the_loader() {
             m.what
         );
         assert!(
-            said.contains(m.words),
+            said.contains(&m.words),
             "{}: expected {:?}\n{said}",
             m.what,
             m.words

@@ -528,10 +528,11 @@ fn mark_run_changed(
         return;
     }
     let now = RunDocument::of(&mode, &run, Some(&state));
-    let was = saved.0.clone().unwrap_or_else(RunDocument::fresh);
-    if (now.in_run, &now.enemies, &now.counters) != (was.in_run, &was.enemies, &was.counters)
-        && let Some(mut slot) = slot
-    {
+    let changed = match &saved.0 {
+        Some(was) => *was != now,
+        None => now != RunDocument::fresh(),
+    };
+    if changed && let Some(mut slot) = slot {
         slot.mark_dirty();
     }
 }

@@ -234,13 +234,18 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
     let vocab = ctx.vocabulary.as_ref().unwrap_or(&permissive);
     let p = load_tree_with(file, vocab).map_err(|e| e.message)?;
     if let Some(world) = &ctx.world {
+        let known: Vec<&str> = world.iter().map(String::as_str).collect();
+        // Each file read once, however many unknown names it has.
+        let mut texts: BTreeMap<&str, Option<String>> = BTreeMap::new();
         let unknown: Vec<String> = p
             .globals()
             .iter()
             .filter(|g| !world.contains(&g.name))
             .map(|g| {
-                let text = std::fs::read_to_string(&g.file).ok();
-                let known: Vec<&str> = world.iter().map(String::as_str).collect();
+                let text = texts
+                    .entry(g.file.as_str())
+                    .or_insert_with(|| std::fs::read_to_string(&g.file).ok())
+                    .as_deref();
                 let hint = close_names(&g.name, &known);
                 with_caret(
                     &format!(
@@ -251,7 +256,7 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
                         g.name,
                         ctx.world_files.join(", ")
                     ),
-                    text.as_deref(),
+                    text,
                     g.line,
                     g.column,
                 )

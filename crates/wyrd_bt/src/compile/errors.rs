@@ -575,3 +575,25 @@ impl Compiler<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod caret_tests {
+    use super::*;
+
+    /// The form the CLI and the game's log show: the message, the line, a
+    /// caret under the column (tabs kept so it lines up).
+    #[test]
+    fn an_error_shows_its_line_and_a_caret() {
+        let e = BtError {
+            file: "a.bt.ron".into(),
+            line: 2,
+            column: 4,
+            problem: BtProblem::Syntax("here".into()),
+        };
+        assert_eq!(
+            e.with_source("(\n\tx: Oops,\n)"),
+            "a.bt.ron:2:4: here\n  |\n2 | \tx: Oops,\n  | \t  ^"
+        );
+        assert_eq!(e.with_source("one line"), "a.bt.ron:2:4: here");
+    }
+}
