@@ -104,7 +104,7 @@ fn main() {
         FixedUpdate,
         (
             sense.in_set(BtSystems::Sense),
-            act.in_set(BtSystems::Act),
+            (walk, chase, instant).in_set(BtSystems::Act),
             count.after(BtSystems::Act),
         ),
     )
@@ -166,49 +166,46 @@ fn sense(
     }
 }
 
-/// The actions, typed: each running slot's parameters read as its type.
-fn act(
-    mut guards: Query<(&BtAgent, &mut Blackboard, &mut BtActions, &mut Pos), With<Guard>>,
-    mut others: Query<&mut Pos, Without<Guard>>,
-    mut state: ResMut<WorldState>,
-) {
-    let step = (1.0 / HZ) as f32;
-    for (agent, mut bb, mut actions, mut pos) in &mut guards {
-        for slot in actions.iter_mut().filter(|s| s.is_running()) {
-            if slot.id == Walk::ID {
-                let Ok(Walk { goal, speed }) = agent.read_action::<Walk>(slot, &bb) else {
-                    slot.fail();
-                    continue;
-                };
-                pos.0 = pos.0.move_towards(goal, speed * step);
-                if pos.0 == goal {
-                    let next = if goal == POSTS[0] { POSTS[1] } else { POSTS[0] };
-                    bb.set("post", next).ok();
-                    slot.succeed();
-                }
-            } else if slot.id == Chase::ID {
-                let Ok(Chase { target, speed }) = agent.read_action::<Chase>(slot, &bb) else {
-                    slot.fail(); // the target is not set (yet, or it is gone)
-                    continue;
-                };
-                let Ok(mut them) = others.get_mut(target) else {
-                    slot.fail();
-                    continue;
-                };
-                them.0.x += step; // the intruder flees, slowly
-                pos.0 = pos.0.move_towards(them.0, speed * step);
-                if pos.0.distance(them.0) < 0.5 {
-                    let caught = state.add_counter("ALARMS_RAISED", 1, "guard").unwrap_or(0);
-                    println!("caught the intruder ({caught} so far)");
-                    them.0 = Vec2::new(8.0, 3.0);
-                    bb.set("alarmed", false).ok();
-                    slot.succeed();
-                }
-            } else if slot.id == Listen::ID || slot.id == Lockdown::ID {
-                slot.succeed();
-            }
+/// The actions, typed: `Running<A>` visits the agents running `A`, with
+/// `A`'s parameters read.
+fn walk(mut walks: Running<Walk>, mut pos: Query<&mut Pos>) {
+    walks.for_each(|mut walk| {
+        let (Walk { goal, speed }, Ok(mut pos)) = (*walk.params(), pos.get_mut(walk.entity()))
+        else {
+            return walk.fail();
+        };
+        pos.0 = pos.0.move_towards(goal, speed / HZ as f32);
+        if pos.0 == goal {
+            let next = if goal == POSTS[0] { POSTS[1] } else { POSTS[0] };
+            walk.blackboard().set("post", next).ok();
+            walk.succeed();
         }
-    }
+    });
+}
+
+fn chase(mut chases: Running<Chase>, mut pos: Query<&mut Pos>, mut state: ResMut<WorldState>) {
+    chases.for_each(|mut chase| {
+        let Chase { target, speed } = *chase.params();
+        let Ok([mut me, mut them]) = pos.get_many_mut([chase.entity(), target]) else {
+            return chase.fail(); // the target is gone
+        };
+        them.0.x += 1.0 / HZ as f32; // the intruder flees, slowly
+        me.0 = me.0.move_towards(them.0, speed / HZ as f32);
+        if me.0.distance(them.0) < 0.5 {
+            let caught = state.add_counter("ALARMS_RAISED", 1, "guard").unwrap_or(0);
+            println!("caught the intruder ({caught} so far)");
+            them.0 = Vec2::new(8.0, 3.0);
+            chase.blackboard().set("alarmed", false).ok();
+            chase.succeed();
+        }
+    });
+}
+
+/// Listening and locking down take one tick.
+/// (`ActionRuns`: several actions in one system.)
+fn instant(mut runs: ActionRuns) {
+    runs.for_each::<Listen>(|mut a| a.succeed());
+    runs.for_each::<Lockdown>(|mut a| a.succeed());
 }
 
 /// One line each time the guard's running leaf changes.

@@ -243,9 +243,11 @@
 mod blackboard;
 mod compile;
 mod def;
+mod dispatch;
 mod kind;
 mod persist;
 mod plugin;
+mod problem;
 mod program;
 mod recorder;
 mod registry;
@@ -262,6 +264,7 @@ pub use compile::{
     resolve, with_caret,
 };
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
+pub use dispatch::{ActionRuns, Running, RunningAction, RunningActions};
 pub use kind::{Family, KindInfo, kinds, node_table};
 pub use persist::{
     RestoreError, RestoreReport, SAVED_TREE_FORMAT, SavedAction, SavedNode, SavedStimulus,
@@ -271,6 +274,7 @@ pub use plugin::{
     BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtReloads, BtSettings,
     BtStats, BtSystems, Declared, RestoreTree, RunMode,
 };
+pub use problem::AgentProblem;
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
 pub use recorder::{
     RECORDING_FORMAT, RecordedStimulus, RecordedTick, Recorder, Recording, StartState, node_text,
@@ -295,7 +299,8 @@ pub use vocab_file::{
 /// The names most users need.
 pub mod prelude {
     pub use crate::{
-        ActionId, ActionState, BehaviorTree, Blackboard, BtAction, BtActions, BtAgent, BtAppExt,
-        BtAsset, BtGlobals, BtPlugin, BtSystems, Out, RunMode, Status, Sym, Value, bt_action,
+        ActionId, ActionRuns, ActionState, AgentProblem, BehaviorTree, Blackboard, BtAction,
+        BtActions, BtAgent, BtAppExt, BtAsset, BtGlobals, BtPlugin, BtSystems, Out, RunMode,
+        Running, Status, Sym, Value, bt_action,
     };
 }

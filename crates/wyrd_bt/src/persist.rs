@@ -140,6 +140,28 @@ pub struct RestoreReport {
     pub values_dropped: Vec<String>,
 }
 
+/// `kept 12 nodes and 1 action; not kept: root/flee; values dropped: x`.
+impl std::fmt::Display for RestoreReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        write!(
+            f,
+            "kept {} node{} and {} action{}",
+            self.kept,
+            plural(self.kept),
+            self.actions_kept,
+            plural(self.actions_kept)
+        )?;
+        if !self.not_kept.is_empty() {
+            write!(f, "; not kept: {}", self.not_kept.join(", "))?;
+        }
+        if !self.values_dropped.is_empty() {
+            write!(f, "; values dropped: {}", self.values_dropped.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
 fn status_name(s: Status) -> String {
     s.as_str().to_owned()
 }

@@ -20,7 +20,9 @@ use bevy::time::{Fixed, Time};
 
 use crate::blackboard::Blackboard;
 use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
-use crate::persist::{SavedTree, diff, restore};
+use crate::dispatch::{Listing, ListingChange, RunningActions};
+use crate::persist::{RestoreReport, SavedTree, diff, restore};
+use crate::problem::AgentProblem;
 use crate::program::Program;
 use crate::recorder::{Recorder, Recording};
 use crate::registry::{BtRegistry, CustomNode};
@@ -237,7 +239,7 @@ struct BtWorldValues {
     reported: std::collections::HashSet<(bevy::asset::AssetId<BtAsset>, usize)>,
     /// Per tree: its world names no declaration has (once every declared
     /// value is published), as problems for its agents.
-    undeclared: HashMap<bevy::asset::AssetId<BtAsset>, Vec<String>>,
+    undeclared: HashMap<bevy::asset::AssetId<BtAsset>, Vec<AgentProblem>>,
     /// Bumped when `undeclared` grows: agents bound before get theirs.
     undeclared_gen: u64,
 }
@@ -342,12 +344,47 @@ pub struct BtAgent {
     restarts_this_tick: u32,
     finished: bool,
     restart: bool,
-    /// Problems binding the blackboard or inserting stimuli, for the
-    /// inspector.
-    pub problems: Vec<String>,
+    /// What went wrong (each once), for the inspector and tests.
+    #[reflect(ignore)]
+    problems: Vec<AgentProblem>,
+    /// What the last restore of a saved state kept and did not.
+    #[reflect(ignore)]
+    restored: Option<RestoreReport>,
+    /// The action ids the running-actions index lists this agent under.
+    #[reflect(ignore)]
+    pub(crate) listing: Listing,
 }
 
 impl BtAgent {
+    /// What went wrong with this agent (binding, restoring, reading an
+    /// unset key, an action's parameters), each once, oldest first.
+    pub fn problems(&self) -> &[AgentProblem] {
+        &self.problems
+    }
+
+    /// Adds a problem unless the agent has it already; `true` when it is
+    /// new (log it then). For plugins that restore agents.
+    pub fn add_problem(&mut self, problem: AgentProblem) -> bool {
+        if self.problems.contains(&problem) {
+            return false;
+        }
+        self.problems.push(problem);
+        true
+    }
+
+    /// What the last restore of a saved state ([`RestoreTree`]) kept and
+    /// could not keep; `None` if the agent was not restored. (A restore
+    /// that keeps less than everything is not a problem: an edited tree
+    /// keeps what it can.)
+    pub fn restore_report(&self) -> Option<&RestoreReport> {
+        self.restored.as_ref()
+    }
+
+    /// The tree file the agent runs (`""` before its tree is bound).
+    pub fn tree_source(&self) -> &str {
+        self.program.as_ref().map_or("", |p| p.source.as_str())
+    }
+
     /// The leaf data (name, parameters) of a running action.
     pub fn action_info(&self, action: &crate::ActiveAction) -> Option<&crate::ActionInfo> {
         self.program.as_ref()?.action_of(action.node)
@@ -614,6 +651,7 @@ impl Plugin for BtPlugin {
             .init_resource::<BtReloads>()
             .register_type::<BtReloads>()
             .init_resource::<BtWorldValues>()
+            .init_resource::<RunningActions>()
             .register_diagnostic(Diagnostic::new(BtPlugin::TICKED).with_smoothing_factor(0.1))
             .register_diagnostic(
                 Diagnostic::new(BtPlugin::DECIDE_MS)
@@ -778,9 +816,14 @@ fn bind(
     agent.clock_us = 0;
     actions.reserve(program.action_capacity());
     if !bb.is_bound_to(program) {
-        for p in bb.bind(program) {
-            warn!("{}: {p}", program.source);
-            agent.problems.push(p.to_string());
+        for error in bb.bind(program) {
+            let problem = AgentProblem::Blackboard {
+                tree: program.source.clone(),
+                error,
+            };
+            if agent.add_problem(problem.clone()) {
+                warn!("{problem}");
+            }
         }
     }
 }
@@ -806,6 +849,7 @@ type TickQuery<'w, 's> = Query<
     'w,
     's,
     (
+        Entity,
         &'static BehaviorTree,
         &'static mut BtAgent,
         &'static Blackboard,
@@ -841,7 +885,7 @@ fn decide_trees(
     mut world: ResMut<BtWorldValues>,
     stats: ResMut<BtStats>,
     diagnostics: Diagnostics,
-    ticked: Local<bevy::utils::Parallel<u32>>,
+    mut dispatch: Dispatch,
     mut agents: ParamSet<(
         BindQuery<Changed<BehaviorTree>>,
         BindQuery<AssetChanged<BehaviorTree>>,
@@ -862,9 +906,44 @@ fn decide_trees(
         &world,
         stats,
         diagnostics,
-        ticked,
+        &mut dispatch.locals,
         &mut agents.p3(),
     );
+    dispatch.apply();
+}
+
+/// Per tick thread: agents ticked, changes of the running-actions index.
+#[derive(Default)]
+struct TickLocal {
+    ticked: u32,
+    changes: Vec<ListingChange>,
+}
+
+/// What [`decide_trees`] keeps the running-actions index with.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Dispatch<'w, 's> {
+    running: ResMut<'w, RunningActions>,
+    removed: RemovedComponents<'w, 's, BtAgent>,
+    locals: Local<'s, bevy::utils::Parallel<TickLocal>>,
+}
+
+impl Dispatch<'_, '_> {
+    /// The tick's changes into the index, and agents that left out of it.
+    fn apply(&mut self) {
+        let mut threads = 0;
+        for local in self.locals.iter_mut() {
+            if !local.changes.is_empty() {
+                threads += 1;
+                self.running.gather(&mut local.changes);
+            }
+        }
+        if threads > 0 {
+            self.running.apply(threads > 1);
+        }
+        for e in self.removed.read() {
+            self.running.forget(e);
+        }
+    }
 }
 
 /// Agents of a tree that names a world value no declaration has get it in
@@ -884,9 +963,7 @@ fn report_undeclared_world_values(
             continue;
         };
         for p in problems {
-            if !agent.problems.contains(p) {
-                agent.problems.push(p.clone());
-            }
+            agent.add_problem(p.clone());
         }
     }
 }
@@ -909,10 +986,10 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
                 && world.reported.insert((id, slot))
             {
                 if globals.declared == Declared::Complete {
-                    let problem = format!(
-                        "{}:{}:{}: no flags file declares the world value {:?}; the condition never holds",
-                        g.file, g.line, g.column, g.name
-                    );
+                    let problem = AgentProblem::UndeclaredWorldValue {
+                        at: format!("{}:{}:{}", g.file, g.line, g.column),
+                        name: g.name.clone(),
+                    };
                     error!("{problem}");
                     world.undeclared.entry(id).or_default().push(problem);
                     world.undeclared_gen += 1;
@@ -1053,23 +1130,9 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
             continue;
         };
         commands.entity(e).remove::<RestoreTree>();
-        // The blackboard is the game's data: restored whatever happens to
-        // the tree state.
-        for (k, v) in &saved.0.blackboard {
-            if let Some(i) = program.bb_key(k) {
-                match v {
-                    Some(v) => bb.set_index(i, *v),
-                    None => bb.clear_index(i),
-                }
-            }
-        }
-        let mut tags = 0u64;
-        for t in &saved.0.tags {
-            tags |= program.tag_bit(t).unwrap_or(0);
-        }
-        bb.set_tags(tags);
         match restore(&program, &saved.0) {
             Ok((state, slots, report)) => {
+                restore_blackboard(&program, &saved.0, &mut bb);
                 agent.state = state;
                 actions.slots.clear();
                 actions.slots.extend(slots);
@@ -1093,27 +1156,45 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                         crate::runtime::inputs_key(bb.generation(), globals.generation());
                 }
                 if !report.not_kept.is_empty() || !report.values_dropped.is_empty() {
-                    let problem = format!(
-                        "{}: restored the saved tree state; not kept: {}{}",
-                        program.source,
-                        report.not_kept.join(", "),
-                        if report.values_dropped.is_empty() {
-                            String::new()
-                        } else {
-                            format!("; values dropped: {}", report.values_dropped.join(", "))
-                        }
+                    info!(
+                        "{}: restored the saved tree state; {report}",
+                        program.source
                     );
-                    info!("{problem}");
+                }
+                agent.restored = Some(report);
+            }
+            Err(error) => {
+                // The agent starts fresh, and its blackboard stays as the
+                // game set it: values saved beside a state that does not
+                // fit the tree any more are not half-applied.
+                let problem = AgentProblem::NotRestored {
+                    tree: program.source.clone(),
+                    error,
+                };
+                warn!("{problem}");
+                if !agent.problems.contains(&problem) {
                     agent.problems.push(problem);
                 }
             }
-            Err(err) => {
-                let problem = format!("{}: saved tree state not restored: {err}", program.source);
-                warn!("{problem}");
-                agent.problems.push(problem);
+        }
+    }
+}
+
+/// The saved blackboard values and tags the tree still declares.
+fn restore_blackboard(program: &Program, saved: &SavedTree, bb: &mut Blackboard) {
+    for (k, v) in &saved.blackboard {
+        if let Some(i) = program.bb_key(k) {
+            match v {
+                Some(v) => bb.set_index(i, *v),
+                None => bb.clear_index(i),
             }
         }
     }
+    let mut tags = 0u64;
+    for t in &saved.tags {
+        tags |= program.tag_bit(t).unwrap_or(0);
+    }
+    bb.set_tags(tags);
 }
 
 /// The last hot reloads of trees: what changed and how many agents kept
@@ -1141,20 +1222,26 @@ fn tick_trees(
     world: &BtWorldValues,
     mut stats: ResMut<BtStats>,
     mut diagnostics: Diagnostics,
-    mut ticked: Local<bevy::utils::Parallel<u32>>,
+    locals: &mut bevy::utils::Parallel<TickLocal>,
     agents: &mut TickQuery,
 ) {
     // The world is still loading: no tree starts deciding yet.
-    if settings.wait_for_world && globals.declared() == Declared::Loading {
+    let waiting = settings.wait_for_world && globals.declared() == Declared::Loading;
+    // Paused by a debugger: no tree ticks, but for the steps asked.
+    let paused = settings.paused && settings.steps == 0;
+    if waiting || paused {
         stats.ticked = 0;
+        // Bound and restored agents are listed under their actions all the
+        // same (a restored action is the game's to run).
+        let mut local = locals.borrow_local_mut();
+        for (entity, _, mut agent, _, actions) in agents.iter_mut() {
+            agent
+                .listing
+                .update(entity, &actions.slots, &mut local.changes);
+        }
         return;
     }
-    // Paused by a debugger: no tree ticks, but for the steps asked.
     if settings.paused {
-        if settings.steps == 0 {
-            stats.ticked = 0;
-            return;
-        }
         settings.steps -= 1;
     }
     let settings = &*settings;
@@ -1169,13 +1256,10 @@ fn tick_trees(
     // (one shared atomic would bounce between cores; a thread-local look-up
     // per agent costs more than many ticks).
     let tick = |ticked: &mut u32,
-                (tree, mut agent, bb, mut actions): (
-        &BehaviorTree,
-        Mut<BtAgent>,
-        &Blackboard,
-        Mut<BtActions>,
-    )| {
-        let agent = &mut *agent;
+                tree: &BehaviorTree,
+                agent: &mut BtAgent,
+                bb: &Blackboard,
+                actions: &mut BtActions| {
         // Borrowed, not cloned: an `Arc` clone per agent and tick is an
         // atomic write to one cache line shared by every thread.
         let Some(program) = agent.program.as_deref() else {
@@ -1193,7 +1277,7 @@ fn tick_trees(
                 if let Some(rec) = agent.recorder.as_mut() {
                     rec.note_restart();
                 }
-                agent.state.reset(program, &mut actions);
+                agent.state.reset(program, actions);
                 agent.finished = false;
             }
         }
@@ -1246,7 +1330,7 @@ fn tick_trees(
                 program,
                 &agent.state,
                 bb,
-                &actions,
+                actions,
                 env.globals,
                 n,
                 tree.mode == RunMode::Repeat,
@@ -1267,7 +1351,7 @@ fn tick_trees(
                 agent.state.ticks() + 1,
                 env.dt_us,
                 bb,
-                &actions,
+                actions,
                 env.globals,
             );
         }
@@ -1275,7 +1359,7 @@ fn tick_trees(
             program,
             &mut agent.state,
             bb,
-            &mut actions,
+            actions,
             step_ms,
             env,
             agent.trace.as_deref_mut(),
@@ -1289,12 +1373,14 @@ fn tick_trees(
             agent.unset_reported |= fresh;
             for k in (0..64).filter(|k| fresh & (1u64 << k) != 0) {
                 let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
-                let problem = format!(
-                    "{}: a condition read blackboard key {key:?} before it was set (it does not hold until the game sets it)",
-                    program.source()
-                );
+                let problem = AgentProblem::UnsetKey {
+                    tree: program.source().to_owned(),
+                    key: key.to_owned(),
+                };
                 warn!("{problem}");
-                agent.problems.push(problem);
+                if !agent.problems.contains(&problem) {
+                    agent.problems.push(problem);
+                }
             }
         }
         *ticked += 1;
@@ -1302,21 +1388,39 @@ fn tick_trees(
             agent.finished = true;
         }
     };
+    // Each agent: its tick, then its entry in the running-actions index.
+    let each = |local: &mut TickLocal,
+                (entity, tree, mut agent, bb, mut actions): (
+        Entity,
+        &BehaviorTree,
+        Mut<BtAgent>,
+        &Blackboard,
+        Mut<BtActions>,
+    )| {
+        let (agent, actions) = (&mut *agent, &mut *actions);
+        tick(&mut local.ticked, tree, agent, bb, actions);
+        agent
+            .listing
+            .update(entity, &actions.slots, &mut local.changes);
+    };
     if agents.iter().len() < BtPlugin::PARALLEL_FROM {
         // A parallel iteration hands batches to the compute threads and
         // waits for them: tens of microseconds on a small machine, more
         // than a small crowd's whole tick.
-        let mut n = 0;
+        let mut local = locals.borrow_local_mut();
         for item in agents.iter_mut() {
-            tick(&mut n, item);
+            each(&mut local, item);
         }
-        *ticked.borrow_local_mut() += n;
     } else {
-        agents
-            .par_iter_mut()
-            .for_each_init(|| ticked.borrow_local_mut(), |t, item| tick(t, item));
+        agents.par_iter_mut().for_each_init(
+            || locals.borrow_local_mut(),
+            |local, item| each(local, item),
+        );
     }
-    stats.ticked = ticked.iter_mut().map(std::mem::take).sum();
+    stats.ticked = locals
+        .iter_mut()
+        .map(|l| std::mem::take(&mut l.ticked))
+        .sum();
     stats.decide_ns = started.elapsed().as_nanos() as u64;
     let per_second = stats.ticked as f32 / dt.max(1e-6);
     stats.ticks_per_second = if stats.ticks_per_second == 0.0 {

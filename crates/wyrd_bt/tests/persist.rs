@@ -310,23 +310,33 @@ fn bad_saved_states_are_refused_and_the_agent_starts_fresh() {
     let mut app = permissive_app(&files);
     let h = app.world().resource::<AssetServer>().load("t.bt.ron");
     wait_loaded(&mut app, &h).unwrap();
+    // Issue 24, 7: the blackboard saved beside the refused state is not
+    // applied either (it was, and the fresh agent ran on half a save).
+    other.blackboard = vec![("n".into(), Some(Value::Int(9)))];
+    other.tags = vec!["b".into()];
     let e = app
         .world_mut()
         .spawn((
             BehaviorTree::new(h),
-            Blackboard::new().with_tag("a"),
+            Blackboard::new().with_tag("a").with("n", 4),
             RestoreTree(other),
         ))
         .id();
     step(&mut app, 3);
+    let bb = app.world().get::<Blackboard>(e).unwrap();
+    assert_eq!(bb.get("n"), Some(Value::Int(4)), "the game's value stays");
+    assert!(bb.has_tag("a") && !bb.has_tag("b"), "the game's tags stay");
     let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert!(agent.restore_report().is_none());
     assert!(
         agent
-            .problems
+            .problems()
             .iter()
-            .any(|p| p.contains("saved tree state not restored: saved from other.bt.ron")),
+            .any(|p| matches!(p, AgentProblem::NotRestored { .. })
+                && p.to_string()
+                    .contains("saved tree state not restored: saved from other.bt.ron")),
         "{:?}",
-        agent.problems
+        agent.problems()
     );
     assert!(agent.state().ticks() <= 3, "it started fresh");
     assert!(app.world().get::<RestoreTree>(e).is_none());
@@ -497,6 +507,12 @@ fn a_state_restored_on_an_edited_tree_walks_before_it_skips() {
         .id();
     step(&mut app, 3);
     assert_eq!(running(&mut app, e), ["Shoot"]);
+    // Issue 24, 7: what an edited tree could not keep is a note on the
+    // agent, not a problem.
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert!(agent.problems().is_empty(), "{:?}", agent.problems());
+    let report = agent.restore_report().expect("restored");
+    assert!(!report.not_kept.is_empty(), "{report}");
 }
 
 /// Issue 24, 5: adding an action to the `patrol` branch while the guard

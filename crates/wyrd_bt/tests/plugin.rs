@@ -7,7 +7,8 @@ use bevy::asset::{AssetLoadFailedEvent, AssetPlugin};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use wyrd_bt::prelude::*;
-use wyrd_bt::{CustomCtx, CustomNode};
+use wyrd_bt::{CustomCtx, CustomNode, RunningActions};
+use wyrd_test_support::step;
 
 const SHOOT: ActionId = ActionId::of("Shoot");
 
@@ -523,14 +524,14 @@ fn unset_keys_are_reported_once_and_typed_actions_read_their_fields() {
         .id();
     step(&mut app, 10);
     let agent = app.world().get::<BtAgent>(e).unwrap();
-    let about_target: Vec<&String> = agent
-        .problems
+    let about_target: Vec<&AgentProblem> = agent
+        .problems()
         .iter()
-        .filter(|p| p.contains("\"target\""))
+        .filter(|p| matches!(p, AgentProblem::UnsetKey { key, .. } if key == "target"))
         .collect();
-    assert_eq!(about_target.len(), 1, "{:?}", agent.problems);
+    assert_eq!(about_target.len(), 1, "{:?}", agent.problems());
     assert!(
-        about_target[0].contains("before it was set"),
+        about_target[0].to_string().contains("before it was set"),
         "{about_target:?}"
     );
     let actions = app.world().get::<BtActions>(e).unwrap();
@@ -751,4 +752,131 @@ fn trees_wait_for_their_world() {
         let after = app.world().get::<BtAgent>(e).unwrap().state().ticks();
         assert_eq!(after, ticks + 3, "one tick per step once it is loaded");
     }
+}
+
+// Typed dispatch: `Running<A>` visits the agents running `A`, with its
+// parameters read.
+
+bt_action! {
+    /// Walk a distance.
+    pub struct Walk {
+        /// Metres.
+        pub metres: f32,
+    }
+}
+
+bt_action! {
+    /// Follow someone.
+    pub struct Follow {
+        /// Whom.
+        pub whom: Entity,
+    }
+}
+
+const DISPATCH_TREE: &str = r#"(
+    blackboard: {"walk": false, "whom": Entity},
+    root: PrioritizedList(name: "root", children: [
+        ReactiveSequence(name: "walking", children: [Condition(check: Is("walk")), Action(action: "Walk", params: {"metres": 3.0})]),
+        Action(name: "follow", action: "Follow", params: {"whom": "{whom}"}),
+    ]),
+)"#;
+
+/// What the test's action systems saw, per update.
+#[derive(Resource, Default)]
+struct Seen {
+    walks: Vec<(Entity, f32, bool)>,
+    follows: Vec<(Entity, Entity)>,
+    aborted: Vec<Entity>,
+    /// Walks run on forever.
+    endless: bool,
+}
+
+fn walk(mut walks: Running<Walk>, mut seen: ResMut<Seen>) {
+    walks.for_each(|mut w| {
+        seen.walks.push((w.entity(), w.params().metres, w.is_new()));
+        if w.elapsed_ms() >= 60 && !seen.endless {
+            w.succeed();
+        }
+    });
+    walks.for_each_aborted(|e, _| seen.aborted.push(e));
+}
+
+fn follow(mut follows: Running<Follow>, mut seen: ResMut<Seen>) {
+    follows.for_each(|f| seen.follows.push((f.entity(), f.params().whom)));
+}
+
+fn dispatch_app(dir: &Path) -> App {
+    let mut app = app(dir);
+    app.add_bt_action::<Walk>()
+        .add_bt_action::<Follow>()
+        .init_resource::<Seen>()
+        .add_systems(FixedUpdate, (walk, follow).chain().in_set(BtSystems::Act));
+    app
+}
+
+#[test]
+fn running_visits_only_the_agents_running_the_action_with_its_parameters() {
+    let dir = dir_with(&[("d.bt.ron", DISPATCH_TREE)]);
+    let mut app = dispatch_app(dir.path());
+    let h = load(&mut app, "d.bt.ron");
+    let leader = app.world_mut().spawn_empty().id();
+    let walker = spawn(
+        &mut app,
+        BehaviorTree::new(h.clone()),
+        Blackboard::new().with("walk", true),
+    );
+    let follower = spawn(
+        &mut app,
+        BehaviorTree::new(h),
+        Blackboard::new().with("whom", leader),
+    );
+    app.world_mut().resource_mut::<Seen>().walks.clear();
+    app.world_mut().resource_mut::<Seen>().follows.clear();
+    step(&mut app, 1);
+    let seen = app.world().resource::<Seen>();
+    assert!(seen.walks.iter().all(|w| w.0 == walker && w.1 == 3.0));
+    assert_eq!(seen.walks.len(), 1, "only the walker walks");
+    assert_eq!(seen.follows, vec![(follower, leader)], "only the follower");
+    let running = app.world().resource::<RunningActions>();
+    assert_eq!(running.count(Walk::ID), 1);
+    assert_eq!(
+        running.agents(Follow::ID).collect::<Vec<_>>(),
+        vec![follower]
+    );
+
+    // Success is reported through the handle: the walk starts again (a new
+    // slot, "new" once).
+    app.world_mut().resource_mut::<Seen>().walks.clear();
+    step(&mut app, 4);
+    let walks = &app.world().resource::<Seen>().walks;
+    assert!(walks.iter().filter(|w| w.2).count() >= 1, "{walks:?}");
+
+    // The walker stops walking: its walk is seen aborted once, then it
+    // follows (unset whom: the action fails, reported as a problem).
+    app.world_mut().resource_mut::<Seen>().endless = true;
+    step(&mut app, 1);
+    app.world_mut()
+        .get_mut::<Blackboard>(walker)
+        .unwrap()
+        .set("walk", false)
+        .unwrap();
+    step(&mut app, 2);
+    assert_eq!(app.world().resource::<Seen>().aborted, vec![walker]);
+    let running = app.world().resource::<RunningActions>();
+    assert_eq!(running.count(Walk::ID), 0, "listed until the tick after");
+    let problems = app.world().get::<BtAgent>(walker).unwrap().problems();
+    assert!(
+        problems
+            .iter()
+            .any(|p| matches!(p, AgentProblem::ActionParams { .. })
+                && p.to_string().contains("\"whom\"")),
+        "{problems:?}"
+    );
+    assert_eq!(problems.len(), 1, "once, not every tick: {problems:?}");
+
+    // A despawned agent leaves the index.
+    app.world_mut().despawn(follower);
+    step(&mut app, 1);
+    let running = app.world().resource::<RunningActions>();
+    assert!(running.agents(Follow::ID).all(|e| e != follower));
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 use bevy::app::AppExit;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
-use wyrd_bt::{Blackboard, BtActions, BtAgent, RestoreTree, SavedTree, Value};
+use wyrd_bt::{AgentProblem, Blackboard, BtActions, BtAgent, RestoreTree, SavedTree, Value};
 use wyrd_save::{DocumentLoad, SaveAppExt, SaveDocument, SaveRequest, SaveSlot, SaveSystems};
 
 /// Marks an entity whose tree state is saved and restored with the game,
@@ -210,19 +210,18 @@ fn hand_out(
                         }
                     }
                     None => {
-                        let problem = format!(
-                            "blackboard key {:?} held {} when saved; it loads unset",
-                            r.key,
-                            match &r.target {
+                        let problem = AgentProblem::UnresolvedEntity {
+                            key: r.key.clone(),
+                            held: match &r.target {
                                 Some(t) => format!(
                                     "{t:?}, which no entity has as its PersistId or PersistAgent now"
                                 ),
                                 None => "an entity with no PersistId".to_owned(),
-                            }
-                        );
+                            },
+                        };
                         warn!("agent {:?}: {problem}", id.0);
                         if let Ok(mut agent) = bt.get_mut(e) {
-                            agent.problems.push(problem);
+                            agent.add_problem(problem);
                         }
                     }
                 }

@@ -43,10 +43,10 @@ fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
     wait_loaded(&mut app, &h).unwrap();
     let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
     step(&mut app, 5);
-    let problems = app.world().get::<BtAgent>(e).unwrap().problems.clone();
+    let problems = app.world().get::<BtAgent>(e).unwrap().problems().to_vec();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].ends_with("t.bt.ron:4:47: no flags file declares the world value \"ALARMS_RAISD\"; the condition never holds"),
+        problems[0].to_string().ends_with("t.bt.ron:4:47: no flags file declares the world value \"ALARMS_RAISD\"; the condition never holds"),
         "{problems:?}"
     );
     // An agent spawned later gets it too.
@@ -54,7 +54,7 @@ fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
     let later = app.world_mut().spawn(BehaviorTree::new(h)).id();
     step(&mut app, 2);
     assert_eq!(
-        app.world().get::<BtAgent>(later).unwrap().problems,
+        app.world().get::<BtAgent>(later).unwrap().problems(),
         problems
     );
 }

@@ -1,0 +1,382 @@
+//! Typed action dispatch: [`Running<A>`], the agents running action `A`.
+//!
+//! The tree tick keeps an index of which agents have a slot of which
+//! action ([`RunningActions`]): after each agent's tick it compares the
+//! action ids of its slots with what the index lists it under (a compare
+//! of at most four ids; most ticks start and stop nothing) and records the
+//! difference. An action system then visits only the agents in its list,
+//! instead of every agent's [`BtActions`].
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+use bevy::ecs::entity::{Entity, EntityIndexSet};
+use bevy::ecs::prelude::*;
+use bevy::ecs::query::QueryFilter;
+use bevy::ecs::system::SystemParam;
+use bevy::log::warn;
+
+use crate::blackboard::Blackboard;
+use crate::plugin::BtAgent;
+use crate::problem::AgentProblem;
+use crate::registry::{ActionId, BtAction};
+use crate::runtime::{ActionState, ActiveAction, BtActions};
+
+type Slots = [ActiveAction];
+
+/// One agent's entry in the index changed: it now has (or no longer has) a
+/// slot of an action.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListingChange {
+    entity: Entity,
+    id: ActionId,
+    listed: bool,
+}
+
+/// Per agent: the action ids of its slots as the index lists them (slot
+/// order, as of its last tick).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Listing(smallvec::SmallVec<[ActionId; 4]>);
+
+impl Listing {
+    /// Brings the listing up to date with the slots, recording what the
+    /// index must change.
+    #[inline]
+    pub(crate) fn update(
+        &mut self,
+        entity: Entity,
+        slots: &Slots,
+        changes: &mut Vec<ListingChange>,
+    ) {
+        if self.0.len() == slots.len() && self.0.iter().zip(slots).all(|(id, s)| *id == s.id) {
+            return;
+        }
+        self.changed(entity, slots, changes);
+    }
+
+    #[cold]
+    fn changed(&mut self, entity: Entity, slots: &Slots, changes: &mut Vec<ListingChange>) {
+        let now = |id: ActionId| slots.iter().any(|s| s.id == id);
+        for (i, &id) in self.0.iter().enumerate() {
+            // Once per id (a tree may run one action twice at once).
+            if !self.0[..i].contains(&id) && !now(id) {
+                changes.push(ListingChange {
+                    entity,
+                    id,
+                    listed: false,
+                });
+            }
+        }
+        for (i, s) in slots.iter().enumerate() {
+            if !slots[..i].iter().any(|o| o.id == s.id) && !self.0.contains(&s.id) {
+                changes.push(ListingChange {
+                    entity,
+                    id: s.id,
+                    listed: true,
+                });
+            }
+        }
+        self.0.clear();
+        self.0.extend(slots.iter().map(|s| s.id));
+    }
+}
+
+/// Which agents have a slot of which action (started, running, or aborted
+/// and still to be cleaned up), kept by the tree tick in
+/// [`BtSystems::Decide`](crate::BtSystems::Decide). [`Running<A>`] reads it;
+/// tools can count with it (how many agents run each action).
+///
+/// An agent is listed from the tick that starts an action to the tick after
+/// the action ended (so that its system sees it aborted). The order of a
+/// list follows the order of the ticks' changes, the same in every run of
+/// the same game.
+#[derive(Resource, Debug, Default)]
+pub struct RunningActions {
+    lists: HashMap<ActionId, EntityIndexSet>,
+    /// This tick's changes, gathered from the tick's threads.
+    pending: Vec<ListingChange>,
+}
+
+impl RunningActions {
+    /// The agents listed under an action.
+    pub fn agents(&self, id: ActionId) -> impl Iterator<Item = Entity> + '_ {
+        self.lists.get(&id).into_iter().flatten().copied()
+    }
+
+    /// How many agents are listed under an action.
+    pub fn count(&self, id: ActionId) -> usize {
+        self.lists.get(&id).map_or(0, |l| l.len())
+    }
+
+    /// Every action with at least one agent listed, and how many.
+    pub fn counts(&self) -> impl Iterator<Item = (ActionId, usize)> + '_ {
+        self.lists
+            .iter()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(id, l)| (*id, l.len()))
+    }
+
+    /// Takes a thread's changes (its buffer keeps its room for the next
+    /// tick).
+    pub(crate) fn gather(&mut self, changes: &mut Vec<ListingChange>) {
+        self.pending.append(changes);
+    }
+
+    /// Applies the gathered changes. `sort`: they came from more than one
+    /// thread, in an order that depends on how the threads ran; sorted, the
+    /// lists come out the same in every run.
+    pub(crate) fn apply(&mut self, sort: bool) {
+        if sort {
+            self.pending
+                .sort_unstable_by_key(|c| (c.id, c.entity, c.listed));
+        }
+        for c in self.pending.drain(..) {
+            let list = self.lists.entry(c.id).or_default();
+            if c.listed {
+                list.insert(c.entity);
+            } else {
+                list.swap_remove(&c.entity);
+            }
+        }
+    }
+
+    /// An agent left (despawned, or its tree components removed).
+    pub(crate) fn forget(&mut self, entity: Entity) {
+        for list in self.lists.values_mut() {
+            list.swap_remove(&entity);
+        }
+    }
+}
+
+/// The agents running action `A`, with `A`'s parameters read: a system
+/// parameter for your action systems in
+/// [`BtSystems::Act`](crate::BtSystems::Act). It visits only the agents
+/// that run `A` (see [`RunningActions`]), not every agent. `F` filters them
+/// like a query filter (`Running<Chase, With<Guard>>`). For several actions
+/// in one system, use [`ActionRuns`] (two `Running` in one system would
+/// both borrow the agents' components).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use wyrd_bt::prelude::*;
+///
+/// bt_action! {
+///     /// Walk to a point.
+///     pub struct Walk {
+///         /// Where.
+///         pub goal: Vec2,
+///         /// Metres per second.
+///         pub speed: f32,
+///     }
+/// }
+///
+/// #[derive(Component)]
+/// struct Pos(Vec2);
+///
+/// fn walk(mut walks: Running<Walk>, mut pos: Query<&mut Pos>, time: Res<Time>) {
+///     walks.for_each(|mut walk| {
+///         let Ok(mut pos) = pos.get_mut(walk.entity()) else {
+///             return walk.fail();
+///         };
+///         let Walk { goal, speed } = *walk.params();
+///         pos.0 = pos.0.move_towards(goal, speed * time.delta_secs());
+///         if pos.0 == goal {
+///             walk.succeed();
+///         }
+///     });
+/// }
+/// # App::new().add_systems(FixedUpdate, walk.in_set(BtSystems::Act));
+/// ```
+///
+/// An action whose parameters cannot be read (an entity parameter whose
+/// key is not set) fails, with an [`AgentProblem::ActionParams`] on the
+/// agent. [`Running::for_each_aborted`] visits the slots the tree stopped,
+/// for clean-up.
+#[derive(SystemParam)]
+pub struct Running<'w, 's, A: BtAction, F: QueryFilter + 'static = ()> {
+    runs: ActionRuns<'w, 's, F>,
+    action: PhantomData<fn() -> A>,
+}
+
+impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
+    /// Calls `f` for each running slot of `A` (started in the last tick or
+    /// running on), with its parameters read.
+    pub fn for_each(&mut self, f: impl FnMut(RunningAction<'_, A>)) {
+        self.runs.for_each::<A>(f);
+    }
+
+    /// Calls `f` for each slot of `A` the tree stopped in its last tick
+    /// (interrupted by a higher priority, a broken guard, a timeout): undo
+    /// what the action started. The slot goes at the next tick.
+    pub fn for_each_aborted(&mut self, f: impl FnMut(Entity, &ActiveAction)) {
+        self.runs.for_each_aborted::<A>(f);
+    }
+
+    /// How many agents have a slot of `A` (running or just aborted; before
+    /// the filter).
+    pub fn len(&self) -> usize {
+        self.runs.count::<A>()
+    }
+
+    /// Whether no agent has a slot of `A`.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The agents running each action, for systems that run several:
+/// `runs.for_each::<Shoot>(..)`, then `runs.for_each::<Aim>(..)`. Like
+/// [`Running`], each call visits only the agents running that action.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use wyrd_bt::prelude::*;
+///
+/// bt_action! {
+///     /// Crouch for a while.
+///     pub struct Crouch { /// Milliseconds.
+///         pub ms: i64 }
+///     /// Cower for a while.
+///     pub struct Cower { /// Milliseconds.
+///         pub ms: i64 }
+/// }
+///
+/// fn timed(mut runs: ActionRuns) {
+///     runs.for_each::<Crouch>(|mut a| if a.elapsed_ms() as i64 >= a.params().ms { a.succeed() });
+///     runs.for_each::<Cower>(|mut a| if a.elapsed_ms() as i64 >= a.params().ms { a.succeed() });
+/// }
+/// # App::new().add_systems(FixedUpdate, timed.in_set(BtSystems::Act));
+/// ```
+#[derive(SystemParam)]
+pub struct ActionRuns<'w, 's, F: QueryFilter + 'static = ()> {
+    index: Res<'w, RunningActions>,
+    agents: Query<
+        'w,
+        's,
+        (
+            Entity,
+            &'static mut BtAgent,
+            &'static mut Blackboard,
+            &'static mut BtActions,
+        ),
+        F,
+    >,
+}
+
+impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
+    /// Calls `f` for each running slot of `A` (started in the last tick or
+    /// running on), with its parameters read; a slot whose parameters
+    /// cannot be read fails (see [`Running`]).
+    pub fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
+        let Some(list) = self.index.lists.get(&A::ID) else {
+            return;
+        };
+        for (entity, mut agent, mut blackboard, mut actions) in
+            self.agents.iter_many_unique_mut(list)
+        {
+            for slot in actions.slots.iter_mut() {
+                if slot.id != A::ID || !slot.is_running() {
+                    continue;
+                }
+                match agent.read_action::<A>(slot, &blackboard) {
+                    Ok(params) => f(RunningAction {
+                        entity,
+                        params,
+                        slot,
+                        blackboard: blackboard.reborrow(),
+                        now_ms: agent.state().now_ms(),
+                    }),
+                    Err(error) => {
+                        slot.fail();
+                        let problem = AgentProblem::ActionParams {
+                            tree: agent.tree_source().to_owned(),
+                            error,
+                        };
+                        if agent.add_problem(problem.clone()) {
+                            warn!("{problem}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `f` for each slot of `A` the tree stopped in its last tick
+    /// (see [`Running::for_each_aborted`]).
+    pub fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
+        let Some(list) = self.index.lists.get(&A::ID) else {
+            return;
+        };
+        for (entity, _, _, actions) in self.agents.iter_many_unique_mut(list) {
+            for slot in actions.slots.iter() {
+                if slot.id == A::ID && slot.state == ActionState::Aborted {
+                    f(entity, slot);
+                }
+            }
+        }
+    }
+
+    /// How many agents have a slot of `A` (running or just aborted; before
+    /// the filter).
+    pub fn count<A: BtAction>(&self) -> usize {
+        self.index.count(A::ID)
+    }
+}
+
+/// One running slot of action `A`, handed out by [`Running::for_each`] and
+/// [`ActionRuns::for_each`].
+pub struct RunningAction<'a, A> {
+    entity: Entity,
+    params: A,
+    slot: &'a mut ActiveAction,
+    blackboard: Mut<'a, Blackboard>,
+    now_ms: u32,
+}
+
+impl<A> RunningAction<'_, A> {
+    /// The agent.
+    pub fn entity(&self) -> Entity {
+        self.entity
+    }
+
+    /// The action's parameters, as the tree gives them this tick.
+    pub fn params(&self) -> &A {
+        &self.params
+    }
+
+    /// Started in the last tick (set things up) rather than running on.
+    pub fn is_new(&self) -> bool {
+        self.slot.state == ActionState::Started
+    }
+
+    /// The agent's time (ms) when the action started.
+    pub fn started_ms(&self) -> u32 {
+        self.slot.started_ms
+    }
+
+    /// How long it has run, in the agent's time (ms).
+    pub fn elapsed_ms(&self) -> u32 {
+        self.now_ms.saturating_sub(self.slot.started_ms)
+    }
+
+    /// The slot (its leaf node, for [`BtAgent::action_info`]).
+    pub fn slot(&self) -> &ActiveAction {
+        self.slot
+    }
+
+    /// The agent's blackboard, to read other keys or write the action's
+    /// outputs ([`Out`](crate::Out) parameters, [`Blackboard::write`]).
+    pub fn blackboard(&mut self) -> &mut Blackboard {
+        &mut self.blackboard
+    }
+
+    /// Reports success: the tree goes on at its next tick.
+    pub fn succeed(&mut self) {
+        self.slot.succeed();
+    }
+
+    /// Reports failure.
+    pub fn fail(&mut self) {
+        self.slot.fail();
+    }
+}

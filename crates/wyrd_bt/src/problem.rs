@@ -1,0 +1,74 @@
+//! What can be wrong with an agent: [`AgentProblem`], kept in
+//! [`BtAgent::problems`](crate::BtAgent::problems) (each once) and logged
+//! when it is found.
+
+use crate::blackboard::BlackboardError;
+use crate::persist::RestoreError;
+use crate::program::ParamError;
+
+/// Something wrong with one agent, found while it binds, restores or runs.
+///
+/// Each is kept once per agent (an agent that keeps reading an unset key
+/// reports it once) and logged when it is found; tests and tools match on
+/// the variant, the inspector shows the text ([`Display`](std::fmt::Display)).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentProblem {
+    /// A value the game put on the blackboard before the tree bound does
+    /// not fit the tree's declaration (an unknown key, another type).
+    #[error("{tree}: {error}")]
+    Blackboard {
+        /// The tree file.
+        tree: String,
+        /// What does not fit.
+        error: BlackboardError,
+    },
+    /// A condition read a blackboard key the game has not set (it does not
+    /// hold until the game sets it).
+    #[error(
+        "{tree}: a condition read blackboard key {key:?} before it was set (it does not hold until the game sets it)"
+    )]
+    UnsetKey {
+        /// The tree file.
+        tree: String,
+        /// The key.
+        key: String,
+    },
+    /// The tree names a world value that no flags file declares: the
+    /// condition never holds.
+    #[error("{at}: no flags file declares the world value {name:?}; the condition never holds")]
+    UndeclaredWorldValue {
+        /// Where the tree names it (`file:line:column`).
+        at: String,
+        /// The name.
+        name: String,
+    },
+    /// A saved tree state was given ([`RestoreTree`](crate::RestoreTree))
+    /// but could not be restored: the agent started fresh, its blackboard
+    /// as it was.
+    #[error("{tree}: saved tree state not restored: {error}")]
+    NotRestored {
+        /// The tree file.
+        tree: String,
+        /// Why.
+        error: RestoreError,
+    },
+    /// A saved blackboard value named an entity that cannot be found now:
+    /// the key loads unset.
+    #[error("blackboard key {key:?} held {held} when saved; it loads unset")]
+    UnresolvedEntity {
+        /// The key.
+        key: String,
+        /// What it held, in words.
+        held: String,
+    },
+    /// A running action's parameters could not be read (an entity
+    /// parameter not set yet, say): the action failed.
+    #[error("{tree}: {error}; the action failed")]
+    ActionParams {
+        /// The tree file.
+        tree: String,
+        /// What could not be read.
+        error: ParamError,
+    },
+}
