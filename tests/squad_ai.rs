@@ -328,7 +328,7 @@ fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
 #[test]
 fn a_recording_with_a_stimulus_becomes_a_script_that_loads_and_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let rec = record(dir.path(), 48, "squad 0 grunt 2");
+    let rec = record(dir.path(), 24, "squad 3 grunt 1");
     let tree =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/squad_ai/combat.bt.ron");
     let tree = tree.to_str().unwrap();
@@ -357,4 +357,37 @@ fn a_recording_with_a_stimulus_becomes_a_script_that_loads_and_runs() {
     let (code, lines, stderr) = wyrd(&["sim", tree, "--script", file]);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(lines.lines().count(), 600);
+}
+
+/// Issue 24, 8: `--assets assets` was resolved against the binary's folder
+/// (Bevy's asset reader does that with a relative path), not the current
+/// directory, so a designer's `--assets my_assets` loaded nothing. Now a
+/// relative folder is the current directory's, like every other path.
+#[test]
+fn a_relative_assets_folder_is_the_current_directorys() {
+    let args = ["--headless", "--ticks", "60", "--agents", "8"];
+    let default = run(&args);
+    assert!(default.status.success());
+    let relative = support::headless("squad_ai")
+        .args(args)
+        .args(["--assets", "assets"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("BEVY_ASSET_ROOT")
+        .output()
+        .unwrap();
+    assert!(
+        relative.status.success(),
+        "{}",
+        String::from_utf8_lossy(&relative.stderr)
+    );
+    let summary = |o: &Output| {
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        // The timing figure differs from run to run.
+        text.split(",\"ns_per_agent_tick\"")
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(summary(&relative), summary(&default));
 }

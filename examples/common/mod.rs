@@ -37,8 +37,9 @@ pub struct CommonArgs {
     /// display is available).
     #[arg(long)]
     pub headless: bool,
-    /// The asset folder.
-    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/assets"))]
+    /// The asset folder (a relative one is the current directory's, as
+    /// for every other path on the command line).
+    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/assets"), value_parser = from_current_dir)]
     pub assets: PathBuf,
     /// Play the scripted start in a window, save a screenshot and quit.
     #[arg(long, value_name = "PNG", conflicts_with = "headless")]
@@ -48,6 +49,12 @@ pub struct CommonArgs {
     /// --vocabulary`, and quit.
     #[arg(long, value_name = "FILE")]
     pub vocabulary: Option<PathBuf>,
+}
+
+/// A path from the command line, absolute: Bevy's asset reader would take
+/// a relative one from the executable's folder (or `CARGO_MANIFEST_DIR`).
+fn from_current_dir(path: &str) -> Result<PathBuf, String> {
+    std::path::absolute(path).map_err(|e| format!("{path}: {e}"))
 }
 
 /// Writes the vocabulary of the headless `app` (the game's registrations)

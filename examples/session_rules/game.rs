@@ -24,7 +24,10 @@ pub const RADIUS: f32 = 28.0;
 /// Passengers board one per this many seconds while the car stands at A.
 pub const BOARDING_SECONDS: f32 = 1.0;
 
-const SPEEDING_WARNING: ActionId = ActionId::of("SpeedingWarning");
+wyrd::bt::bt_action! {
+    /// The speed camera's warning to the driver (the rule's action).
+    pub struct SpeedingWarning {}
+}
 
 /// Half the map's size: the car stays inside.
 pub const ARENA: Vec2 = Vec2::new(300.0, 230.0);
@@ -192,7 +195,7 @@ pub fn add_game(app: &mut App) {
     // The session's rules tick at 30 Hz (the app's fixed timestep).
     app.insert_resource(Time::<Fixed>::from_hz(30.0))
         .add_plugins(BtPlugin::default())
-        .register_bt_action("SpeedingWarning")
+        .add_bt_action::<SpeedingWarning>()
         .insert_resource(Car {
             pos: PLACES[0].1,
             heading: Vec2::Y,
@@ -367,17 +370,15 @@ fn sense(
     }
 }
 
-fn warn_speeding(mut agents: Query<&mut BtActions>, mut session: ResMut<SessionState>) {
-    for mut actions in &mut agents {
-        if let Some(action) = actions.running(SPEEDING_WARNING) {
-            action.succeed();
-            session.warnings += 1;
-            let n = session.warnings;
-            session
-                .log
-                .push(format!("warning {n}: 1.5 s over the limit"));
-        }
-    }
+fn warn_speeding(mut warnings: Running<SpeedingWarning>, mut session: ResMut<SessionState>) {
+    warnings.for_each(|mut warning| {
+        warning.succeed();
+        session.warnings += 1;
+        let n = session.warnings;
+        session
+            .log
+            .push(format!("warning {n}: 1.5 s over the limit"));
+    });
 }
 
 /// Each node's path with its rule flags (`P` paused, `C` complete, `W` was

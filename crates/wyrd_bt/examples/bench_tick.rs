@@ -6,6 +6,9 @@
 //! ```
 //! `--plugin --record-all N` / `--record-one N`: the flight recorder on
 //! every agent / on one, keeping N ticks.
+//! `--plugin`'s action system uses the typed dispatch (`ActionRuns`, one
+//! `for_each` per action type); `--act-scan` passes over every agent's
+//! `BtActions` instead, as games did before it.
 //! `--typed`: the reference tree whose actions also read a `Vec3` and an
 //! `Entity` parameter from the blackboard (the action loop reads them).
 //! The runtime alone (flat state in a loop); with `--plugin`, the full plugin
@@ -57,6 +60,7 @@ fn main() {
     let mut ticks = 300u32;
     let mut plugin = false;
     let mut typed = false;
+    let mut act_by = ActBy::Typed;
     let mut record: Option<(bool, usize)> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -71,6 +75,7 @@ fn main() {
             "--ticks" => ticks = num("--ticks") as u32,
             "--plugin" => plugin = true,
             "--typed" => typed = true,
+            "--act-scan" => act_by = ActBy::Scan,
             "--fixed-cost" => {
                 fixed_cost(ticks, std::env::var("WYRD_FIXED_COST_ONLY").ok());
                 return;
@@ -79,14 +84,14 @@ fn main() {
             "--record-one" => record = Some((false, num("--record-one"))),
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N]] [--typed]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan]] [--typed]"
                 );
                 std::process::exit(2);
             }
         }
     }
     if plugin {
-        run_plugin(agents, threads, ticks, record);
+        run_plugin(agents, threads, ticks, record, act_by);
         return;
     }
     let program = if typed {
@@ -201,6 +206,7 @@ fn main() {
         }
     );
     println!("threads                   {threads}");
+    println!("actions finished by       {act_by:?}");
     println!("ticks measured            {ticks}");
     println!("ns per agent-tick         {per_agent:.1}");
     println!("tick (median)             {:.3} ms", median / 1e6);
@@ -288,8 +294,14 @@ fn fixed_cost(ticks: u32, only: Option<String>) {
 }
 
 /// The full plugin path: medians of the whole update and of its parts.
-fn run_plugin(agents: usize, threads: usize, ticks: u32, record: Option<(bool, usize)>) {
-    let mut app = plugin_app(agents, Some(threads));
+fn run_plugin(
+    agents: usize,
+    threads: usize,
+    ticks: u32,
+    record: Option<(bool, usize)>,
+    act_by: ActBy,
+) {
+    let mut app = plugin_app_acting(agents, Some(threads), act_by);
     // The flight recorder on every agent, or on one; its buffers are
     // allocated when it starts, then filled over a warm-up.
     match record {
@@ -341,6 +353,7 @@ fn run_plugin(agents: usize, threads: usize, ticks: u32, record: Option<(bool, u
     );
     println!("agents                    {agents}");
     println!("threads                   {threads}");
+    println!("actions finished by       {act_by:?}");
     println!("ticks measured            {ticks}");
     println!(
         "ns per agent-tick         {:.1} (whole update)",

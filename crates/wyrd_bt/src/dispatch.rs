@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
-use bevy::ecs::entity::{Entity, EntityIndexSet};
+use bevy::ecs::entity::Entity;
 use bevy::ecs::prelude::*;
 use bevy::ecs::query::QueryFilter;
 use bevy::ecs::system::SystemParam;
@@ -19,6 +19,7 @@ use bevy::log::warn;
 use crate::blackboard::Blackboard;
 use crate::plugin::BtAgent;
 use crate::problem::AgentProblem;
+use crate::program::Param;
 use crate::registry::{ActionId, BtAction};
 use crate::runtime::{ActionState, ActiveAction, BtActions};
 
@@ -87,63 +88,109 @@ impl Listing {
 /// tools can count with it (how many agents run each action).
 ///
 /// An agent is listed from the tick that starts an action to the tick after
-/// the action ended (so that its system sees it aborted). The order of a
-/// list follows the order of the ticks' changes, the same in every run of
-/// the same game.
+/// the action ended (so that its system sees it aborted). Each list is in
+/// entity order: the same in every run, whatever threads ticked, and close
+/// to the order the agents' components lie in memory (visiting a list in
+/// the order its changes came would read the components at random).
 #[derive(Resource, Debug, Default)]
 pub struct RunningActions {
-    lists: HashMap<ActionId, EntityIndexSet>,
-    /// This tick's changes, gathered from the tick's threads.
-    pending: Vec<ListingChange>,
+    lists: HashMap<ActionId, ActionList>,
+    /// Read by actions whose parameters are all constants.
+    no_keys: Blackboard,
+    /// Lists with changes to merge.
+    dirty: Vec<ActionId>,
+    scratch: Vec<Entity>,
+}
+
+/// One action's agents, sorted, and this tick's changes to them.
+#[derive(Debug, Default)]
+struct ActionList {
+    agents: Vec<Entity>,
+    added: Vec<Entity>,
+    removed: Vec<Entity>,
+}
+
+impl ActionList {
+    /// Merges the changes in (both sorted first): one pass over the list.
+    fn settle(&mut self, out: &mut Vec<Entity>) {
+        self.added.sort_unstable();
+        self.removed.sort_unstable();
+        out.clear();
+        let (mut old, mut new) = (self.agents.iter().peekable(), self.added.iter().peekable());
+        let mut removed = self.removed.iter().peekable();
+        loop {
+            let next = match (old.peek(), new.peek()) {
+                (Some(&&a), Some(&&b)) if b < a => new.next().copied(),
+                (Some(_), _) => old.next().copied(),
+                (None, Some(_)) => new.next().copied(),
+                (None, None) => break,
+            };
+            let Some(e) = next else { break };
+            while removed.next_if(|&&r| r < e).is_some() {}
+            if removed.peek() == Some(&&e) || out.last() == Some(&e) {
+                continue;
+            }
+            out.push(e);
+        }
+        std::mem::swap(&mut self.agents, out);
+        self.added.clear();
+        self.removed.clear();
+    }
 }
 
 impl RunningActions {
-    /// The agents listed under an action.
-    pub fn agents(&self, id: ActionId) -> impl Iterator<Item = Entity> + '_ {
-        self.lists.get(&id).into_iter().flatten().copied()
+    /// The agents listed under an action, in entity order.
+    pub fn agents(&self, id: ActionId) -> &[Entity] {
+        self.lists.get(&id).map_or(&[], |l| l.agents.as_slice())
     }
 
     /// How many agents are listed under an action.
     pub fn count(&self, id: ActionId) -> usize {
-        self.lists.get(&id).map_or(0, |l| l.len())
+        self.agents(id).len()
     }
 
     /// Every action with at least one agent listed, and how many.
     pub fn counts(&self) -> impl Iterator<Item = (ActionId, usize)> + '_ {
         self.lists
             .iter()
-            .filter(|(_, l)| !l.is_empty())
-            .map(|(id, l)| (*id, l.len()))
+            .filter(|(_, l)| !l.agents.is_empty())
+            .map(|(id, l)| (*id, l.agents.len()))
     }
 
     /// Takes a thread's changes (its buffer keeps its room for the next
     /// tick).
     pub(crate) fn gather(&mut self, changes: &mut Vec<ListingChange>) {
-        self.pending.append(changes);
-    }
-
-    /// Applies the gathered changes. `sort`: they came from more than one
-    /// thread, in an order that depends on how the threads ran; sorted, the
-    /// lists come out the same in every run.
-    pub(crate) fn apply(&mut self, sort: bool) {
-        if sort {
-            self.pending
-                .sort_unstable_by_key(|c| (c.id, c.entity, c.listed));
-        }
-        for c in self.pending.drain(..) {
+        for c in changes.drain(..) {
             let list = self.lists.entry(c.id).or_default();
+            if list.added.is_empty() && list.removed.is_empty() {
+                self.dirty.push(c.id);
+            }
             if c.listed {
-                list.insert(c.entity);
+                list.added.push(c.entity);
             } else {
-                list.swap_remove(&c.entity);
+                list.removed.push(c.entity);
             }
         }
     }
 
     /// An agent left (despawned, or its tree components removed).
     pub(crate) fn forget(&mut self, entity: Entity) {
-        for list in self.lists.values_mut() {
-            list.swap_remove(&entity);
+        for (id, list) in &mut self.lists {
+            if list.agents.binary_search(&entity).is_ok() || list.added.contains(&entity) {
+                if list.added.is_empty() && list.removed.is_empty() {
+                    self.dirty.push(*id);
+                }
+                list.removed.push(entity);
+            }
+        }
+    }
+
+    /// Merges the gathered changes into the lists.
+    pub(crate) fn settle(&mut self) {
+        for id in self.dirty.drain(..) {
+            if let Some(list) = self.lists.get_mut(&id) {
+                list.settle(&mut self.scratch);
+            }
         }
     }
 }
@@ -250,17 +297,12 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
 #[derive(SystemParam)]
 pub struct ActionRuns<'w, 's, F: QueryFilter + 'static = ()> {
     index: Res<'w, RunningActions>,
-    agents: Query<
-        'w,
-        's,
-        (
-            Entity,
-            &'static mut BtAgent,
-            &'static mut Blackboard,
-            &'static mut BtActions,
-        ),
-        F,
-    >,
+    // Three queries, not one: visiting a listed agent costs a look-up per
+    // component fetched, so the blackboard is fetched only when a
+    // parameter or the game reads it, and the agent only for a problem.
+    actions: Query<'w, 's, (Entity, &'static mut BtActions), (With<Blackboard>, F)>,
+    boards: Query<'w, 's, &'static mut Blackboard>,
+    agents: Query<'w, 's, &'static mut BtAgent>,
 }
 
 impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
@@ -268,31 +310,52 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     /// running on), with its parameters read; a slot whose parameters
     /// cannot be read fails (see [`Running`]).
     pub fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
-        let Some(list) = self.index.lists.get(&A::ID) else {
-            return;
-        };
-        for (entity, mut agent, mut blackboard, mut actions) in
-            self.agents.iter_many_unique_mut(list)
-        {
-            for slot in actions.slots.iter_mut() {
+        let mut listed = self.actions.iter_many_mut(self.index.agents(A::ID));
+        while let Some((entity, mut actions)) = listed.fetch_next() {
+            let BtActions {
+                slots,
+                program,
+                now_ms,
+            } = &mut *actions;
+            let Some(program) = program.as_deref() else {
+                continue;
+            };
+            for slot in slots.iter_mut() {
                 if slot.id != A::ID || !slot.is_running() {
                     continue;
                 }
-                match agent.read_action::<A>(slot, &blackboard) {
+                let Some(info) = program.action_of(slot.node) else {
+                    continue;
+                };
+                let reads_keys = info
+                    .params
+                    .iter()
+                    .any(|(_, p)| matches!(p, Param::Key { .. }));
+                let params = if reads_keys {
+                    match self.boards.get(entity) {
+                        Ok(bb) => A::read(info, bb),
+                        Err(_) => continue,
+                    }
+                } else {
+                    A::read(info, &self.index.no_keys)
+                };
+                match params {
                     Ok(params) => f(RunningAction {
                         entity,
                         params,
                         slot,
-                        blackboard: blackboard.reborrow(),
-                        now_ms: agent.state().now_ms(),
+                        boards: &mut self.boards,
+                        now_ms: *now_ms,
                     }),
                     Err(error) => {
                         slot.fail();
                         let problem = AgentProblem::ActionParams {
-                            tree: agent.tree_source().to_owned(),
+                            tree: program.source().to_owned(),
                             error,
                         };
-                        if agent.add_problem(problem.clone()) {
+                        if let Ok(mut agent) = self.agents.get_mut(entity)
+                            && agent.add_problem(problem.clone())
+                        {
                             warn!("{problem}");
                         }
                     }
@@ -304,10 +367,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     /// Calls `f` for each slot of `A` the tree stopped in its last tick
     /// (see [`Running::for_each_aborted`]).
     pub fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
-        let Some(list) = self.index.lists.get(&A::ID) else {
-            return;
-        };
-        for (entity, _, _, actions) in self.agents.iter_many_unique_mut(list) {
+        for (entity, actions) in self.actions.iter_many(self.index.agents(A::ID)) {
             for slot in actions.slots.iter() {
                 if slot.id == A::ID && slot.state == ActionState::Aborted {
                     f(entity, slot);
@@ -329,8 +389,19 @@ pub struct RunningAction<'a, A> {
     entity: Entity,
     params: A,
     slot: &'a mut ActiveAction,
-    blackboard: Mut<'a, Blackboard>,
+    boards: &'a mut dyn Boards,
     now_ms: u32,
+}
+
+/// Where a [`RunningAction`] finds its agent's blackboard when asked.
+trait Boards {
+    fn board(&mut self, entity: Entity) -> Option<&mut Blackboard>;
+}
+
+impl Boards for Query<'_, '_, &'static mut Blackboard> {
+    fn board(&mut self, entity: Entity) -> Option<&mut Blackboard> {
+        self.get_mut(entity).ok().map(Mut::into_inner)
+    }
 }
 
 impl<A> RunningAction<'_, A> {
@@ -367,7 +438,11 @@ impl<A> RunningAction<'_, A> {
     /// The agent's blackboard, to read other keys or write the action's
     /// outputs ([`Out`](crate::Out) parameters, [`Blackboard::write`]).
     pub fn blackboard(&mut self) -> &mut Blackboard {
-        &mut self.blackboard
+        self.boards
+            .board(self.entity)
+            // Only agents with a blackboard are visited (`ActionRuns`'
+            // filter), and nothing removes it while the system runs.
+            .expect("a visited agent has a Blackboard")
     }
 
     /// Reports success: the tree goes on at its next tick.
@@ -378,5 +453,62 @@ impl<A> RunningAction<'_, A> {
     /// Reports failure.
     pub fn fail(&mut self) {
         self.slot.fail();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lists stay sorted, unique and equal to a set model over random
+    /// batches of changes (agents that start and stop actions, agents that
+    /// leave), whatever order a batch comes in.
+    #[test]
+    fn the_lists_follow_the_changes() {
+        let mut rng = crate::SplitMix64::new(7);
+        let mut index = RunningActions::default();
+        let ids = [ActionId::of("A"), ActionId::of("B")];
+        let mut model: [std::collections::BTreeSet<Entity>; 2] = Default::default();
+        for _ in 0..300 {
+            let mut changes = Vec::new();
+            let mut touched = std::collections::HashSet::new();
+            for _ in 0..(rng.next() % 12) {
+                let (k, e) = (
+                    (rng.next() % 2) as usize,
+                    Entity::from_raw_u32(1 + (rng.next() % 40) as u32).unwrap(),
+                );
+                // One change per agent and action per tick, as the tick makes.
+                if !touched.insert((k, e)) {
+                    continue;
+                }
+                let listed = !model[k].contains(&e);
+                if listed {
+                    model[k].insert(e);
+                } else {
+                    model[k].remove(&e);
+                }
+                changes.push(ListingChange {
+                    entity: e,
+                    id: ids[k],
+                    listed,
+                });
+            }
+            changes.reverse();
+            index.gather(&mut changes);
+            if rng.next().is_multiple_of(5) {
+                let gone = Entity::from_raw_u32(1 + (rng.next() % 40) as u32).unwrap();
+                index.forget(gone);
+                model.iter_mut().for_each(|m| {
+                    m.remove(&gone);
+                });
+            }
+            index.settle();
+            for k in 0..2 {
+                assert_eq!(
+                    index.agents(ids[k]),
+                    model[k].iter().copied().collect::<Vec<_>>()
+                );
+            }
+        }
     }
 }

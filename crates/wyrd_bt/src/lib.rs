@@ -68,8 +68,10 @@
 //! - **Typed actions**: [`bt_action!`] declares an action as a Rust type
 //!   (name, id, parameter schema with defaults, [`Out`] ports);
 //!   `app.add_bt_action::<T>()` registers it, trees are checked against its
-//!   schema when they load, and [`BtAgent::read_action`] reads a running
-//!   leaf's parameters as the type's fields, by position. An output port is
+//!   schema when they load, and the system parameters [`Running<A>`] and
+//!   [`ActionRuns`] visit the agents running `A` with its parameters read
+//!   as the type's fields, by position ([`BtAgent::read_action`] reads one
+//!   slot by hand). An output port is
 //!   written with [`Blackboard::write`]; the tree reads the key in its next
 //!   tick.
 //!
@@ -165,18 +167,13 @@
 //!         .run();
 //! }
 //!
-//! fn shoot(mut agents: Query<(&BtAgent, &Blackboard, &mut BtActions)>) {
-//!     for (agent, bb, mut actions) in &mut agents {
-//!         if let Some(action) = actions.running(Shoot::ID) {
-//!             match agent.read_action::<Shoot>(action, bb) {
-//!                 Ok(Shoot { at }) => {
-//!                     info!("shooting {at}");
-//!                     action.succeed(); // or keep it running over several ticks
-//!                 }
-//!                 Err(_) => action.fail(),
-//!             }
-//!         }
-//!     }
+//! /// Only the agents running `Shoot`, its parameters read (one whose
+//! /// target key is not set fails, as an `AgentProblem` on the agent).
+//! fn shoot(mut shots: Running<Shoot>) {
+//!     shots.for_each(|mut shot| {
+//!         info!("{} shoots at {}", shot.entity(), shot.params().at);
+//!         shot.succeed(); // or keep it running over several ticks
+//!     });
 //! }
 //! ```
 

@@ -815,6 +815,8 @@ fn bind(
     agent.accum = 0.0;
     agent.clock_us = 0;
     actions.reserve(program.action_capacity());
+    actions.program = Some(program.clone());
+    actions.now_ms = 0;
     if !bb.is_bound_to(program) {
         for error in bb.bind(program) {
             let problem = AgentProblem::Blackboard {
@@ -930,19 +932,13 @@ struct Dispatch<'w, 's> {
 impl Dispatch<'_, '_> {
     /// The tick's changes into the index, and agents that left out of it.
     fn apply(&mut self) {
-        let mut threads = 0;
         for local in self.locals.iter_mut() {
-            if !local.changes.is_empty() {
-                threads += 1;
-                self.running.gather(&mut local.changes);
-            }
-        }
-        if threads > 0 {
-            self.running.apply(threads > 1);
+            self.running.gather(&mut local.changes);
         }
         for e in self.removed.read() {
             self.running.forget(e);
         }
+        self.running.settle();
     }
 }
 
@@ -1136,6 +1132,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 agent.state = state;
                 actions.slots.clear();
                 actions.slots.extend(slots);
+                actions.now_ms = agent.state.now_ms;
                 agent.clock_us = saved.0.clock_us;
                 // A finished run-once tree stays finished.
                 agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
@@ -1399,6 +1396,7 @@ fn tick_trees(
     )| {
         let (agent, actions) = (&mut *agent, &mut *actions);
         tick(&mut local.ticked, tree, agent, bb, actions);
+        actions.now_ms = agent.state.now_ms;
         agent
             .listing
             .update(entity, &actions.slots, &mut local.changes);

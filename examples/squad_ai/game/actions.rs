@@ -155,32 +155,9 @@ pub(crate) fn step_towards(pos: &mut Vec2, to: Vec2, speed: f32, dt: f32) -> boo
 
 /// The agent time an action has run, and whether its `ticks` are up (the
 /// agent's clock moves 33 ms per 30 Hz tick).
-pub(crate) fn timing(agent: &BtAgent, slot: &ActiveAction, ticks: i64) -> (u32, bool) {
-    let elapsed = agent.state().now_ms().wrapping_sub(slot.started_ms);
+pub(crate) fn timing<A>(run: &RunningAction<A>, ticks: i64) -> (u32, bool) {
+    let elapsed = run.elapsed_ms();
     (elapsed, elapsed >= ticks.clamp(0, 1_000_000) as u32 * 33)
-}
-
-/// The running slots of one action type with its parameters, read by
-/// position; a slot whose parameters cannot be read (a key still unset)
-/// fails.
-pub(crate) fn each<A: BtAction>(
-    agent: &BtAgent,
-    bb: &Blackboard,
-    actions: &mut BtActions,
-    mut f: impl FnMut(&mut ActiveAction, A),
-) {
-    for slot in actions.iter_mut() {
-        if slot.id != A::ID || !slot.is_running() {
-            continue;
-        }
-        match agent.read_action::<A>(slot, bb) {
-            Ok(params) => f(slot, params),
-            Err(e) => {
-                warn_once!("squad_ai: {e}");
-                slot.fail();
-            }
-        }
-    }
 }
 
 /// Shoot, PeekShoot, VehicleShoot: a round at the target entity.
@@ -189,41 +166,42 @@ pub(crate) fn shoot_actions(
     mut rng: ResMut<Rng>,
     mut tracers: ResMut<Tracers>,
     bodies: Query<&Body>,
-    mut ais: Query<(&mut Ai, &BtAgent, &Blackboard, &mut BtActions)>,
+    mut ais: Query<&mut Ai>,
+    mut runs: ActionRuns,
 ) {
-    for (mut ai, agent, bb, mut actions) in &mut ais {
-        let ai = &mut *ai;
-        let mut fire = |slot: &mut ActiveAction, at: Entity, ticks: i64| {
-            let (_, due) = timing(agent, slot, ticks);
-            if slot.state == ActionState::Started {
-                let Ok(target) = bodies.get(at) else {
-                    slot.fail();
-                    return;
-                };
-                if ai.ammo <= 0 {
-                    slot.fail();
-                    return;
-                }
-                ai.ammo -= 1;
-                if ai.pos.distance(target.pos) < RANGE && rng.unit() < 0.25 {
-                    player.health -= 3.0;
-                }
-                tracers.0.push((ai.pos, target.pos, 0.0, false));
-            }
-            if due {
-                slot.succeed();
-            }
+    let mut fire = |e: Entity, is_new: bool, at: Entity| -> Result<(), ()> {
+        if !is_new {
+            return Ok(());
+        }
+        let (Ok(mut ai), Ok(target)) = (ais.get_mut(e), bodies.get(at)) else {
+            return Err(());
         };
-        each(agent, bb, &mut actions, |slot, a: Shoot| {
-            fire(slot, a.at, a.ticks)
-        });
-        each(agent, bb, &mut actions, |slot, a: PeekShoot| {
-            fire(slot, a.at, a.ticks)
-        });
-        each(agent, bb, &mut actions, |slot, a: VehicleShoot| {
-            fire(slot, a.at, a.ticks)
-        });
+        if ai.ammo <= 0 {
+            return Err(());
+        }
+        ai.ammo -= 1;
+        if ai.pos.distance(target.pos) < RANGE && rng.unit() < 0.25 {
+            player.health -= 3.0;
+        }
+        tracers.0.push((ai.pos, target.pos, 0.0, false));
+        Ok(())
+    };
+    // A round when the action starts; it succeeds when its ticks are up.
+    macro_rules! shots {
+        ($a:ty) => {
+            runs.for_each::<$a>(|mut run| {
+                let p = *run.params();
+                if fire(run.entity(), run.is_new(), p.at).is_err() {
+                    run.fail();
+                } else if timing(&run, p.ticks).1 {
+                    run.succeed();
+                }
+            })
+        };
     }
+    shots!(Shoot);
+    shots!(PeekShoot);
+    shots!(VehicleShoot);
 }
 
 /// MoveToCover, FleeRun, Advance, GoToLastKnown, Patrol: moving on foot.
@@ -233,58 +211,72 @@ pub(crate) fn move_actions(
     squads: Res<Squads>,
     mut rng: ResMut<Rng>,
     bodies: Query<&Body>,
-    mut ais: Query<(&mut Ai, &BtAgent, &Blackboard, &mut BtActions)>,
+    mut ais: Query<&mut Ai>,
+    mut runs: ActionRuns,
 ) {
     let dt = time.delta_secs();
     let ppos = player.pos;
-    for (mut ai, agent, bb, mut actions) in &mut ais {
-        let ai = &mut *ai;
-        each(agent, bb, &mut actions, |slot, a: MoveToCover| {
-            let (elapsed, _) = timing(agent, slot, a.ticks);
-            if step_towards(&mut ai.pos, a.spot, a.speed, dt) {
-                slot.succeed();
-            } else if elapsed > 4000 {
-                slot.fail();
-            }
-        });
-        each(agent, bb, &mut actions, |slot, a: FleeRun| {
-            let away = (ai.pos - ppos).normalize_or(Vec2::X);
-            ai.pos = (ai.pos + away * 130.0 * dt).clamp(-ARENA, ARENA);
-            if timing(agent, slot, a.ticks).1 {
-                slot.succeed();
-            }
-        });
-        each(agent, bb, &mut actions, |slot, a: Advance| {
-            if let Ok(target) = bodies.get(a.toward)
-                && ai.pos.distance(target.pos) > 80.0
-            {
-                step_towards(&mut ai.pos, target.pos, 90.0, dt);
-            }
-            if timing(agent, slot, a.ticks).1 {
-                slot.succeed();
-            }
-        });
-        each(agent, bb, &mut actions, |slot, a: GoToLastKnown| {
-            let (elapsed, _) = timing(agent, slot, a.ticks);
-            if step_towards(&mut ai.pos, a.goal, 90.0, dt) {
-                ai.last_known = None;
-                slot.succeed();
-            } else if elapsed > 6000 {
-                ai.last_known = None;
-                slot.fail();
-            }
-        });
-        each(agent, bb, &mut actions, |slot, a: Patrol| {
-            if slot.state == ActionState::Started {
-                let home = squads.0[ai.squad].home;
-                ai.dest = (home + Vec2::new(rng.unit() - 0.5, rng.unit() - 0.5) * 160.0)
-                    .clamp(-ARENA, ARENA);
-            }
-            if step_towards(&mut ai.pos, ai.dest, 50.0, dt) || timing(agent, slot, a.ticks).1 {
-                slot.succeed();
-            }
-        });
-    }
+    runs.for_each::<MoveToCover>(|mut run| {
+        let (a, (elapsed, _)) = (*run.params(), timing(&run, run.params().ticks));
+        let Ok(mut ai) = ais.get_mut(run.entity()) else {
+            return run.fail();
+        };
+        if step_towards(&mut ai.pos, a.spot, a.speed, dt) {
+            run.succeed();
+        } else if elapsed > 4000 {
+            run.fail();
+        }
+    });
+    runs.for_each::<FleeRun>(|mut run| {
+        let Ok(mut ai) = ais.get_mut(run.entity()) else {
+            return run.fail();
+        };
+        let away = (ai.pos - ppos).normalize_or(Vec2::X);
+        ai.pos = (ai.pos + away * 130.0 * dt).clamp(-ARENA, ARENA);
+        if timing(&run, run.params().ticks).1 {
+            run.succeed();
+        }
+    });
+    runs.for_each::<Advance>(|mut run| {
+        let Ok(mut ai) = ais.get_mut(run.entity()) else {
+            return run.fail();
+        };
+        if let Ok(target) = bodies.get(run.params().toward)
+            && ai.pos.distance(target.pos) > 80.0
+        {
+            step_towards(&mut ai.pos, target.pos, 90.0, dt);
+        }
+        if timing(&run, run.params().ticks).1 {
+            run.succeed();
+        }
+    });
+    runs.for_each::<GoToLastKnown>(|mut run| {
+        let (elapsed, _) = timing(&run, run.params().ticks);
+        let Ok(mut ai) = ais.get_mut(run.entity()) else {
+            return run.fail();
+        };
+        if step_towards(&mut ai.pos, run.params().goal, 90.0, dt) {
+            ai.last_known = None;
+            run.succeed();
+        } else if elapsed > 6000 {
+            ai.last_known = None;
+            run.fail();
+        }
+    });
+    runs.for_each::<Patrol>(|mut run| {
+        let Ok(mut ai) = ais.get_mut(run.entity()) else {
+            return run.fail();
+        };
+        if run.is_new() {
+            let home = squads.0[ai.squad].home;
+            ai.dest =
+                (home + Vec2::new(rng.unit() - 0.5, rng.unit() - 0.5) * 160.0).clamp(-ARENA, ARENA);
+        }
+        let dest = ai.dest;
+        if step_towards(&mut ai.pos, dest, 50.0, dt) || timing(&run, run.params().ticks).1 {
+            run.succeed();
+        }
+    });
 }
 
 /// GoToVehicle, EnterVehicle, ExitVehicle, VehicleDrive.
@@ -294,94 +286,110 @@ pub(crate) fn vehicle_actions(
     mut vehicles: ResMut<Vehicles>,
     mut rng: ResMut<Rng>,
     mut summary: ResMut<Summary>,
-    mut ais: Query<(Entity, &mut Ai, &BtAgent, &Blackboard, &mut BtActions)>,
+    mut ais: Query<&mut Ai>,
+    mut runs: ActionRuns,
 ) {
     let dt = time.delta_secs();
     let ppos = player.pos;
-    for (e, mut ai, agent, bb, mut actions) in &mut ais {
-        let ai = &mut *ai;
-        each(agent, bb, &mut actions, |slot, a: GoToVehicle| {
-            let (elapsed, _) = timing(agent, slot, a.ticks);
-            let v = &vehicles.0[ai.squad];
-            if v.player || v.taken >= SEATS || elapsed > 6000 {
-                slot.fail();
-            } else if step_towards(&mut ai.pos, v.pos, 110.0, dt) {
-                slot.succeed();
-            }
-        });
-        each(agent, bb, &mut actions, |slot, a: EnterVehicle| {
-            if !timing(agent, slot, a.ticks).1 {
-                return;
-            }
-            let v = &mut vehicles.0[ai.squad];
-            if v.player || v.taken >= SEATS || v.pos.distance(ai.pos) > 30.0 {
-                slot.fail();
+    runs.for_each::<GoToVehicle>(|mut run| {
+        let (elapsed, _) = timing(&run, run.params().ticks);
+        let Ok(mut ai) = ais.get_mut(run.entity()) else {
+            return run.fail();
+        };
+        let v = &vehicles.0[ai.squad];
+        if v.player || v.taken >= SEATS || elapsed > 6000 {
+            run.fail();
+        } else if step_towards(&mut ai.pos, v.pos, 110.0, dt) {
+            run.succeed();
+        }
+    });
+    runs.for_each::<EnterVehicle>(|mut run| {
+        let e = run.entity();
+        let Ok(mut ai) = ais.get_mut(e) else {
+            return run.fail();
+        };
+        if !timing(&run, run.params().ticks).1 {
+            return;
+        }
+        let v = &mut vehicles.0[ai.squad];
+        if v.player || v.taken >= SEATS || v.pos.distance(ai.pos) > 30.0 {
+            run.fail();
+        } else {
+            v.taken += 1;
+            ai.pos = v.pos;
+            ai.seat = if v.driver.is_none() {
+                v.driver = Some(e);
+                Seat::Driver(ai.squad)
             } else {
-                v.taken += 1;
-                ai.pos = v.pos;
-                ai.seat = if v.driver.is_none() {
-                    v.driver = Some(e);
-                    Seat::Driver(ai.squad)
-                } else {
-                    Seat::Passenger(ai.squad)
-                };
-                summary.vehicles_entered += 1;
-                slot.succeed();
+                Seat::Passenger(ai.squad)
+            };
+            summary.vehicles_entered += 1;
+            run.succeed();
+        }
+    });
+    runs.for_each::<ExitVehicle>(|mut run| {
+        let e = run.entity();
+        let Ok(mut ai) = ais.get_mut(e) else {
+            return run.fail();
+        };
+        if !timing(&run, run.params().ticks).1 {
+            return;
+        }
+        if let Some(v) = ai.seat.vehicle() {
+            let v = &mut vehicles.0[v];
+            v.taken = v.taken.saturating_sub(1);
+            if v.driver == Some(e) {
+                v.driver = None;
             }
-        });
-        each(agent, bb, &mut actions, |slot, a: ExitVehicle| {
-            if !timing(agent, slot, a.ticks).1 {
-                return;
+            ai.pos = v.pos + Vec2::new(rng.unit() - 0.5, -1.0) * 30.0;
+        }
+        ai.seat = Seat::Infantry;
+        run.succeed();
+    });
+    runs.for_each::<VehicleDrive>(|mut run| {
+        let Ok(mut ai) = ais.get_mut(run.entity()) else {
+            return run.fail();
+        };
+        if let Seat::Driver(v) = ai.seat {
+            let v = &mut vehicles.0[v];
+            if v.pos.distance(ppos) > 150.0 {
+                step_towards(&mut v.pos, ppos, 150.0, dt);
+                v.pos = v.pos.clamp(-ARENA, ARENA);
             }
-            if let Some(v) = ai.seat.vehicle() {
-                let v = &mut vehicles.0[v];
-                v.taken = v.taken.saturating_sub(1);
-                if v.driver == Some(e) {
-                    v.driver = None;
-                }
-                ai.pos = v.pos + Vec2::new(rng.unit() - 0.5, -1.0) * 30.0;
-            }
-            ai.seat = Seat::Infantry;
-            slot.succeed();
-        });
-        each(agent, bb, &mut actions, |slot, a: VehicleDrive| {
-            if let Seat::Driver(v) = ai.seat {
-                let v = &mut vehicles.0[v];
-                if v.pos.distance(ppos) > 150.0 {
-                    step_towards(&mut v.pos, ppos, 150.0, dt);
-                    v.pos = v.pos.clamp(-ARENA, ARENA);
-                }
-                ai.pos = v.pos;
-            }
-            if timing(agent, slot, a.ticks).1 {
-                slot.succeed();
-            }
-        });
-    }
+            ai.pos = v.pos;
+        }
+        if timing(&run, run.params().ticks).1 {
+            run.succeed();
+        }
+    });
 }
 
 /// Crouch, Cower, Scream, Aim, HoldPosition, LookAround, Idle: they take
 /// their time, in place.
-pub(crate) fn timed_actions(mut ais: Query<(&mut Ai, &BtAgent, &Blackboard, &mut BtActions)>) {
-    for (mut ai, agent, bb, mut actions) in &mut ais {
-        let done = |slot: &mut ActiveAction, ticks: i64| {
-            if timing(agent, slot, ticks).1 {
-                slot.succeed();
-            }
+pub(crate) fn timed_actions(mut ais: Query<&mut Ai>, mut runs: ActionRuns) {
+    macro_rules! timed {
+        ($a:ty) => {
+            runs.for_each::<$a>(|mut run| {
+                if timing(&run, run.params().ticks).1 {
+                    run.succeed();
+                }
+            })
         };
-        each(agent, bb, &mut actions, |s, a: Crouch| done(s, a.ticks));
-        each(agent, bb, &mut actions, |s, a: Cower| done(s, a.ticks));
-        each(agent, bb, &mut actions, |s, a: Scream| done(s, a.ticks));
-        each(agent, bb, &mut actions, |s, a: Aim| done(s, a.ticks));
-        each(agent, bb, &mut actions, |s, a: LookAround| done(s, a.ticks));
-        each(agent, bb, &mut actions, |s, a: Idle| done(s, a.ticks));
-        each(agent, bb, &mut actions, |s, a: HoldPosition| {
-            if timing(agent, s, a.ticks).1 {
-                ai.ammo = (ai.ammo + 5).min(30);
-                s.succeed();
-            }
-        });
     }
+    timed!(Crouch);
+    timed!(Cower);
+    timed!(Scream);
+    timed!(Aim);
+    timed!(LookAround);
+    timed!(Idle);
+    runs.for_each::<HoldPosition>(|mut run| {
+        if timing(&run, run.params().ticks).1 {
+            if let Ok(mut ai) = ais.get_mut(run.entity()) {
+                ai.ammo = (ai.ammo + 5).min(30);
+            }
+            run.succeed();
+        }
+    });
 }
 
 /// A driver's moves move its vehicle; passengers ride along.

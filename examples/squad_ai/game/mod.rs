@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use wyrd::bt::{ActionState, ActiveAction, BtStats, NONE, Program, Value};
+use wyrd::bt::{ActionState, BtStats, NONE, Program, RunningAction, Value};
 use wyrd::prelude::*;
 
 mod actions;

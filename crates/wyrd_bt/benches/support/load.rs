@@ -229,6 +229,96 @@ pub fn sense(mut load: ResMut<Load>, mut bbs: Query<(&AgentIndex, &mut Blackboar
     load.sense_ns = started.elapsed().as_nanos() as u64;
 }
 
+wyrd_bt::bt_action! {
+    /// The reference tree's actions: each runs its `ticks`.
+    pub struct DiveToCover { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct Crouch { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct FleeRun { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct Cower { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct VehicleShoot { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct VehicleDrive { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct MoveToCover { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct PeekShoot { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct Aim { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct Shoot { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct Advance { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct GoToLastKnown { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct LookAround { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct Patrol { /// Ticks it runs.
+        pub ticks: i64 }
+    /// See [`DiveToCover`].
+    pub struct Idle { /// Ticks it runs.
+        pub ticks: i64 }
+}
+
+/// How the load's game finishes its actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActBy {
+    /// Typed dispatch, as the README shows: one `for_each` per action type
+    /// ([`ActionRuns`]), visiting only the agents running it.
+    Typed,
+    /// A pass over every agent's `BtActions` (what games wrote before the
+    /// typed dispatch).
+    Scan,
+}
+
+/// Finishes actions that ran their `ticks`, typed: per action, only the
+/// agents running it.
+pub fn act_typed(mut runs: ActionRuns) {
+    macro_rules! finish {
+        ($($a:ty),*) => {$(
+            runs.for_each::<$a>(|mut a| {
+                if i64::from(a.elapsed_ms() / PLUGIN_DT_MS + 1) >= a.params().ticks {
+                    a.succeed();
+                }
+            });
+        )*};
+    }
+    finish!(
+        DiveToCover,
+        Crouch,
+        FleeRun,
+        Cower,
+        VehicleShoot,
+        VehicleDrive,
+        MoveToCover,
+        PeekShoot,
+        Aim,
+        Shoot,
+        Advance,
+        GoToLastKnown,
+        LookAround,
+        Patrol,
+        Idle
+    );
+}
+
 /// Finishes actions that ran their duration (the game's action system;
 /// in parallel for crowds, as the plugin's tick).
 pub fn act(load: Res<Load>, mut agents: Query<(&BtAgent, &mut BtActions)>) {
@@ -274,6 +364,11 @@ pub fn bare_app(threads: usize) -> App {
 /// `par_iter` (`None`: Bevy's default, which on a 2-core machine is one
 /// thread: a quarter of the cores each go to IO and async, at least one).
 pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
+    plugin_app_acting(n, threads, ActBy::Typed)
+}
+
+/// [`plugin_app`] with its actions finished `by` typed dispatch or a scan.
+pub fn plugin_app_acting(n: usize, threads: Option<usize>, by: ActBy) -> App {
     let mut app = App::new();
     let minimal = match threads {
         Some(t) => {
@@ -291,8 +386,11 @@ pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
         .insert_resource(bevy::time::TimeUpdateStrategy::ManualDuration(
             std::time::Duration::from_secs_f64(1.0 / 30.0),
         ))
-        .add_systems(FixedUpdate, sense.in_set(BtSystems::Sense))
-        .add_systems(FixedUpdate, act.in_set(BtSystems::Act));
+        .add_systems(FixedUpdate, sense.in_set(BtSystems::Sense));
+    match by {
+        ActBy::Typed => app.add_systems(FixedUpdate, act_typed.in_set(BtSystems::Act)),
+        ActBy::Scan => app.add_systems(FixedUpdate, act.in_set(BtSystems::Act)),
+    };
     let program = reference_program();
     let keys = input_keys(&program);
     let durations = durations(&program);
