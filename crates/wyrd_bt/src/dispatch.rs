@@ -21,66 +21,7 @@ use crate::plugin::BtAgent;
 use crate::problem::AgentProblem;
 use crate::program::Param;
 use crate::registry::{ActionId, BtAction};
-use crate::runtime::{ActionState, ActiveAction, BtActions};
-
-type Slots = [ActiveAction];
-
-/// One agent's entry in the index changed: it now has (or no longer has) a
-/// slot of an action.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ListingChange {
-    entity: Entity,
-    id: ActionId,
-    listed: bool,
-}
-
-/// Per agent: the action ids of its slots as the index lists them (slot
-/// order, as of its last tick).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Listing(smallvec::SmallVec<[ActionId; 4]>);
-
-impl Listing {
-    /// Brings the listing up to date with the slots, recording what the
-    /// index must change.
-    #[inline]
-    pub(crate) fn update(
-        &mut self,
-        entity: Entity,
-        slots: &Slots,
-        changes: &mut Vec<ListingChange>,
-    ) {
-        if self.0.len() == slots.len() && self.0.iter().zip(slots).all(|(id, s)| *id == s.id) {
-            return;
-        }
-        self.changed(entity, slots, changes);
-    }
-
-    #[cold]
-    fn changed(&mut self, entity: Entity, slots: &Slots, changes: &mut Vec<ListingChange>) {
-        let now = |id: ActionId| slots.iter().any(|s| s.id == id);
-        for (i, &id) in self.0.iter().enumerate() {
-            // Once per id (a tree may run one action twice at once).
-            if !self.0[..i].contains(&id) && !now(id) {
-                changes.push(ListingChange {
-                    entity,
-                    id,
-                    listed: false,
-                });
-            }
-        }
-        for (i, s) in slots.iter().enumerate() {
-            if !slots[..i].iter().any(|o| o.id == s.id) && !self.0.contains(&s.id) {
-                changes.push(ListingChange {
-                    entity,
-                    id: s.id,
-                    listed: true,
-                });
-            }
-        }
-        self.0.clear();
-        self.0.extend(slots.iter().map(|s| s.id));
-    }
-}
+use crate::runtime::{ActionState, ActiveAction, BtActions, ListingChange};
 
 /// Which agents have a slot of which action (started, running, or aborted
 /// and still to be cleaned up), kept by the tree tick in
@@ -316,6 +257,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
                 slots,
                 program,
                 now_ms,
+                ..
             } = &mut *actions;
             let Some(program) = program.as_deref() else {
                 continue;

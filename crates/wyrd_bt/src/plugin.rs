@@ -20,14 +20,15 @@ use bevy::time::{Fixed, Time};
 
 use crate::blackboard::Blackboard;
 use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
-use crate::dispatch::{Listing, ListingChange, RunningActions};
+use crate::dispatch::RunningActions;
 use crate::persist::{RestoreReport, SavedTree, diff, restore};
 use crate::problem::AgentProblem;
 use crate::program::Program;
 use crate::recorder::{Recorder, Recording};
 use crate::registry::{BtRegistry, CustomNode};
 use crate::runtime::{
-    AgentState, BtActions, Status, StimulusError, TickEnv, TickTrace, tick_agent_traced,
+    AgentState, BtActions, ListingChange, Status, StimulusError, TickEnv, TickTrace,
+    tick_agent_traced,
 };
 use crate::value::Value;
 
@@ -350,9 +351,6 @@ pub struct BtAgent {
     /// What the last restore of a saved state kept and did not.
     #[reflect(ignore)]
     restored: Option<RestoreReport>,
-    /// The action ids the running-actions index lists this agent under.
-    #[reflect(ignore)]
-    pub(crate) listing: Listing,
 }
 
 impl BtAgent {
@@ -1231,8 +1229,9 @@ fn tick_trees(
         // Bound and restored agents are listed under their actions all the
         // same (a restored action is the game's to run).
         let mut local = locals.borrow_local_mut();
-        for (entity, _, mut agent, _, actions) in agents.iter_mut() {
-            agent
+        for (entity, _, _, _, mut actions) in agents.iter_mut() {
+            let actions = &mut *actions;
+            actions
                 .listing
                 .update(entity, &actions.slots, &mut local.changes);
         }
@@ -1397,7 +1396,7 @@ fn tick_trees(
         let (agent, actions) = (&mut *agent, &mut *actions);
         tick(&mut local.ticked, tree, agent, bb, actions);
         actions.now_ms = agent.state.now_ms;
-        agent
+        actions
             .listing
             .update(entity, &actions.slots, &mut local.changes);
     };

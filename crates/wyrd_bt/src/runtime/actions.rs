@@ -4,6 +4,8 @@ use bevy::ecs::component::Component;
 use bevy::ecs::reflect::ReflectComponent;
 use bevy::reflect::std_traits::ReflectDefault;
 
+use bevy::ecs::entity::Entity;
+
 use crate::registry::ActionId;
 
 /// What an action is doing. Game systems read and set it.
@@ -78,6 +80,10 @@ pub struct BtActions {
     pub(crate) program: Option<std::sync::Arc<crate::program::Program>>,
     /// The agent's time (ms) after its last tick.
     pub(crate) now_ms: u32,
+    /// What the running-actions index lists the agent under (here, not on
+    /// `BtAgent`: the tick compares it with the slots it just touched).
+    #[reflect(ignore)]
+    pub(crate) listing: Listing,
 }
 
 impl BtActions {
@@ -117,5 +123,68 @@ impl BtActions {
     pub fn reserve(&mut self, n: usize) {
         self.slots.clear();
         self.slots.reserve(n);
+    }
+}
+
+/// One agent's entry in the index changed: it now has (or no longer has) a
+/// slot of an action.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListingChange {
+    pub(crate) entity: Entity,
+    pub(crate) id: ActionId,
+    pub(crate) listed: bool,
+}
+
+/// Per agent: the action ids of its slots as the running-actions index
+/// ([`RunningActions`](crate::RunningActions)) lists them (slot order, as
+/// of its last tick).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Listing(smallvec::SmallVec<[ActionId; 4]>);
+
+impl Listing {
+    /// Brings the listing up to date with the slots, recording what the
+    /// index must change.
+    #[inline]
+    pub(crate) fn update(
+        &mut self,
+        entity: Entity,
+        slots: &[ActiveAction],
+        changes: &mut Vec<ListingChange>,
+    ) {
+        if self.0.len() == slots.len() && self.0.iter().zip(slots).all(|(id, s)| *id == s.id) {
+            return;
+        }
+        self.changed(entity, slots, changes);
+    }
+
+    #[cold]
+    fn changed(
+        &mut self,
+        entity: Entity,
+        slots: &[ActiveAction],
+        changes: &mut Vec<ListingChange>,
+    ) {
+        let now = |id: ActionId| slots.iter().any(|s| s.id == id);
+        for (i, &id) in self.0.iter().enumerate() {
+            // Once per id (a tree may run one action twice at once).
+            if !self.0[..i].contains(&id) && !now(id) {
+                changes.push(ListingChange {
+                    entity,
+                    id,
+                    listed: false,
+                });
+            }
+        }
+        for (i, s) in slots.iter().enumerate() {
+            if !slots[..i].iter().any(|o| o.id == s.id) && !self.0.contains(&s.id) {
+                changes.push(ListingChange {
+                    entity,
+                    id: s.id,
+                    listed: true,
+                });
+            }
+        }
+        self.0.clear();
+        self.0.extend(slots.iter().map(|s| s.id));
     }
 }

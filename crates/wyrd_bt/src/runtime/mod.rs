@@ -17,6 +17,7 @@ mod stimuli;
 mod trace;
 mod trainz;
 
+pub(crate) use actions::ListingChange;
 pub use actions::{ActionState, ActiveAction, BtActions};
 pub use custom::CustomCtx;
 pub(crate) use fresh::FreshTable;
