@@ -749,6 +749,15 @@ impl Kind {
     /// the tick it starts, no effects, usable as a guard) and whether it
     /// can ever complete (Trainz DOES_COMPLETE).
     pub(crate) fn completes(&self, f: &ChildFacts) -> (bool, bool) {
+        // A node that keeps its cursor across activations remembers where it
+        // stopped: what it answers depends on its past, not only on its
+        // children's answers now, so it is never folded into an instant
+        // test (BT.CPP `SequenceWithMemoryTest.Issue_636`: all-condition
+        // children resume at the one that failed). Read from the row.
+        if self.info().cursor == CursorInit::Keep {
+            let (_, done) = Kind::Sequence.completes(f);
+            return (false, done);
+        }
         match *self {
             Kind::Condition { .. } | Kind::Succeed => (true, true),
             Kind::Fail => (true, false),
