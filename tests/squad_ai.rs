@@ -11,8 +11,13 @@ fn run(args: &[&str]) -> Output {
     support::headless("squad_ai").args(args).output().unwrap()
 }
 
-/// [`record`], or `None` when the AI died before the end.
-fn try_record(dir: &std::path::Path, agents: usize, name: &str) -> Option<std::path::PathBuf> {
+/// Records one AI of a 600-tick skirmish of `agents` AIs into `dir`: the
+/// recording, or the game's error (the AI died before the end, say).
+fn try_record(
+    dir: &std::path::Path,
+    agents: usize,
+    name: &str,
+) -> Result<std::path::PathBuf, String> {
     let rec = dir.join("grunt.recording.json");
     let agents = agents.to_string();
     let out = run(&[
@@ -26,30 +31,16 @@ fn try_record(dir: &std::path::Path, agents: usize, name: &str) -> Option<std::p
         "--record-file",
         rec.to_str().unwrap(),
     ]);
-    out.status.success().then_some(rec)
+    if out.status.success() {
+        Ok(rec)
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
 }
 
-/// Records one AI of a 600-tick skirmish of `agents` AIs into `dir`.
+/// [`try_record`], which must succeed.
 fn record(dir: &std::path::Path, agents: usize, name: &str) -> std::path::PathBuf {
-    let rec = dir.join("grunt.recording.json");
-    let agents = agents.to_string();
-    let out = run(&[
-        "--headless",
-        "--ticks",
-        "600",
-        "--agents",
-        &agents,
-        "--record",
-        name,
-        "--record-file",
-        rec.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    rec
+    try_record(dir, agents, name).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The `wyrd` command: exit code, stdout, stderr.
@@ -354,7 +345,7 @@ fn a_recording_with_a_stimulus_becomes_a_script_that_loads_and_runs() {
     let script = (0..12)
         .flat_map(|squad| (0..4).map(move |grunt| format!("squad {squad} grunt {grunt}")))
         .find_map(|name| {
-            let rec = try_record(dir.path(), 64, &name)?;
+            let rec = try_record(dir.path(), 64, &name).ok()?;
             let (code, script, stderr) = wyrd(&[
                 "sim",
                 tree,
