@@ -84,6 +84,15 @@
 //! `CheckWorldStateFlags` / `CheckWorldStateCounters` (conditions on world
 //! values) and `Use(behavior: ..)` (a named behavior placed here).
 //!
+//! How a finished root goes on is the agent's run mode, not a node's rule:
+//! [`RunMode::Repeat`] (games; `mode: Repeat` in a sim script) starts the
+//! next cycle in the tick the last one finished, so an agent never idles
+//! a tick; [`RunMode::Once`] (`Once`) stays finished. A sim script's
+//! `mode: NextTick` drives the tree as BehaviorTree.CPP's loop does
+//! (`tickOnce()` every tick): the finished root reports its status and
+//! starts again on the next tick, so no action of the new cycle is running
+//! in the tick the old one ended (compare BT.CPP traces in this mode).
+//!
 #![doc = include_str!("../NODES.md")]
 //!
 //! ## Rules every kind keeps

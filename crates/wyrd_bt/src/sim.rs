@@ -9,7 +9,8 @@
 //!     seed: 7,            // random choices (default 0)
 //!     hz: 30,             // tick rate (default 30)
 //!     auto_finish: true,  // actions with a `ticks` param succeed after that many ticks
-//!     mode: Repeat,       // or Once: the tree stays finished (rule sessions)
+//!     mode: Repeat,       // or Once: the tree stays finished (rule sessions);
+//!                         // or NextTick: a finished root starts again on the next tick (BT.CPP's loop)
 //!     events: [
 //!         (tick: 1, set: ("target_visible", true)),
 //!         (tick: 2, tag: ("driver", true)),
@@ -107,6 +108,10 @@ pub enum SimMode {
     Repeat,
     /// Stop when finished (rule sessions, evaluations).
     Once,
+    /// BehaviorTree.CPP's loop (`tree.tickOnce()` every tick): a finished
+    /// root reports its status, and the next tick ticks it again, afresh.
+    /// No action of a new cycle starts in the tick the last one ended.
+    NextTick,
 }
 
 /// A stimulus insertion in a script.
@@ -174,7 +179,8 @@ pub struct Script {
     #[serde(default)]
     pub auto_finish: bool,
     /// `Repeat` (default): the root starts again in the tick it finishes, as
-    /// in a game; `Once`: the tree stays finished.
+    /// in a game; `Once`: the tree stays finished; `NextTick`: the root
+    /// starts again on the next tick, as BehaviorTree.CPP's tick loop does.
     #[serde(default)]
     pub mode: SimMode,
     /// Events in any order.
