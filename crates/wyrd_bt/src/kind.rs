@@ -818,7 +818,7 @@ pub(crate) fn lower(
     def: &NodeDef,
     file: &str,
     idx: u32,
-    in_place: &mut Option<(String, String, crate::value::Bindings)>,
+    in_place: &mut Option<crate::compile::InPlace>,
 ) -> Result<Kind, BtError> {
     let arity = |this: &Compiler<'_>, min: usize, max: usize| this.check_arity(file, def, min, max);
     let policy = |this: &Compiler<'_>, p: Policy| -> Result<u16, BtError> {
@@ -1077,7 +1077,11 @@ pub(crate) fn lower(
             let impulse = c.p.impulses.len() as u32 - 1;
             match d.mode {
                 ImpulseMode::InPlace => {
-                    *in_place_impulse = Some((file.to_owned(), d.behavior.clone(), d.with.clone()));
+                    *in_place_impulse = Some(crate::compile::InPlace {
+                        file: file.to_owned(),
+                        behavior: d.behavior.clone(),
+                        with: d.with.clone(),
+                    });
                 }
                 ImpulseMode::Redirect if !d.with.is_empty() => {
                     return Err(c.err_ref(
@@ -1087,12 +1091,12 @@ pub(crate) fn lower(
                     ));
                 }
                 ImpulseMode::Redirect => {
-                    c.redirects.push((
+                    c.redirects.push(crate::compile::Redirect {
                         impulse,
-                        file.to_owned(),
-                        d.behavior.clone(),
-                        file.to_owned(),
-                    ));
+                        file: file.to_owned(),
+                        behavior: d.behavior.clone(),
+                        from: file.to_owned(),
+                    });
                 }
             }
             Kind::Impulse { impulse }

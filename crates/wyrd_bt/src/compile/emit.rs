@@ -240,7 +240,7 @@ impl<'a> Compiler<'a> {
             _ => Vec::new(),
         };
         self.p.check_texts.push(checks.join(" & "));
-        let mut in_place_impulse: Option<(String, String, crate::value::Bindings)> = None;
+        let mut in_place_impulse: Option<super::InPlace> = None;
         let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
         // Arity and per-agent state come from the kind's table.
         let info = kind.info();
@@ -260,7 +260,12 @@ impl<'a> Compiler<'a> {
 
         // Children.
         let mut kids = Vec::new();
-        if let Some((bfile, behavior, with)) = in_place_impulse {
+        if let Some(super::InPlace {
+            file: bfile,
+            behavior,
+            with,
+        }) = in_place_impulse
+        {
             let use_def = NodeDef::Use(crate::def::UseDef {
                 name: None,
                 tags: vec![],

@@ -26,13 +26,35 @@ use crate::program::{Kind, NONE, Program};
 use crate::registry::Vocabulary;
 use crate::value::ValueDef;
 
+/// An in-place impulse's behavior, emitted as the impulse's child.
+pub(crate) struct InPlace {
+    /// The file whose behaviors the name is looked up in.
+    pub(crate) file: String,
+    /// The behavior run in place.
+    pub(crate) behavior: String,
+    /// Its parameters' bindings.
+    pub(crate) with: crate::value::Bindings,
+}
+
+/// A redirecting impulse, resolved once every behavior is placed.
+pub(crate) struct Redirect {
+    /// The impulse's index.
+    pub(crate) impulse: u32,
+    /// The file whose behaviors the name is looked up in.
+    pub(crate) file: String,
+    /// The behavior it redirects to.
+    pub(crate) behavior: String,
+    /// The file the reference is written in (where an error points).
+    pub(crate) from: String,
+}
+
 pub(crate) struct Compiler<'a> {
     pub(crate) vocab: &'a Vocabulary,
     files: &'a HashMap<String, ParsedFile>,
     pub(crate) p: Program,
     stack: Vec<(String, String)>,
     native: HashMap<(String, String), Vec<u32>>,
-    pub(crate) redirects: Vec<(u32, String, String, String)>,
+    pub(crate) redirects: Vec<Redirect>,
     detached: bool,
     predicate_index: HashMap<String, u32>,
     /// Bound parameters of the behaviors being emitted (innermost last).
@@ -172,7 +194,13 @@ pub fn compile(
         c.stack.pop();
         c.p.detached.insert(name, idx);
     }
-    for (impulse, file, behavior, from) in std::mem::take(&mut c.redirects) {
+    for Redirect {
+        impulse,
+        file,
+        behavior,
+        from,
+    } in std::mem::take(&mut c.redirects)
+    {
         match c.native.get(&(file.clone(), behavior.clone())) {
             Some(places) if places.len() > 1 => {
                 let paths: Vec<&str> = places
