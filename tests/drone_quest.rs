@@ -306,22 +306,15 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn the_binary_plays_the_autoplay_headless() {
     let dir = tempfile::tempdir().unwrap();
-    let out = support::headless("drone_quest")
-        .args(["--headless", "--autoplay", "--save-dir"])
-        .arg(dir.path())
-        .env("WYRD_SAVE_KEY", "ci-key")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines: Vec<Json> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<Json> = support::stdout_of(
+        support::headless("drone_quest")
+            .args(["--headless", "--autoplay", "--save-dir"])
+            .arg(dir.path())
+            .env("WYRD_SAVE_KEY", "ci-key"),
+    )
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
     assert_eq!(lines.len(), 19);
     assert_eq!(lines[0]["step"], 1);
     assert_eq!(lines[0]["cmd"], "talk Drone");

@@ -5,21 +5,14 @@
 mod support;
 
 fn run(save: &std::path::Path, ticks: &str) -> Vec<String> {
-    let out = support::headless("first_ai")
-        .args(["--ticks", ticks, "--save-dir"])
-        .arg(save)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    support::stdout_of(
+        support::headless("first_ai")
+            .args(["--ticks", ticks, "--save-dir"])
+            .arg(save),
+    )
+    .lines()
+    .map(str::to_owned)
+    .collect()
 }
 
 #[test]

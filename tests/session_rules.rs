@@ -25,14 +25,7 @@ fn drive(script: Option<&str>) -> Vec<Json> {
         path_str = path.to_string_lossy().into_owned();
         args.extend(["--drive", &path_str]);
     }
-    let out = run(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
+    support::stdout_of(support::headless("session_rules").args(&args))
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()

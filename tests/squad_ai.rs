@@ -54,13 +54,10 @@ fn wyrd(args: &[&str]) -> (Option<i32>, String, String) {
 }
 
 fn summary(args: &[&str]) -> Json {
-    let out = run(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_str(&support::stdout_of(
+        support::headless("squad_ai").args(args),
+    ))
+    .unwrap()
 }
 
 /// The rank of a behavior label of the summary (`engage/fight`), read from

@@ -42,3 +42,16 @@ pub fn wyrd() -> Command {
     );
     Command::new(bin)
 }
+
+/// Runs `cmd`, which must succeed (else the test fails with its stderr),
+/// and returns its stdout.
+#[allow(dead_code, reason = "not every test file needs it")]
+pub fn stdout_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}

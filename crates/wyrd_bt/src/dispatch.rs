@@ -19,7 +19,6 @@ use bevy::log::warn;
 use crate::blackboard::Blackboard;
 use crate::plugin::BtAgent;
 use crate::problem::AgentProblem;
-use crate::program::Param;
 use crate::registry::{ActionId, BtAction};
 use crate::runtime::{ActionState, ActiveAction, BtActions, ListingChange};
 
@@ -269,11 +268,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
                 let Some(info) = program.action_of(slot.node) else {
                     continue;
                 };
-                let reads_keys = info
-                    .params
-                    .iter()
-                    .any(|(_, p)| matches!(p, Param::Key { .. }));
-                let params = if reads_keys {
+                let params = if info.reads_keys {
                     match self.boards.get(entity) {
                         Ok(bb) => A::read(info, bb),
                         Err(_) => continue,

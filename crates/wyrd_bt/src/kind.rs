@@ -1009,11 +1009,15 @@ pub(crate) fn lower(
             let schema = c.vocab.schemas.get(&d.action).map(Vec::as_slice);
             let params = c.action_params(file, &d.action, &d.params, schema)?;
             let name: Arc<str> = Arc::from(d.action.as_str());
+            let reads_keys = params
+                .iter()
+                .any(|(_, p)| matches!(p, crate::program::Param::Key { .. }));
             c.p.actions.push(ActionInfo {
                 id,
                 name,
                 params,
                 node: idx,
+                reads_keys,
             });
             Kind::Action {
                 action: c.p.actions.len() as u32 - 1,

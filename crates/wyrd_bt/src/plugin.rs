@@ -1230,10 +1230,7 @@ fn tick_trees(
         // same (a restored action is the game's to run).
         let mut local = locals.borrow_local_mut();
         for (entity, _, _, _, mut actions) in agents.iter_mut() {
-            let actions = &mut *actions;
-            actions
-                .listing
-                .update(entity, &actions.slots, &mut local.changes);
+            actions.relist(entity, &mut local.changes);
         }
         return;
     }
@@ -1396,9 +1393,7 @@ fn tick_trees(
         let (agent, actions) = (&mut *agent, &mut *actions);
         tick(&mut local.ticked, tree, agent, bb, actions);
         actions.now_ms = agent.state.now_ms;
-        actions
-            .listing
-            .update(entity, &actions.slots, &mut local.changes);
+        actions.relist(entity, &mut local.changes);
     };
     if agents.iter().len() < BtPlugin::PARALLEL_FROM {
         // A parallel iteration hands batches to the compute threads and

@@ -303,6 +303,9 @@ pub struct ActionInfo {
     pub(crate) params: Vec<(Box<str>, Param)>,
     /// The leaf's node index.
     pub(crate) node: u32,
+    /// Some parameter reads a blackboard key (else reading the parameters
+    /// needs no blackboard: typed dispatch then fetches none).
+    pub(crate) reads_keys: bool,
 }
 
 impl ActionInfo {

@@ -118,6 +118,12 @@ impl BtActions {
         self.now_ms
     }
 
+    /// Brings the running-actions listing up to date with the slots.
+    #[inline]
+    pub(crate) fn relist(&mut self, entity: Entity, changes: &mut Vec<ListingChange>) {
+        self.listing.update(entity, &self.slots, changes);
+    }
+
     /// Clears the slots and reserves room for `n` actions (done when a tree
     /// binds: the tick never grows it).
     pub fn reserve(&mut self, n: usize) {
