@@ -242,7 +242,7 @@
 //! 3. `runtime/<family>.rs`, its rule: its tick function and its arm in the
 //!    family's dispatch (`tick_standard`, `tick_halo`, ...).
 //!
-//! Then regenerate `NODES.md` (`cargo test -p wyrd_bt --test node_table`
+//! Then regenerate `NODES.md` (`cargo test -p wyrd_bt --test bt node_table`
 //! prints the table when it differs) and add a conformance case under
 //! `tests/conformance/`.
 

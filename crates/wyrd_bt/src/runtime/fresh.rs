@@ -11,7 +11,7 @@
 //! walk is then a table look-up and a copy (about a tenth of the walk).
 //! What the walk leaves to the nodes it does not tick (their status kept,
 //! their rule flags cleared and paused) is done by hand. The tick's
-//! shortcuts are checked against walks from the root in `tests/resume.rs`.
+//! shortcuts are checked against walks from the root in `tests/bt/resume.rs`.
 
 use super::{ActionState, ActiveAction, AgentState, BtActions, Interp, Status, rule};
 use crate::blackboard::Blackboard;

@@ -5,7 +5,7 @@
 //! each at its line and column with the caret, and the game's loader (the
 //! same parse and compile with the app's registry) at the same place.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -647,7 +647,7 @@ fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
 #[test]
 fn a_recording_of_a_tree_with_shortcuts_replays_exactly() {
     use wyrd_test_support::{MemoryAssets, TestApp, step};
-    let tree = include_str!("../../../assets/bench/reference.bt.ron");
+    let tree = include_str!("../../../../assets/bench/reference.bt.ron");
     let files = MemoryAssets::new().with("r.bt.ron", tree);
     let mut app = TestApp::in_memory(&files, 30.0)
         .plugins(BtPlugin::default())

@@ -1,7 +1,7 @@
 //! The session-rules example played headless through its binary: the
 //! Trainz rule semantics seen from a scripted drive.
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 

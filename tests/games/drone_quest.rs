@@ -2,9 +2,9 @@
 //! edge cases, through the example's game code and its binary.
 
 #[allow(dead_code)]
-#[path = "../examples/drone_quest/game.rs"]
+#[path = "../../examples/drone_quest/game.rs"]
 mod game;
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

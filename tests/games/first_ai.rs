@@ -2,7 +2,7 @@
 //! second run continues the first, mid-action, and the world counter it
 //! raised is kept.
 
-mod support;
+use crate::support;
 
 fn run(save: &std::path::Path, ticks: &str) -> Vec<String> {
     support::stdout_of(

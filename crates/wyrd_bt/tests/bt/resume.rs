@@ -16,7 +16,7 @@ use wyrd_bt::{
 };
 
 /// The reference tree of BENCH_REFERENCE.md.
-const REFERENCE: &str = include_str!("../../../assets/bench/reference.bt.ron");
+const REFERENCE: &str = include_str!("../../../../assets/bench/reference.bt.ron");
 
 /// Plain sequences, selectors, an instant invert, constants, no tags: a
 /// tree with a decision table.

@@ -1,7 +1,7 @@
 //! The squad-AI example played headless through its binary: the Halo 2
 //! behaviors seen in the summary of a scripted skirmish.
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 

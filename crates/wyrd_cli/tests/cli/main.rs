@@ -1,0 +1,6 @@
+//! The integration tests of the `wyrd` command.
+//!
+//! One test binary for the crate (a cold build links one, not one per file).
+
+mod cli;
+mod save_status;
