@@ -132,6 +132,27 @@ pub struct KindInfo {
     /// It reads time or counts ticks, so a walk with unchanged inputs may
     /// still change something (the agent cannot skip the walk).
     pub timed: bool,
+    /// Whether, and how, it reads as one condition when it is made of
+    /// conditions only (instant: finishes in the tick it starts, no
+    /// effects, usable as a guard).
+    pub(crate) instant: Instant,
+    /// When it can ever complete (Trainz DOES_COMPLETE).
+    pub(crate) done: Done,
+    /// Whether it draws from the agent's random numbers.
+    pub(crate) random: Random,
+    /// Whether the tick's resume shortcut can continue it from a finished
+    /// child (`bubble` in `runtime/mod.rs` has its continuation).
+    pub(crate) resume: Resume,
+    /// Its leading instant children are guards: re-checked every tick, a
+    /// broken one stops it (and they are its relevancy).
+    pub leading_guards: bool,
+    /// Its children run at the same time: their actions count together for
+    /// the agent's action slots, and their statuses start over when it
+    /// starts afresh.
+    pub concurrent: bool,
+    /// A stimulus can be inserted into it (a competition of children by
+    /// priority).
+    pub stimulus_target: bool,
     /// Its rule, one line (the crate docs' node table).
     pub rule: &'static str,
     /// BehaviorTree.CPP 4.x equivalent (`-`: none).
@@ -140,507 +161,889 @@ pub struct KindInfo {
     pub unreal: &'static str,
 }
 
-const ANY: usize = usize::MAX;
-
-#[allow(clippy::too_many_arguments)]
-const fn info(
-    name: &'static str,
-    family: Family,
-    children: (usize, usize),
-    aux: AuxInit,
-    cursor: CursorInit,
-    timed: bool,
-    rule: &'static str,
-    bt_cpp: &'static str,
-    unreal: &'static str,
-) -> KindInfo {
-    KindInfo {
-        name,
-        family,
-        min_children: children.0,
-        max_children: children.1,
-        aux,
-        cursor,
-        timed,
-        rule,
-        bt_cpp,
-        unreal,
-    }
+/// How a kind made of conditions only reads as one condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Instant {
+    /// Never instant (it has effects, time or memory).
+    Never,
+    /// Its own condition (a `Condition` leaf).
+    Own,
+    /// Always true (`Succeed`).
+    True,
+    /// Always false (`Fail`).
+    False,
+    /// The opposite of its child, when the child is instant.
+    Not,
+    /// All children hold, when all are instant.
+    All,
+    /// Some child holds, when all are instant.
+    Any,
 }
+
+/// When a kind can ever complete, from what its children can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Done {
+    /// Always can.
+    Always,
+    /// Never does.
+    Never,
+    /// When every child can.
+    AllChildren,
+    /// When some child can.
+    AnyChild,
+    /// When some child after the first can (the branches of if / while).
+    LaterChild,
+    /// When as many children can as its `success` threshold needs.
+    SuccessCount,
+    /// When its count is finite and its child can.
+    RepeatCount,
+    /// When it has a child of its own (not a redirect) that can.
+    OwnChild,
+}
+
+/// Whether a kind draws random numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Random {
+    /// Never.
+    Never,
+    /// Always (custom nodes may).
+    Always,
+    /// When its `random` option is set.
+    WhenAsked,
+}
+
+/// Whether the resume shortcut can continue a kind from a finished child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// No: a tree with it always walks from the root.
+    No,
+    /// Yes.
+    Yes,
+    /// When the node is instant.
+    IfInstant,
+}
+
+const ANY: usize = usize::MAX;
 
 use AuxInit as A;
 use CursorInit as C;
+use Done as D;
 use Family as F;
+use Instant as I;
+use Random as R;
 
 impl Kind {
-    /// The facts about this kind.
+    /// The facts about this kind: its row of the table.
     pub const fn info(&self) -> KindInfo {
         match self {
-            Kind::Sequence => info(
-                "Sequence",
-                F::Standard,
-                (1, ANY),
-                A::None,
-                C::Zero,
-                false,
-                "children in order; a running child is resumed, finished ones are not re-checked; a failure resets it",
-                "Sequence",
-                "Sequence",
-            ),
-            Kind::SequenceWithMemory => info(
-                "SequenceWithMemory",
-                F::Standard,
-                (1, ANY),
-                A::None,
-                C::Keep,
-                false,
-                "like Sequence, but after a failure the next activation retries the failed child, not the first",
-                "SequenceWithMemory",
-                "-",
-            ),
-            Kind::ReactiveSequence => info(
-                "ReactiveSequence",
-                F::Standard,
-                (1, ANY),
-                A::None,
-                C::None,
-                false,
-                "every tick from the first child (actions too); a child running halts the later ones",
-                "ReactiveSequence",
-                "-",
-            ),
-            Kind::GuardSequence => info(
-                "GuardSequence",
-                F::Standard,
-                (1, ANY),
-                A::None,
-                C::Zero,
-                false,
-                "children in order; its leading conditions are guards re-checked every tick, a broken guard stops it",
-                "ReactiveSequence over the guards + Sequence",
-                "Sequence with a Blackboard decorator (Observer aborts: Self)",
-            ),
-            Kind::Selector => info(
-                "Selector",
-                F::Standard,
-                (1, ANY),
-                A::NoChild,
-                C::None,
-                false,
-                "the first child that does not fail; kept until it finishes (alias `Fallback`)",
-                "Fallback",
-                "Selector",
-            ),
-            Kind::ReactiveFallback => info(
-                "ReactiveFallback",
-                F::Standard,
-                (1, ANY),
-                A::None,
-                C::None,
-                false,
-                "every tick from the first child (actions too); the first that runs or succeeds halts the others",
-                "ReactiveFallback",
-                "Selector with Observer aborts: Lower Priority (without relevancy)",
-            ),
-            Kind::Parallel { .. } => info(
-                "Parallel",
-                F::Standard,
-                (1, ANY),
-                A::None,
-                C::None,
-                false,
-                "children in order, finished ones not re-ticked; decides after each child (`success` / `failure` thresholds: All, One, Count(n)), then halts the rest",
-                "Parallel (success_count / failure_count)",
-                "Simple Parallel",
-            ),
-            Kind::ParallelAll { .. } => info(
-                "ParallelAll",
-                F::Standard,
-                (1, ANY),
-                A::None,
-                C::None,
-                false,
-                "every child runs to its end (never stops early); then fails if `max_failures` (default 1) failed, else succeeds",
-                "ParallelAll (max_failures)",
-                "-",
-            ),
-            Kind::IfThenElse => info(
-                "IfThenElse",
-                F::Standard,
-                (2, 3),
-                A::None,
-                C::Zero,
-                false,
-                "ticks the first child once; success runs the second, failure the third (or fails); not re-checked",
-                "IfThenElse",
-                "-",
-            ),
-            Kind::WhileDoElse => info(
-                "WhileDoElse",
-                F::Standard,
-                (2, 3),
-                A::None,
-                C::Zero,
-                false,
-                "the first child every tick; success runs the second, failure the third (or fails); a change halts the other branch",
-                "WhileDoElse",
-                "-",
-            ),
-            Kind::Switch { .. } => info(
-                "Switch",
-                F::Standard,
-                (2, ANY),
-                A::None,
-                C::Unchosen,
-                false,
-                "the child of the case equal to a blackboard key, else the last (default); re-checked every tick",
-                "Switch2..Switch6",
-                "-",
-            ),
-            Kind::PrioritizedList => info(
-                "PrioritizedList",
-                F::Halo,
-                (1, ANY),
-                A::NoChild,
-                C::None,
-                false,
-                "first relevant child runs; a higher-priority child interrupts it only by taking over (running or succeeding)",
-                "ReactiveFallback",
-                "Selector with Observer aborts: Lower Priority",
-            ),
-            Kind::Sequential => info(
-                "Sequential",
-                F::Halo,
-                (1, ANY),
-                A::None,
-                C::Zero,
-                false,
-                "children in order, skipping those not relevant, never revisiting; succeeds at the end",
-                "-",
-                "-",
-            ),
-            Kind::SequentialLooping => info(
-                "SequentialLooping",
-                F::Halo,
-                (1, ANY),
-                A::None,
-                C::Zero,
-                true,
-                "like Sequential, then starts again from the first",
-                "-",
-                "-",
-            ),
-            Kind::Probabilistic { .. } => info(
-                "Probabilistic",
-                F::Halo,
-                (1, ANY),
-                A::None,
-                C::Unchosen,
-                false,
-                "a random relevant child (optional `weights`), seeded per agent",
-                "-",
-                "-",
-            ),
-            Kind::OneOff { .. } => info(
-                "OneOff",
-                F::Halo,
-                (1, 32),
-                A::Keep,
-                C::Unchosen,
-                false,
-                "picks (first or `random`) among relevant children never chosen before",
-                "-",
-                "-",
-            ),
-            Kind::Impulse { .. } => info(
-                "Impulse",
-                F::Halo,
-                (0, 1),
-                A::None,
-                C::None,
-                false,
-                "a behavior with its own relevancy `when` (its guard while it runs), run in place or at its native position",
-                "-",
-                "-",
-            ),
-            Kind::Ordered => info(
-                "Ordered",
-                F::Trainz,
-                (1, ANY),
-                A::None,
-                C::None,
-                false,
-                "Trainz: the first child not WAS_COMPLETE runs, the others are paused; completes when all are",
-                "-",
-                "-",
-            ),
-            Kind::Simultaneous => info(
-                "Simultaneous",
-                F::Trainz,
-                (1, ANY),
-                A::None,
-                C::None,
-                false,
-                "Trainz: children not COMPLETE run; completes when all are WAS_COMPLETE, then pauses them",
-                "-",
-                "-",
-            ),
-            Kind::SelectOne { .. } => info(
-                "SelectOne",
-                F::Trainz,
-                (1, ANY),
-                A::None,
-                C::Unchosen,
-                false,
-                "Trainz: one relevant child (first, or `random`) chosen at start, run until WAS_COMPLETE",
-                "-",
-                "-",
-            ),
-            Kind::Invert => info(
-                "Invert",
-                F::Decorator,
-                (1, 1),
-                A::None,
-                C::None,
-                false,
-                "swaps success and failure",
-                "Inverter",
-                "Blackboard decorator with Inverse Condition",
-            ),
-            Kind::ForceSuccess => info(
-                "ForceSuccess",
-                F::Decorator,
-                (1, 1),
-                A::None,
-                C::None,
-                false,
-                "a finished child succeeds",
-                "ForceSuccess",
-                "Force Success",
-            ),
-            Kind::ForceFailure => info(
-                "ForceFailure",
-                F::Decorator,
-                (1, 1),
-                A::None,
-                C::None,
-                false,
-                "a finished child fails",
-                "ForceFailure",
-                "-",
-            ),
-            Kind::Repeat { .. } => info(
-                "Repeat",
-                F::Decorator,
-                (1, 1),
-                A::Zero,
-                C::None,
-                true,
-                "runs the child `count` times (default forever), the next run in the tick the last ended; a failure fails",
-                "Repeat (num_cycles)",
-                "Loop",
-            ),
-            Kind::RetryUntilSuccessful { .. } => info(
-                "RetryUntilSuccessful",
-                F::Decorator,
-                (1, 1),
-                A::Zero,
-                C::None,
-                true,
-                "re-runs a failed child in the same tick, up to `attempts` runs (default forever); success succeeds",
-                "RetryUntilSuccessful (num_attempts)",
-                "-",
-            ),
-            Kind::KeepRunningUntilFailure => info(
-                "KeepRunningUntilFailure",
-                F::Decorator,
-                (1, 1),
-                A::None,
-                C::None,
-                true,
-                "a succeeded child starts again on the next tick; running until the child fails",
-                "KeepRunningUntilFailure",
-                "-",
-            ),
-            Kind::RunOnce { .. } => info(
-                "RunOnce",
-                F::Decorator,
-                (1, 1),
-                A::Keep,
-                C::None,
-                false,
-                "runs the child once per agent; afterwards Skipped (parents carry on), or its first result with `then_skip: false`",
-                "RunOnce (then_skip)",
-                "-",
-            ),
-            Kind::Delay { .. } => info(
-                "Delay",
-                F::Decorator,
-                (1, 1),
-                A::Now,
-                C::None,
-                true,
-                "running for `seconds` (round(seconds*hz) ticks), then ticks the child",
-                "Delay (delay_msec)",
-                "Wait + Sequence",
-            ),
-            Kind::Cooldown { .. } => info(
-                "Cooldown",
-                F::Decorator,
-                (1, 1),
-                A::Keep,
-                C::None,
-                true,
-                "after the child finishes, fails (not relevant) for `seconds`",
-                "-",
-                "Cooldown",
-            ),
-            Kind::MinDuration { .. } => info(
-                "MinDuration",
-                F::Decorator,
-                (1, 1),
-                A::Now,
-                C::None,
-                true,
-                "its nearest PrioritizedList cannot interrupt it for `seconds` (against dithering)",
-                "-",
-                "-",
-            ),
-            Kind::Timeout { .. } => info(
-                "Timeout",
-                F::Decorator,
-                (1, 1),
-                A::Now,
-                C::None,
-                true,
-                "halts the child and fails after `seconds`",
-                "Timeout (msec)",
-                "Time Limit",
-            ),
-            Kind::Guard { .. } => info(
-                "Guard",
-                F::Decorator,
-                (1, 1),
-                A::None,
-                C::None,
-                false,
-                "ticks the child while `when` holds; halts it and fails when it stops holding",
-                "Precondition (_while)",
-                "Blackboard decorator (Observer aborts: Self)",
-            ),
-            Kind::Action { .. } => info(
-                "Action",
-                F::Leaf,
-                (0, 0),
-                A::None,
-                C::None,
-                false,
-                "a game action: running until the game reports success or failure",
-                "StatefulActionNode",
-                "Task",
-            ),
-            Kind::Condition { .. } => info(
-                "Condition",
-                F::Leaf,
-                (0, 0),
-                A::None,
-                C::None,
-                false,
-                "succeeds or fails at once (also `CheckWorldStateFlags`, `CheckWorldStateCounters`)",
-                "ConditionNode / ScriptCondition",
-                "Blackboard decorator",
-            ),
-            Kind::Rule { .. } => info(
-                "Rule",
-                F::Leaf,
-                (0, 0),
-                A::None,
-                C::None,
-                false,
-                "Trainz condition rule: running until the condition holds, COMPLETE while it holds",
-                "-",
-                "-",
-            ),
-            Kind::Threshold { .. } => info(
-                "Threshold",
-                F::Leaf,
-                (0, 0),
-                A::Zero,
-                C::None,
-                true,
-                "counts ticks in which the condition holds; succeeds at `count`",
-                "-",
-                "-",
-            ),
-            Kind::Wait { .. } => info(
-                "Wait",
-                F::Leaf,
-                (0, 0),
-                A::Now,
-                C::None,
-                true,
-                "running for `seconds` (round(seconds*hz) ticks), then succeeds",
-                "Sleep (msec)",
-                "Wait",
-            ),
-            Kind::Succeed => info(
-                "Succeed",
-                F::Leaf,
-                (0, 0),
-                A::None,
-                C::None,
-                false,
-                "succeeds",
-                "AlwaysSuccess",
-                "-",
-            ),
-            Kind::Fail => info(
-                "Fail",
-                F::Leaf,
-                (0, 0),
-                A::None,
-                C::None,
-                false,
-                "fails",
-                "AlwaysFailure",
-                "-",
-            ),
-            Kind::Forever => info(
-                "Forever",
-                F::Leaf,
-                (0, 0),
-                A::None,
-                C::None,
-                false,
-                "running forever (never completes: DOES_COMPLETE unset)",
-                "-",
-                "-",
-            ),
-            Kind::Custom { .. } => info(
-                "Custom",
-                F::Custom,
-                (0, ANY),
-                A::Zero,
-                C::Zero,
-                true,
-                "a game-registered composite or decorator (`register_bt_node`)",
-                "custom ControlNode / DecoratorNode",
-                "custom Composite / Decorator",
+            Kind::Sequence => KindInfo {
+                name: "Sequence",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Zero,
+                timed: false,
+                instant: I::All,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: true,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "children in order; a running child is resumed, finished ones are not re-checked; a failure resets it",
+                bt_cpp: "Sequence",
+                unreal: "Sequence",
+            },
+            Kind::SequenceWithMemory => KindInfo {
+                name: "SequenceWithMemory",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Keep,
+                timed: false,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: true,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "like Sequence, but after a failure the next activation retries the failed child, not the first",
+                bt_cpp: "SequenceWithMemory",
+                unreal: "-",
+            },
+            Kind::ReactiveSequence => KindInfo {
+                name: "ReactiveSequence",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::All,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: true,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "every tick from the first child (actions too); a child running halts the later ones",
+                bt_cpp: "ReactiveSequence",
+                unreal: "-",
+            },
+            Kind::GuardSequence => KindInfo {
+                name: "GuardSequence",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Zero,
+                timed: false,
+                instant: I::All,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: true,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "children in order; its leading conditions are guards re-checked every tick, a broken guard stops it",
+                bt_cpp: "ReactiveSequence over the guards + Sequence",
+                unreal: "Sequence with a Blackboard decorator (Observer aborts: Self)",
+            },
+            Kind::Selector => KindInfo {
+                name: "Selector",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::NoChild,
+                cursor: C::None,
+                timed: false,
+                instant: I::Any,
+                done: D::AnyChild,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: true,
+                rule: "the first child that does not fail; kept until it finishes (alias `Fallback`)",
+                bt_cpp: "Fallback",
+                unreal: "Selector",
+            },
+            Kind::ReactiveFallback => KindInfo {
+                name: "ReactiveFallback",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::AnyChild,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "every tick from the first child (actions too); the first that runs or succeeds halts the others",
+                bt_cpp: "ReactiveFallback",
+                unreal: "Selector with Observer aborts: Lower Priority (without relevancy)",
+            },
+            Kind::Parallel { .. } => KindInfo {
+                name: "Parallel",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::SuccessCount,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: true,
+                stimulus_target: false,
+                rule: "children in order, finished ones not re-ticked; decides after each child (`success` / `failure` thresholds: All, One, Count(n)), then halts the rest",
+                bt_cpp: "Parallel (success_count / failure_count)",
+                unreal: "Simple Parallel",
+            },
+            Kind::ParallelAll { .. } => KindInfo {
+                name: "ParallelAll",
+                family: F::Standard,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: true,
+                stimulus_target: false,
+                rule: "every child runs to its end (never stops early); then fails if `max_failures` (default 1) failed, else succeeds",
+                bt_cpp: "ParallelAll (max_failures)",
+                unreal: "-",
+            },
+            Kind::IfThenElse => KindInfo {
+                name: "IfThenElse",
+                family: F::Standard,
+                min_children: 2,
+                max_children: 3,
+                aux: A::None,
+                cursor: C::Zero,
+                timed: false,
+                instant: I::Never,
+                done: D::LaterChild,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "ticks the first child once; success runs the second, failure the third (or fails); not re-checked",
+                bt_cpp: "IfThenElse",
+                unreal: "-",
+            },
+            Kind::WhileDoElse => KindInfo {
+                name: "WhileDoElse",
+                family: F::Standard,
+                min_children: 2,
+                max_children: 3,
+                aux: A::None,
+                cursor: C::Zero,
+                timed: false,
+                instant: I::Never,
+                done: D::LaterChild,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "the first child every tick; success runs the second, failure the third (or fails); a change halts the other branch",
+                bt_cpp: "WhileDoElse",
+                unreal: "-",
+            },
+            Kind::Switch { .. } => KindInfo {
+                name: "Switch",
+                family: F::Standard,
+                min_children: 2,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Unchosen,
+                timed: false,
+                instant: I::Never,
+                done: D::AnyChild,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "the child of the case equal to a blackboard key, else the last (default); re-checked every tick",
+                bt_cpp: "Switch2..Switch6",
+                unreal: "-",
+            },
+            Kind::PrioritizedList => KindInfo {
+                name: "PrioritizedList",
+                family: F::Halo,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::NoChild,
+                cursor: C::None,
+                timed: false,
+                instant: I::Any,
+                done: D::AnyChild,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: true,
+                rule: "first relevant child runs; a higher-priority child interrupts it only by taking over (running or succeeding)",
+                bt_cpp: "ReactiveFallback",
+                unreal: "Selector with Observer aborts: Lower Priority",
+            },
+            Kind::Sequential => KindInfo {
+                name: "Sequential",
+                family: F::Halo,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Zero,
+                timed: false,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "children in order, skipping those not relevant, never revisiting; succeeds at the end",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::SequentialLooping => KindInfo {
+                name: "SequentialLooping",
+                family: F::Halo,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Zero,
+                timed: true,
+                instant: I::Never,
+                done: D::Never,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "like Sequential, then starts again from the first",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Probabilistic { .. } => KindInfo {
+                name: "Probabilistic",
+                family: F::Halo,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Unchosen,
+                timed: false,
+                instant: I::Never,
+                done: D::AnyChild,
+                random: R::Always,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "a random relevant child (optional `weights`), seeded per agent",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::OneOff { .. } => KindInfo {
+                name: "OneOff",
+                family: F::Halo,
+                min_children: 1,
+                max_children: 32,
+                aux: A::Keep,
+                cursor: C::Unchosen,
+                timed: false,
+                instant: I::Never,
+                done: D::AnyChild,
+                random: R::WhenAsked,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "picks (first or `random`) among relevant children never chosen before",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Impulse { .. } => KindInfo {
+                name: "Impulse",
+                family: F::Halo,
+                min_children: 0,
+                max_children: 1,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::OwnChild,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "a behavior with its own relevancy `when` (its guard while it runs), run in place or at its native position",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Ordered => KindInfo {
+                name: "Ordered",
+                family: F::Trainz,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "Trainz: the first child not WAS_COMPLETE runs, the others are paused; completes when all are",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Simultaneous => KindInfo {
+                name: "Simultaneous",
+                family: F::Trainz,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: true,
+                stimulus_target: false,
+                rule: "Trainz: children not COMPLETE run; completes when all are WAS_COMPLETE, then pauses them",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::SelectOne { .. } => KindInfo {
+                name: "SelectOne",
+                family: F::Trainz,
+                min_children: 1,
+                max_children: ANY,
+                aux: A::None,
+                cursor: C::Unchosen,
+                timed: false,
+                instant: I::Never,
+                done: D::AnyChild,
+                random: R::WhenAsked,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "Trainz: one relevant child (first, or `random`) chosen at start, run until WAS_COMPLETE",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Invert => KindInfo {
+                name: "Invert",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Not,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::IfInstant,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "swaps success and failure",
+                bt_cpp: "Inverter",
+                unreal: "Blackboard decorator with Inverse Condition",
+            },
+            Kind::ForceSuccess => KindInfo {
+                name: "ForceSuccess",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "a finished child succeeds",
+                bt_cpp: "ForceSuccess",
+                unreal: "Force Success",
+            },
+            Kind::ForceFailure => KindInfo {
+                name: "ForceFailure",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::Never,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "a finished child fails",
+                bt_cpp: "ForceFailure",
+                unreal: "-",
+            },
+            Kind::Repeat { .. } => KindInfo {
+                name: "Repeat",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::Zero,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::RepeatCount,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "runs the child `count` times (default forever), the next run in the tick the last ended; a failure fails",
+                bt_cpp: "Repeat (num_cycles)",
+                unreal: "Loop",
+            },
+            Kind::RetryUntilSuccessful { .. } => KindInfo {
+                name: "RetryUntilSuccessful",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::Zero,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "re-runs a failed child in the same tick, up to `attempts` runs (default forever); success succeeds",
+                bt_cpp: "RetryUntilSuccessful (num_attempts)",
+                unreal: "-",
+            },
+            Kind::KeepRunningUntilFailure => KindInfo {
+                name: "KeepRunningUntilFailure",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::None,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::Never,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "a succeeded child starts again on the next tick; running until the child fails",
+                bt_cpp: "KeepRunningUntilFailure",
+                unreal: "-",
+            },
+            Kind::RunOnce { .. } => KindInfo {
+                name: "RunOnce",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::Keep,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "runs the child once per agent; afterwards Skipped (parents carry on), or its first result with `then_skip: false`",
+                bt_cpp: "RunOnce (then_skip)",
+                unreal: "-",
+            },
+            Kind::Delay { .. } => KindInfo {
+                name: "Delay",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::Now,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "running for `seconds` (round(seconds*hz) ticks), then ticks the child",
+                bt_cpp: "Delay (delay_msec)",
+                unreal: "Wait + Sequence",
+            },
+            Kind::Cooldown { .. } => KindInfo {
+                name: "Cooldown",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::Keep,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "after the child finishes, fails (not relevant) for `seconds`",
+                bt_cpp: "-",
+                unreal: "Cooldown",
+            },
+            Kind::MinDuration { .. } => KindInfo {
+                name: "MinDuration",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::Now,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "its nearest PrioritizedList cannot interrupt it for `seconds` (against dithering)",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Timeout { .. } => KindInfo {
+                name: "Timeout",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::Now,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "halts the child and fails after `seconds`",
+                bt_cpp: "Timeout (msec)",
+                unreal: "Time Limit",
+            },
+            Kind::Guard { .. } => KindInfo {
+                name: "Guard",
+                family: F::Decorator,
+                min_children: 1,
+                max_children: 1,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::AllChildren,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "ticks the child while `when` holds; halts it and fails when it stops holding",
+                bt_cpp: "Precondition (_while)",
+                unreal: "Blackboard decorator (Observer aborts: Self)",
+            },
+            Kind::Action { .. } => KindInfo {
+                name: "Action",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "a game action: running until the game reports success or failure",
+                bt_cpp: "StatefulActionNode",
+                unreal: "Task",
+            },
+            Kind::Condition { .. } => KindInfo {
+                name: "Condition",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Own,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "succeeds or fails at once (also `CheckWorldStateFlags`, `CheckWorldStateCounters`)",
+                bt_cpp: "ConditionNode / ScriptCondition",
+                unreal: "Blackboard decorator",
+            },
+            Kind::Rule { .. } => KindInfo {
+                name: "Rule",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "Trainz condition rule: running until the condition holds, COMPLETE while it holds",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Threshold { .. } => KindInfo {
+                name: "Threshold",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::Zero,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "counts ticks in which the condition holds; succeeds at `count`",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Wait { .. } => KindInfo {
+                name: "Wait",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::Now,
+                cursor: C::None,
+                timed: true,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "running for `seconds` (round(seconds*hz) ticks), then succeeds",
+                bt_cpp: "Sleep (msec)",
+                unreal: "Wait",
+            },
+            Kind::Succeed => KindInfo {
+                name: "Succeed",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::True,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "succeeds",
+                bt_cpp: "AlwaysSuccess",
+                unreal: "-",
+            },
+            Kind::Fail => KindInfo {
+                name: "Fail",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::False,
+                done: D::Never,
+                random: R::Never,
+                resume: Resume::Yes,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "fails",
+                bt_cpp: "AlwaysFailure",
+                unreal: "-",
+            },
+            Kind::Forever => KindInfo {
+                name: "Forever",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::Never,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "running forever (never completes: DOES_COMPLETE unset)",
+                bt_cpp: "-",
+                unreal: "-",
+            },
+            Kind::Custom { .. } => KindInfo {
+                name: "Custom",
+                family: F::Custom,
+                min_children: 0,
+                max_children: ANY,
+                aux: A::Zero,
+                cursor: C::Zero,
+                timed: true,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Always,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: true,
+                stimulus_target: false,
+                rule: "a game-registered composite or decorator (`register_bt_node`)",
+                bt_cpp: "custom ControlNode / DecoratorNode",
+                unreal: "custom Composite / Decorator",
+            },
+        }
+    }
+
+    /// Its children run at the same time (the row's `concurrent`).
+    pub const fn concurrent(&self) -> bool {
+        self.info().concurrent
+    }
+
+    /// It draws from the agent's random numbers (the row's `random`, and
+    /// the node's own `random` option where the row says so).
+    pub const fn uses_random(&self) -> bool {
+        match self.info().random {
+            Random::Never => false,
+            Random::Always => true,
+            Random::WhenAsked => matches!(
+                self,
+                Kind::OneOff { random: true } | Kind::SelectOne { random: true }
             ),
         }
     }
 
-    /// Its children run at the same time (parallels, simultaneous, custom
-    /// nodes): their actions count together for the agent's action slots,
-    /// and their statuses start over when the node starts afresh.
-    pub const fn concurrent(&self) -> bool {
-        matches!(
-            self,
-            Kind::Parallel { .. }
-                | Kind::ParallelAll { .. }
-                | Kind::Simultaneous
-                | Kind::Custom { .. }
-        )
+    /// Whether a node of this kind is resumable by the resume shortcut
+    /// (the row's `resume`; `instant`: the node is).
+    pub const fn resumable(&self, instant: bool) -> bool {
+        match self.info().resume {
+            Resume::No => false,
+            Resume::Yes => true,
+            Resume::IfInstant => instant,
+        }
     }
 
     /// The kind as written in tree files.
@@ -749,62 +1152,31 @@ impl Kind {
     /// the tick it starts, no effects, usable as a guard) and whether it
     /// can ever complete (Trainz DOES_COMPLETE).
     pub(crate) fn completes(&self, f: &ChildFacts) -> (bool, bool) {
-        // A node that keeps its cursor across activations remembers where it
-        // stopped: what it answers depends on its past, not only on its
-        // children's answers now, so it is never folded into an instant
-        // test (BT.CPP `SequenceWithMemoryTest.Issue_636`: all-condition
-        // children resume at the one that failed). Read from the row.
-        if self.info().cursor == CursorInit::Keep {
-            let (_, done) = Kind::Sequence.completes(f);
-            return (false, done);
-        }
+        let row = self.info();
+        let instant = match row.instant {
+            Instant::Never => false,
+            Instant::Own | Instant::True | Instant::False => true,
+            Instant::Not | Instant::All | Instant::Any => f.all_instant,
+        };
+        let done = match row.done {
+            Done::Always => true,
+            Done::Never => false,
+            Done::AllChildren => f.all_done,
+            Done::AnyChild => f.any_done,
+            Done::LaterChild => f.later_done,
+            Done::SuccessCount => f.done >= self.success_needed(f.count),
+            Done::RepeatCount => matches!(self, Kind::Repeat { count } if *count > 0) && f.all_done,
+            Done::OwnChild => !f.redirect && f.all_done && f.count > 0,
+        };
+        (instant, done)
+    }
+
+    /// How many children must succeed for a `Parallel` to (0 in the file:
+    /// all of them).
+    fn success_needed(&self, children: usize) -> usize {
         match *self {
-            Kind::Condition { .. } | Kind::Succeed => (true, true),
-            Kind::Fail => (true, false),
-            Kind::Invert => (f.all_instant, true),
-            Kind::Sequence
-            | Kind::GuardSequence
-            | Kind::SequenceWithMemory
-            | Kind::ReactiveSequence => (f.all_instant, f.all_done),
-            Kind::Selector | Kind::PrioritizedList => (f.all_instant, f.any_done),
-            Kind::ReactiveFallback => (false, f.any_done),
-            // Completes when the branch taken does.
-            Kind::IfThenElse | Kind::WhileDoElse => (false, f.later_done),
-            Kind::ParallelAll { .. } => (false, f.all_done),
-            Kind::Switch { .. } => (false, f.any_done),
-            Kind::Ordered | Kind::Simultaneous => (false, f.all_done),
-            // Completes once `success` children do (all by default).
-            Kind::Parallel { success, .. } => {
-                let need = if success == 0 {
-                    f.count
-                } else {
-                    success as usize
-                };
-                (false, f.done >= need)
-            }
-            Kind::Probabilistic { .. } | Kind::OneOff { .. } | Kind::SelectOne { .. } => {
-                (false, f.any_done)
-            }
-            Kind::Sequential => (false, true),
-            Kind::SequentialLooping | Kind::Forever | Kind::KeepRunningUntilFailure => {
-                (false, false)
-            }
-            Kind::Repeat { count } => (false, count > 0 && f.all_done),
-            Kind::ForceSuccess => (false, true),
-            Kind::ForceFailure => (false, false),
-            Kind::RetryUntilSuccessful { .. }
-            | Kind::RunOnce { .. }
-            | Kind::Delay { .. }
-            | Kind::Guard { .. }
-            | Kind::Cooldown { .. }
-            | Kind::MinDuration { .. }
-            | Kind::Timeout { .. } => (false, f.all_done),
-            Kind::Impulse { .. } => (false, !f.redirect && f.all_done && f.count > 0),
-            Kind::Action { .. }
-            | Kind::Rule { .. }
-            | Kind::Threshold { .. }
-            | Kind::Wait { .. }
-            | Kind::Custom { .. } => (false, true),
+            Kind::Parallel { success, .. } if success > 0 => success as usize,
+            _ => children,
         }
     }
 }
@@ -1126,4 +1498,262 @@ pub(crate) fn lower(
         }
         NodeDef::Use(_) => unreachable!("handled above"),
     })
+}
+
+#[cfg(test)]
+impl Kind {
+    /// The kind's place in [`Kind::ALL`]. Exhaustive: a new kind does not
+    /// compile until it has one, and a test checks `ALL` against it.
+    pub(crate) const fn ordinal(&self) -> usize {
+        match self {
+            Kind::Sequence => 0,
+            Kind::SequenceWithMemory => 1,
+            Kind::ReactiveSequence => 2,
+            Kind::GuardSequence => 3,
+            Kind::Selector => 4,
+            Kind::ReactiveFallback => 5,
+            Kind::Parallel { .. } => 6,
+            Kind::ParallelAll { .. } => 7,
+            Kind::IfThenElse => 8,
+            Kind::WhileDoElse => 9,
+            Kind::Switch { .. } => 10,
+            Kind::PrioritizedList => 11,
+            Kind::Sequential => 12,
+            Kind::SequentialLooping => 13,
+            Kind::Probabilistic { .. } => 14,
+            Kind::OneOff { .. } => 15,
+            Kind::Impulse { .. } => 16,
+            Kind::Ordered => 17,
+            Kind::Simultaneous => 18,
+            Kind::SelectOne { .. } => 19,
+            Kind::Invert => 20,
+            Kind::ForceSuccess => 21,
+            Kind::ForceFailure => 22,
+            Kind::Repeat { .. } => 23,
+            Kind::RetryUntilSuccessful { .. } => 24,
+            Kind::KeepRunningUntilFailure => 25,
+            Kind::RunOnce { .. } => 26,
+            Kind::Delay { .. } => 27,
+            Kind::Cooldown { .. } => 28,
+            Kind::MinDuration { .. } => 29,
+            Kind::Timeout { .. } => 30,
+            Kind::Guard { .. } => 31,
+            Kind::Action { .. } => 32,
+            Kind::Condition { .. } => 33,
+            Kind::Rule { .. } => 34,
+            Kind::Threshold { .. } => 35,
+            Kind::Wait { .. } => 36,
+            Kind::Succeed => 37,
+            Kind::Fail => 38,
+            Kind::Forever => 39,
+            Kind::Custom { .. } => 40,
+        }
+    }
+}
+
+/// Every kind's row checked against what a tree of that kind does: the
+/// table is the single source of these facts, so a wrong row is a wrong
+/// behaviour, and this test names the kind.
+#[cfg(test)]
+mod row_tests {
+    use super::*;
+    use crate::program::Program;
+    use crate::registry::{CustomNode, Vocabulary};
+    use crate::runtime::CustomCtx;
+    use crate::runtime::Status;
+    use crate::sim::Sim;
+
+    /// A custom composite for the `Custom` row: ticks every child, like a
+    /// parallel of all.
+    struct All;
+    impl CustomNode for All {
+        fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
+            let mut status = Status::Success;
+            for k in 0..ctx.child_count() {
+                match ctx.tick_child(k) {
+                    Status::Running => status = Status::Running,
+                    Status::Failure if status == Status::Success => status = Status::Failure,
+                    _ => {}
+                }
+            }
+            status
+        }
+    }
+
+    /// A tree whose root is of the kind, over `kids` (two children; one
+    /// for decorators; none for leaves).
+    fn template(kind: &str, kids: [&str; 2]) -> String {
+        let [a, b] = kids;
+        let two = format!("children: [{a}, {b}]");
+        match kind {
+            "Parallel" | "ParallelAll" | "Sequence" | "SequenceWithMemory" | "ReactiveSequence"
+            | "GuardSequence" | "Selector" | "ReactiveFallback" | "IfThenElse" | "WhileDoElse"
+            | "PrioritizedList" | "Sequential" | "SequentialLooping" | "Probabilistic"
+            | "Ordered" | "Simultaneous" => format!("{kind}(name: \"root\", {two})"),
+            "OneOff" | "SelectOne" => format!("{kind}(name: \"root\", random: true, {two})"),
+            "Switch" => format!("Switch(name: \"root\", key: \"k\", cases: [1], {two})"),
+            "Impulse" => "Impulse(name: \"root\", behavior: \"stim\")".into(),
+            "Custom" => format!("Custom(name: \"root\", kind: \"All\", {two})"),
+            "Invert" | "ForceSuccess" | "ForceFailure" | "KeepRunningUntilFailure" | "RunOnce" => {
+                format!("{kind}(name: \"root\", child: {a})")
+            }
+            "Repeat" => format!("Repeat(name: \"root\", count: 2, child: {a})"),
+            "RetryUntilSuccessful" => {
+                format!("RetryUntilSuccessful(name: \"root\", attempts: 2, child: {a})")
+            }
+            "Delay" | "Cooldown" | "MinDuration" | "Timeout" => {
+                format!("{kind}(name: \"root\", seconds: 1.0, child: {a})")
+            }
+            "Guard" => format!("Guard(name: \"root\", when: [Is(\"a\")], child: {a})"),
+            "Action" => "Action(name: \"root\", action: \"Act\")".into(),
+            "Condition" | "Rule" => format!("{kind}(name: \"root\", check: Is(\"a\"))"),
+            "Threshold" => "Threshold(name: \"root\", check: Is(\"a\"), count: 2)".into(),
+            "Wait" => "Wait(name: \"root\", seconds: 1.0)".into(),
+            "Succeed" | "Fail" | "Forever" => format!("{kind}(name: \"root\")"),
+            other => panic!("no template for the kind {other}: add one"),
+        }
+    }
+
+    fn compile(kind: &str, kids: [&str; 2]) -> Program {
+        let text = format!(
+            "(blackboard: {{\"a\": false, \"b\": false, \"k\": 1}}, \
+             behaviors: [Action(name: \"stim\", action: \"Stim\")], root: {})",
+            template(kind, kids)
+        );
+        let mut vocab = Vocabulary::permissive();
+        vocab.customs.insert("All".into(), Arc::new(All));
+        crate::compile_str("row.bt.ron", &text, &vocab)
+            .unwrap_or_else(|e| panic!("{kind}: {e}\n{text}"))
+    }
+
+    const CONDS: [&str; 2] = [
+        "Condition(name: \"ca\", check: Is(\"a\"))",
+        "Condition(name: \"cb\", check: Is(\"b\"))",
+    ];
+    const ACTS: [&str; 2] = [
+        "Action(name: \"x\", action: \"X\")",
+        "Action(name: \"y\", action: \"Y\")",
+    ];
+
+    #[test]
+    fn all_lists_every_kind_once_in_table_order() {
+        for (i, k) in Kind::ALL.iter().enumerate() {
+            assert_eq!(k.ordinal(), i, "{} is out of place in Kind::ALL", k.name());
+        }
+        let last = Kind::Custom { custom: 0 }.ordinal();
+        assert_eq!(Kind::ALL.len(), last + 1, "Kind::ALL misses a kind");
+    }
+
+    /// A kind whose row folds it into one condition is instant over
+    /// conditions: one tick, no action, the row's answer for every input.
+    #[test]
+    fn a_kind_marked_instant_finishes_in_one_tick_with_its_folds_answer() {
+        for kind in Kind::ALL {
+            let row = kind.info();
+            let p = compile(row.name, CONDS);
+            assert_eq!(p.nodes[0].kind.name(), row.name, "the template's root");
+            assert_eq!(
+                p.nodes[0].instant,
+                row.instant != Instant::Never,
+                "{}: compiled instant, row {:?}",
+                row.name,
+                row.instant
+            );
+            if row.instant == Instant::Never {
+                continue;
+            }
+            for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+                let mut sim = Sim::new(&p, 0).with_repeat(false);
+                sim.set("a", a).unwrap();
+                sim.set("b", b).unwrap();
+                let t = sim.step();
+                let want = match row.instant {
+                    Instant::Own | Instant::All if row.family == Family::Leaf => a,
+                    Instant::All => a && b,
+                    Instant::Any => a || b,
+                    Instant::Not => !a,
+                    Instant::True => true,
+                    Instant::False => false,
+                    Instant::Own | Instant::Never => unreachable!(),
+                };
+                let status = if want {
+                    Status::Success
+                } else {
+                    Status::Failure
+                };
+                assert_eq!(t.status, status, "{} with a={a} b={b}", row.name);
+                assert!(t.started.is_empty(), "{} started an action", row.name);
+            }
+        }
+    }
+
+    /// A kind marked concurrent runs both its action children at once;
+    /// any other runs at most one. Every kind ticks (its family's
+    /// dispatch has its arm: a missing one would panic here, not in a
+    /// game).
+    #[test]
+    fn a_kind_marked_concurrent_runs_its_children_at_once() {
+        for kind in Kind::ALL {
+            let row = kind.info();
+            let p = compile(row.name, ACTS);
+            let mut sim = Sim::new(&p, 0).with_repeat(false);
+            sim.set("k", 1).unwrap();
+            let t = sim.step();
+            if row.max_children < 2 {
+                continue;
+            }
+            assert_eq!(
+                t.active.len() == 2,
+                row.concurrent,
+                "{}: running {:?}, row concurrent {}",
+                row.name,
+                t.active,
+                row.concurrent
+            );
+        }
+    }
+
+    /// A kind marked random picks differently with different seeds, and
+    /// only such a kind does: one left out of the random rows would pick
+    /// the same child for every seed (the agent keeps no random state).
+    #[test]
+    fn exactly_the_kinds_marked_random_draw_from_the_seed() {
+        for kind in Kind::ALL {
+            let row = kind.info();
+            // The test's custom node draws nothing (game nodes may).
+            if row.max_children < 2 || row.name == "Custom" {
+                continue;
+            }
+            let p = compile(row.name, ACTS);
+            let firsts: std::collections::BTreeSet<Vec<String>> = (0..32)
+                .map(|seed| {
+                    let mut sim = Sim::new(&p, seed);
+                    sim.set("k", 1).unwrap();
+                    sim.step().active
+                })
+                .collect();
+            let random = row.random != Random::Never;
+            assert_eq!(p.random, random, "{}: the program's random state", row.name);
+            assert_eq!(
+                firsts.len() > 1,
+                random,
+                "{}: the seeds picked {firsts:?}, row {:?}",
+                row.name,
+                row.random
+            );
+        }
+    }
+
+    /// A stimulus can be inserted into exactly the kinds marked as its
+    /// target.
+    #[test]
+    fn a_stimulus_goes_into_exactly_the_kinds_marked_as_its_target() {
+        for kind in Kind::ALL {
+            let row = kind.info();
+            let p = compile(row.name, ACTS);
+            let mut sim = Sim::new(&p, 0);
+            let inserted = sim.stimulus("root", "stim", 1, 1.0).is_ok();
+            assert_eq!(inserted, row.stimulus_target, "{}", row.name);
+        }
+    }
 }

@@ -224,27 +224,32 @@
 //! shared program: `runtime/mod.rs` walks and keeps the bookkeeping, one
 //! file per node family ticks its kinds). `Kind::info` is the one table of
 //! per-kind facts the compiler and the runtime read: family, child counts,
-//! what state the node needs and how it starts, whether it reads time, its
-//! rule and equivalents (the docs table).
+//! what state the node needs and how it starts, whether it reads time, how
+//! it folds into one condition when instant, when it can complete, whether
+//! it draws random numbers, whether the resume shortcut can continue it,
+//! whether its leading conditions are guards, whether its children run at
+//! once, whether a stimulus can target it, its rule and equivalents (the
+//! docs table). No other code lists kinds to decide one of these facts.
 //!
-//! Adding a node kind touches three files, nothing else (this is how
-//! `ReactiveFallback` was added):
+//! Adding a node kind touches these places, nothing else:
 //! 1. `def.rs`, the file format: its variant of [`NodeDef`] (with a fields
 //!    struct if it has a new shape) and its arms in `kind_name`, `common`,
 //!    `children`;
-//! 2. `kind.rs`, its facts: its `Kind` variant, its row in `Kind::info`
-//!    (family, child counts, state, timed, rule, BT.CPP / Unreal
-//!    equivalents) and in `Kind::ALL`, its arm in `lower` (file node →
-//!    kind payload) and in `completes` (instant? DOES_COMPLETE?). Arity
-//!    checks, state slots, their initial values and skippability follow
-//!    from the row: the compiler and the interpreter's bookkeeping need no
-//!    edit;
+//! 2. `kind.rs`, its row: its `Kind` variant, its row in `Kind::info` (a
+//!    struct literal: every field is a fact above), its place in
+//!    `Kind::ALL` and `Kind::ordinal`, its arm in `lower` (file node →
+//!    kind payload). Arity checks, state slots, their initial values,
+//!    skippability, instant folding, DOES_COMPLETE, random state, guards,
+//!    action slots and stimuli follow from the row: the compiler and the
+//!    interpreter's bookkeeping need no edit (`kind::row_tests` checks
+//!    every row against what a tree of that kind does: give the kind a
+//!    template there);
 //! 3. `runtime/<family>.rs`, its rule: its tick function and its arm in the
-//!    family's dispatch (`tick_standard`, `tick_halo`, ...).
+//!    family's dispatch (`tick_standard`, `tick_halo`, ...);
+//! 4. a conformance case under `tests/conformance/`, citing its source.
 //!
 //! Then regenerate `NODES.md` (`cargo test -p wyrd_bt --test bt node_table`
-//! prints the table when it differs) and add a conformance case under
-//! `tests/conformance/`.
+//! prints the table when it differs).
 
 mod blackboard;
 mod compile;

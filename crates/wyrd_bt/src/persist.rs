@@ -358,11 +358,7 @@ pub fn restore(
         let target = kept_paths.get(st.at.as_str()).copied().filter(|&t| {
             // A stimulus competes in a prioritized list or selector of the
             // main tree.
-            t < program.detached_start
-                && matches!(
-                    program.nodes[t as usize].kind,
-                    crate::kind::Kind::PrioritizedList | crate::kind::Kind::Selector
-                )
+            t < program.detached_start && program.nodes[t as usize].kind.info().stimulus_target
         });
         let (Some(target), Some(&root)) = (target, program.detached.get(&st.behavior)) else {
             report

@@ -170,6 +170,8 @@ pub(crate) struct NodeFacts {
     pub(crate) cursor: crate::kind::CursorInit,
     /// Its children run at once ([`Kind::concurrent`]).
     pub(crate) concurrent: bool,
+    /// How it reads as one condition when instant.
+    pub(crate) instant: crate::kind::Instant,
 }
 
 impl NodeFacts {
@@ -180,7 +182,8 @@ impl NodeFacts {
             family: info.family,
             aux: info.aux,
             cursor: info.cursor,
-            concurrent: kind.concurrent(),
+            concurrent: info.concurrent,
+            instant: info.instant,
         }
     }
 }

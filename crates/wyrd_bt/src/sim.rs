@@ -266,12 +266,7 @@ impl Script {
             if let Some(st) = &e.stimulus {
                 match program.node(&st.at) {
                     None => say(format!("no node has the path {:?}", st.at)),
-                    Some(i)
-                        if !matches!(
-                            program.nodes[i as usize].kind,
-                            crate::program::Kind::PrioritizedList | crate::program::Kind::Selector
-                        ) =>
-                    {
+                    Some(i) if !program.nodes[i as usize].kind.info().stimulus_target => {
                         say(format!("{:?} is not a PrioritizedList or Selector", st.at))
                     }
                     Some(_) => {}

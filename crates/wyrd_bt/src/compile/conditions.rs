@@ -3,6 +3,7 @@
 
 use super::{BtError, BtProblem, Compiler};
 use crate::def::Check;
+use crate::kind::Instant;
 use crate::program::{Cond, Kind, NONE, Param, PredicateSlot, Program};
 use crate::value::{Op, Value, ValueType};
 
@@ -113,22 +114,26 @@ pub(super) fn all_of(p: &mut Program, conds: Vec<u32>) -> u32 {
 pub(super) fn instant_cond(p: &mut Program, i: u32) -> u32 {
     let n = p.nodes[i as usize].clone();
     let kids: Vec<u32> = p.children_of(i).to_vec();
-    let body = match n.kind {
-        Kind::Condition { cond } => cond,
-        Kind::Succeed => push(p, Cond::Const(true)),
-        Kind::Fail => push(p, Cond::Const(false)),
-        Kind::Invert => {
+    // Read from the kind's row: an instant node folds as its row says.
+    let body = match n.kind.info().instant {
+        Instant::Own => {
+            let Kind::Condition { cond } = n.kind else {
+                unreachable!("only a Condition's row folds as its own condition")
+            };
+            cond
+        }
+        Instant::True => push(p, Cond::Const(true)),
+        Instant::False => push(p, Cond::Const(false)),
+        Instant::Not => {
             let inner = instant_cond(p, kids[0]);
             push(p, Cond::Not(inner))
         }
-        Kind::Sequence
-        | Kind::GuardSequence
-        | Kind::SequenceWithMemory
-        | Kind::ReactiveSequence => {
+        Instant::All => {
             let conds = kids.iter().map(|&k| instant_cond(p, k)).collect();
             all_of(p, conds)
         }
-        _ => {
+        Instant::Never => unreachable!("only instant nodes are folded ({})", n.kind.name()),
+        Instant::Any => {
             let conds: Vec<u32> = kids.iter().map(|&k| instant_cond(p, k)).collect();
             let start = p.cond_lists.len() as u32;
             let len = conds.len() as u32;

@@ -307,13 +307,7 @@ impl<'a> Compiler<'a> {
         n.end = end;
         n.instant = instant;
         n.does_complete = does_complete;
-        n.guard_len = if matches!(
-            kind,
-            Kind::Sequence
-                | Kind::GuardSequence
-                | Kind::SequenceWithMemory
-                | Kind::ReactiveSequence
-        ) {
+        n.guard_len = if kind.info().leading_guards {
             guard_len
         } else {
             0

@@ -242,41 +242,17 @@ pub fn compile(
         }
     }
     c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.info().timed);
-    c.p.random = c.p.nodes.iter().any(|n| {
-        matches!(
-            n.kind,
-            Kind::Probabilistic { .. }
-                | Kind::OneOff { random: true }
-                | Kind::SelectOne { random: true }
-                | Kind::Custom { .. }
-        )
-    });
+    c.p.random = c.p.nodes.iter().any(|n| n.kind.uses_random());
     c.p.resumable = c.p.skippable
         && c.p.impulses.is_empty()
-        && c.p.nodes.iter().all(|n| match n.kind {
-            Kind::PrioritizedList
-            | Kind::GuardSequence
-            | Kind::Sequence
-            | Kind::Selector
-            | Kind::Condition { .. }
-            | Kind::Action { .. }
-            | Kind::Succeed
-            | Kind::Fail => true,
-            Kind::Invert => n.instant,
-            _ => false,
-        });
+        && c.p.nodes.iter().all(|n| n.kind.resumable(n.instant));
     c.p.max_concurrent_actions = max_concurrent(&c.p, 0);
     for i in 0..c.p.nodes.len() as u32 {
         let n = &c.p.nodes[i as usize];
         let guard = match n.kind {
             Kind::Condition { cond } | Kind::Guard { cond } => cond,
             Kind::Impulse { impulse } => c.p.impulses[impulse as usize].when,
-            Kind::Sequence
-            | Kind::GuardSequence
-            | Kind::SequenceWithMemory
-            | Kind::ReactiveSequence
-                if n.guard_len > 0 =>
-            {
+            k if k.info().leading_guards && n.guard_len > 0 => {
                 let kids: Vec<u32> = c.p.children_of(i)[..n.guard_len as usize].to_vec();
                 let conds: Vec<u32> = kids.iter().map(|&k| instant_cond(&mut c.p, k)).collect();
                 all_of(&mut c.p, conds)

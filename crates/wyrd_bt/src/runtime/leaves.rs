@@ -1,6 +1,7 @@
 //! Leaves: actions, conditions, rules, thresholds, timers, constants.
 
 use super::{ActionEvent, ActionState, ActiveAction, Interp, Status, rule};
+use crate::kind::Instant;
 use crate::program::Kind;
 
 impl Interp<'_> {
@@ -125,24 +126,24 @@ impl Interp<'_> {
         }
         self.st.mem.node_mut(iu).clear_flags(rule::PAUSED);
         let ok = (!node.is_tagged() || self.tags_ok(i))
-            && match node.kind {
-                Kind::Condition { cond } => self.test(cond),
-                Kind::Succeed => true,
-                Kind::Fail => false,
-                Kind::Invert => {
+            // The fold of the kind's row (copied into the node's facts).
+            && match node.facts.instant {
+                Instant::Own => match node.kind {
+                    Kind::Condition { cond } => self.test(cond),
+                    _ => false,
+                },
+                Instant::True => true,
+                Instant::False | Instant::Never => false,
+                Instant::Not => {
                     let c = self.child(i, 0);
                     self.tick_instant(c) == Status::Failure
                 }
-                Kind::Sequence
-                | Kind::GuardSequence
-                | Kind::SequenceWithMemory
-                | Kind::ReactiveSequence => {
+                Instant::All => {
                     let (first, count) = (node.first_child as usize, node.child_count as usize);
                     (first..first + count)
                         .all(|k| self.tick_instant(self.p.children[k]) == Status::Success)
                 }
-                // Selector, PrioritizedList: the first that holds.
-                _ => {
+                Instant::Any => {
                     let (first, count) = (node.first_child as usize, node.child_count as usize);
                     (first..first + count)
                         .any(|k| self.tick_instant(self.p.children[k]) == Status::Success)

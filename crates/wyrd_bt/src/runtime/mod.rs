@@ -278,10 +278,7 @@ impl AgentState {
                 // A stimulus competes in a main-tree list with one of the
                 // detached behaviors.
                 st.0 >= program.detached_start
-                    || !matches!(
-                        program.nodes[st.0 as usize].kind,
-                        Kind::PrioritizedList | Kind::Selector
-                    )
+                    || !program.nodes[st.0 as usize].kind.info().stimulus_target
                     || !program.detached.values().any(|&r| r == st.1)
             })
         {

@@ -1,7 +1,7 @@
 //! Stimuli: behaviors inserted into one agent's tree for a while.
 
 use super::{AgentState, Interp};
-use crate::program::{Kind, Program};
+use crate::program::Program;
 
 /// A behavior inserted into one agent's tree for a while.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,10 +138,7 @@ impl AgentState {
         let target = program
             .node(at)
             .ok_or_else(|| StimulusError::UnknownTarget(at.to_owned()))?;
-        if !matches!(
-            program.nodes[target as usize].kind,
-            Kind::PrioritizedList | Kind::Selector
-        ) {
+        if !program.nodes[target as usize].kind.info().stimulus_target {
             return Err(StimulusError::NotACompetition(at.to_owned()));
         }
         let root = *program
