@@ -92,7 +92,7 @@ impl Runtime {
         for ((st, bb), ac) in self
             .states
             .iter_mut()
-            .zip(&self.bbs)
+            .zip(self.bbs.iter_mut())
             .zip(self.actions.iter_mut())
         {
             tick_agent(&self.program, st, bb, ac, DT_MS, env);
@@ -346,7 +346,7 @@ fn bench_evaluation(c: &mut Criterion) {
     g.sample_size(20);
     g.bench_function("200_quest_lines", |b| {
         let mut state = AgentState::new(&program, 0);
-        let bb = {
+        let mut bb = {
             let mut bb = Blackboard::new();
             bb.bind(&program);
             bb
@@ -361,7 +361,7 @@ fn bench_evaluation(c: &mut Criterion) {
             };
             let mut ticks = 0;
             loop {
-                let s = tick_agent(&program, &mut state, &bb, &mut actions, DT_MS, env);
+                let s = tick_agent(&program, &mut state, &mut bb, &mut actions, DT_MS, env);
                 ticks += 1;
                 if s != Status::Running || ticks > 10 {
                     break ticks;

@@ -124,11 +124,15 @@ fn main() {
         .collect();
     let pool = (threads > 1).then_some(threads);
     let run_tick = |states: &mut [AgentState],
-                    bbs: &[wyrd_bt::Blackboard],
+                    bbs: &mut [wyrd_bt::Blackboard],
                     actions: &mut [BtActions]|
      -> u32 {
         let mut done = 0;
-        for ((st, bb), ac) in states.iter_mut().zip(bbs).zip(actions.iter_mut()) {
+        for ((st, bb), ac) in states
+            .iter_mut()
+            .zip(bbs.iter_mut())
+            .zip(actions.iter_mut())
+        {
             let env = TickEnv {
                 repeat: true,
                 ..TickEnv::default()
@@ -150,7 +154,7 @@ fn main() {
         draw_events(agents, &keys, &mut rng, |a, k, v| {
             bbs[a].set_index(k, wyrd_bt::Value::Bool(v))
         });
-        run_tick(&mut states, &bbs, &mut actions);
+        run_tick(&mut states, &mut bbs, &mut actions);
     }
     let allocs_before = ALLOCS.load(Ordering::Relaxed);
     let mut completed = 0u64;
@@ -166,7 +170,7 @@ fn main() {
                 std::thread::scope(|s| {
                     let handles: Vec<_> = states
                         .chunks_mut(chunk)
-                        .zip(bbs.chunks(chunk))
+                        .zip(bbs.chunks_mut(chunk))
                         .zip(actions.chunks_mut(chunk))
                         .map(|((st, bb), ac)| s.spawn(|| run_tick(st, bb, ac)))
                         .collect();
@@ -176,7 +180,7 @@ fn main() {
                         .sum::<u32>()
                 })
             }
-            None => run_tick(&mut states, &bbs, &mut actions),
+            None => run_tick(&mut states, &mut bbs, &mut actions),
         };
         samples.push(t.elapsed().as_nanos() as f64);
         completed += u64::from(done);

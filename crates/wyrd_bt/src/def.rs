@@ -311,6 +311,28 @@ node_struct!(
 );
 
 node_struct!(
+    /// Writes a blackboard key and succeeds (BehaviorTree.CPP's
+    /// `SetBlackboard`): `SetBlackboard(key: "ammo", value: 3)`, or a copy
+    /// of another key: `value: "{max_ammo}"`. The value has the key's
+    /// declared type.
+    SetBlackboardDef {
+        /// The key written (BT.CPP's `output_key`).
+        key: String,
+        /// A constant, or `"{other}"` to copy another key.
+        value: ValueDef,
+    }
+);
+
+node_struct!(
+    /// Clears a blackboard key and succeeds (BehaviorTree.CPP's
+    /// `UnsetBlackboard`): `UnsetBlackboard(key: "target")`.
+    UnsetBlackboardDef {
+        /// The key cleared.
+        key: String,
+    }
+);
+
+node_struct!(
     /// Waits a duration, then succeeds.
     WaitDef {
         /// Seconds.
@@ -431,6 +453,8 @@ pub enum NodeDef {
     Rule(ConditionDef),
     Threshold(ThresholdDef),
     Wait(WaitDef),
+    SetBlackboard(SetBlackboardDef),
+    UnsetBlackboard(UnsetBlackboardDef),
     Succeed(LeafDef),
     Fail(LeafDef),
     Forever(LeafDef),
@@ -496,6 +520,8 @@ impl NodeDef {
             NodeDef::Rule(_) => "Rule",
             NodeDef::Threshold(_) => "Threshold",
             NodeDef::Wait(_) => "Wait",
+            NodeDef::SetBlackboard(_) => "SetBlackboard",
+            NodeDef::UnsetBlackboard(_) => "UnsetBlackboard",
             NodeDef::Succeed(_) => "Succeed",
             NodeDef::Fail(_) => "Fail",
             NodeDef::Forever(_) => "Forever",
@@ -552,6 +578,8 @@ impl NodeDef {
             NodeDef::CheckWorldStateCounters(d) => c!(d),
             NodeDef::Threshold(d) => c!(d),
             NodeDef::Wait(d) => c!(d),
+            NodeDef::SetBlackboard(d) => c!(d),
+            NodeDef::UnsetBlackboard(d) => c!(d),
             NodeDef::Succeed(d) | NodeDef::Fail(d) | NodeDef::Forever(d) => c!(d),
             NodeDef::Use(d) => c!(d),
             NodeDef::Impulse(d) => c!(d),

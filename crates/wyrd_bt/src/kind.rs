@@ -51,6 +51,8 @@ pub(crate) enum Kind {
     Rule { cond: u32 },
     Threshold { cond: u32, count: u32 },
     Wait { ms: u32 },
+    SetBlackboard { write: u32 },
+    UnsetBlackboard { key: u16 },
     Succeed,
     Fail,
     Forever,
@@ -939,6 +941,44 @@ impl Kind {
                 bt_cpp: "Sleep (msec)",
                 unreal: "Wait",
             },
+            Kind::SetBlackboard { .. } => KindInfo {
+                name: "SetBlackboard",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "writes `key` (a constant, or `\"{other}\"`: a copy of that key) and succeeds in the same tick, so later siblings read the new value; fails when the key it copies is unset",
+                bt_cpp: "SetBlackboard",
+                unreal: "-",
+            },
+            Kind::UnsetBlackboard { .. } => KindInfo {
+                name: "UnsetBlackboard",
+                family: F::Leaf,
+                min_children: 0,
+                max_children: 0,
+                aux: A::None,
+                cursor: C::None,
+                timed: false,
+                instant: I::Never,
+                done: D::Always,
+                random: R::Never,
+                resume: Resume::No,
+                leading_guards: false,
+                concurrent: false,
+                stimulus_target: false,
+                rule: "clears `key` (conditions on it read it unset) and succeeds in the same tick",
+                bt_cpp: "UnsetBlackboard",
+                unreal: "-",
+            },
             Kind::Succeed => KindInfo {
                 name: "Succeed",
                 family: F::Leaf,
@@ -1099,6 +1139,8 @@ impl Kind {
         Kind::Rule { cond: 0 },
         Kind::Threshold { cond: 0, count: 0 },
         Kind::Wait { ms: 0 },
+        Kind::SetBlackboard { write: 0 },
+        Kind::UnsetBlackboard { key: 0 },
         Kind::Succeed,
         Kind::Fail,
         Kind::Forever,
@@ -1177,6 +1219,17 @@ impl Kind {
         match *self {
             Kind::Parallel { success, .. } if success > 0 => success as usize,
             _ => children,
+        }
+    }
+}
+
+/// The key a `SetBlackboard` / `UnsetBlackboard` writes: a declared key,
+/// or a behavior parameter bound to one (a constant cannot be written).
+fn written_key(c: &Compiler<'_>, file: &str, name: &str) -> Result<u16, BtError> {
+    match c.key_operand(file, name)? {
+        crate::program::Param::Key { key, .. } => Ok(key),
+        crate::program::Param::Const(_) => {
+            Err(c.err_part(file, "key", name, BtProblem::UnknownKey(name.to_owned())))
         }
     }
 }
@@ -1432,6 +1485,30 @@ pub(crate) fn lower(
         NodeDef::Wait(d) => Kind::Wait {
             ms: c.ms(file, def, d.seconds)?,
         },
+        NodeDef::SetBlackboard(d) => {
+            let key = written_key(c, file, &d.key)?;
+            let value = c.param(file, &d.value, &format!("the value written to {}", d.key))?;
+            let declared = c.p.bb_types[key as usize];
+            if !declared.accepts_type(value.value_type()) {
+                return Err(c.err_part(
+                    file,
+                    "value",
+                    &d.key,
+                    BtProblem::WriteType {
+                        key: d.key.clone(),
+                        expected: declared.name(),
+                        found: value.value_type().name(),
+                    },
+                ));
+            }
+            c.p.writes.push(crate::program::BbWrite { key, value });
+            Kind::SetBlackboard {
+                write: c.p.writes.len() as u32 - 1,
+            }
+        }
+        NodeDef::UnsetBlackboard(d) => Kind::UnsetBlackboard {
+            key: written_key(c, file, &d.key)?,
+        },
         NodeDef::Succeed(_) => Kind::Succeed,
         NodeDef::Fail(_) => Kind::Fail,
         NodeDef::Forever(_) => Kind::Forever,
@@ -1543,10 +1620,12 @@ impl Kind {
             Kind::Rule { .. } => 34,
             Kind::Threshold { .. } => 35,
             Kind::Wait { .. } => 36,
-            Kind::Succeed => 37,
-            Kind::Fail => 38,
-            Kind::Forever => 39,
-            Kind::Custom { .. } => 40,
+            Kind::SetBlackboard { .. } => 37,
+            Kind::UnsetBlackboard { .. } => 38,
+            Kind::Succeed => 39,
+            Kind::Fail => 40,
+            Kind::Forever => 41,
+            Kind::Custom { .. } => 42,
         }
     }
 }
@@ -1609,6 +1688,8 @@ mod row_tests {
             "Condition" | "Rule" => format!("{kind}(name: \"root\", check: Is(\"a\"))"),
             "Threshold" => "Threshold(name: \"root\", check: Is(\"a\"), count: 2)".into(),
             "Wait" => "Wait(name: \"root\", seconds: 1.0)".into(),
+            "SetBlackboard" => "SetBlackboard(name: \"root\", key: \"a\", value: true)".into(),
+            "UnsetBlackboard" => "UnsetBlackboard(name: \"root\", key: \"a\")".into(),
             "Succeed" | "Fail" | "Forever" => format!("{kind}(name: \"root\")"),
             other => panic!("no template for the kind {other}: add one"),
         }

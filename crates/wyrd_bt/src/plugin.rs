@@ -852,7 +852,7 @@ type TickQuery<'w, 's> = Query<
         Entity,
         &'static BehaviorTree,
         &'static mut BtAgent,
-        &'static Blackboard,
+        &'static mut Blackboard,
         &'static mut BtActions,
     ),
 >;
@@ -1251,7 +1251,7 @@ fn tick_trees(
     let tick = |ticked: &mut u32,
                 tree: &BehaviorTree,
                 agent: &mut BtAgent,
-                bb: &Blackboard,
+                bb: &mut Blackboard,
                 actions: &mut BtActions| {
         // Borrowed, not cloned: an `Arc` clone per agent and tick is an
         // atomic write to one cache line shared by every thread.
@@ -1383,15 +1383,29 @@ fn tick_trees(
     };
     // Each agent: its tick, then its entry in the running-actions index.
     let each = |local: &mut TickLocal,
-                (entity, tree, mut agent, bb, mut actions): (
+                (entity, tree, mut agent, mut bb, mut actions): (
         Entity,
         &BehaviorTree,
         Mut<BtAgent>,
-        &Blackboard,
+        Mut<Blackboard>,
         Mut<BtActions>,
     )| {
         let (agent, actions) = (&mut *agent, &mut *actions);
-        tick(&mut local.ticked, tree, agent, bb, actions);
+        // The tree writes its blackboard only through `SetBlackboard` /
+        // `UnsetBlackboard`: the component is marked changed only when one
+        // wrote (game systems watching `Changed<Blackboard>` see the
+        // tree's writes and nothing else).
+        let generation = bb.generation();
+        tick(
+            &mut local.ticked,
+            tree,
+            agent,
+            bb.bypass_change_detection(),
+            actions,
+        );
+        if bb.generation() != generation {
+            bb.set_changed();
+        }
         actions.now_ms = agent.state.now_ms;
         actions.relist(entity, &mut local.changes);
     };

@@ -196,6 +196,16 @@ impl Node {
     }
 }
 
+/// A `SetBlackboard` node's write: the key, and the value (a constant, or
+/// another key copied).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct BbWrite {
+    /// The key written.
+    pub(crate) key: u16,
+    /// What is written.
+    pub(crate) value: Param,
+}
+
 /// A compiled parameter: a constant, or a blackboard key read (or, for an
 /// output, written) when the action runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -518,6 +528,9 @@ pub struct Program {
     /// Case values of `Switch` nodes (per node, `child_count - 1` entries
     /// from the index in [`Kind::Switch`]).
     pub(crate) switch_cases: Vec<Value>,
+    /// What `SetBlackboard` nodes write (the index in
+    /// [`Kind::SetBlackboard`]).
+    pub(crate) writes: Vec<BbWrite>,
     /// Probabilistic weights (per node, `child_count` entries from the index
     /// in [`Kind::Probabilistic`]).
     pub(crate) weights: Vec<f32>,

@@ -524,7 +524,7 @@ fn shadow_tick(program: &Program, start: &mut Start, step_us: u32, repeat: bool)
     tick_agent(
         program,
         &mut start.state,
-        &start.blackboard,
+        &mut start.blackboard,
         &mut start.actions,
         step_ms,
         TickEnv {

@@ -562,7 +562,7 @@ impl<'p> Sim<'p> {
         tick_agent_traced(
             self.program,
             &mut self.state,
-            &self.blackboard,
+            &mut self.blackboard,
             &mut self.actions,
             step_ms,
             TickEnv {

@@ -403,7 +403,7 @@ fn evaluate_inner(
             let status = tick_agent(
                 program,
                 &mut state,
-                &bb,
+                &mut bb,
                 &mut actions,
                 0,
                 TickEnv {

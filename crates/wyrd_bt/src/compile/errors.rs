@@ -249,6 +249,20 @@ pub enum BtProblem {
         /// The compared value's type.
         found: &'static str,
     },
+    /// A `SetBlackboard` value of another type than its key's.
+    #[error(
+        "blackboard key {key:?} is {}; SetBlackboard cannot write {} to it",
+        crate::value::with_article(expected),
+        crate::value::with_article(found)
+    )]
+    WriteType {
+        /// The key.
+        key: String,
+        /// Its declared type.
+        expected: &'static str,
+        /// The written value's type.
+        found: &'static str,
+    },
     /// A tag the file does not declare.
     #[error("unknown tag {0:?} (declare it under `tags`)")]
     UnknownTag(String),

@@ -105,18 +105,26 @@ fn child_field(outer: Option<&str>) -> Option<&'static str> {
 }
 
 fn leaf_kind_name(outer: Option<&str>) -> String {
+    let Some(outer) = outer else {
+        return "leaf".to_owned();
+    };
+    // A leaf kind's own name (from the table), or the fields struct serde
+    // names.
+    if Kind::ALL.iter().any(|k| k.is_leaf() && k.name() == outer)
+        || matches!(outer, "Use" | "Impulse")
+    {
+        return outer.to_owned();
+    }
     match outer {
-        Some(
-            k @ ("Action" | "Condition" | "Rule" | "Threshold" | "Wait" | "Succeed" | "Fail"
-            | "Forever" | "Use" | "Impulse"),
-        ) => k,
-        Some("ActionDef") => "Action",
-        Some("ConditionDef") => "Condition or Rule",
-        Some("ThresholdDef") => "Threshold",
-        Some("WaitDef") => "Wait",
-        Some("LeafDef") => "Succeed, Fail or Forever",
-        Some("UseDef") => "Use (a reference)",
-        Some("ImpulseDef") => "Impulse (a reference)",
+        "ActionDef" => "Action",
+        "ConditionDef" => "Condition or Rule",
+        "ThresholdDef" => "Threshold",
+        "WaitDef" => "Wait",
+        "SetBlackboardDef" => "SetBlackboard",
+        "UnsetBlackboardDef" => "UnsetBlackboard",
+        "LeafDef" => "Succeed, Fail or Forever",
+        "UseDef" => "Use (a reference)",
+        "ImpulseDef" => "Impulse (a reference)",
         _ => "leaf",
     }
     .to_owned()

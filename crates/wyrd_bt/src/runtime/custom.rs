@@ -70,7 +70,7 @@ impl CustomCtx<'_, '_> {
 
     /// The agent's blackboard.
     pub fn blackboard(&self) -> &Blackboard {
-        self.interp.bb
+        &*self.interp.bb
     }
 }
 

@@ -123,7 +123,7 @@ impl FreshTable {
             let mut actions = BtActions::default();
             actions.reserve(p.action_capacity());
             let status = {
-                let mut it = Interp::new(p, &mut state, &bb, &mut actions, None);
+                let mut it = Interp::new(p, &mut state, &mut bb, &mut actions, None);
                 for s in it.st.mem.nodes_mut() {
                     s.add_flags(rule::PAUSED);
                 }

@@ -43,6 +43,20 @@ impl Interp<'_> {
                     Status::Running
                 }
             }
+            Kind::SetBlackboard { write } => {
+                let w = self.p.writes[write as usize];
+                match w.value.read(self.bb) {
+                    Some(v) => {
+                        self.bb.set_index(w.key, v);
+                        Status::Success
+                    }
+                    None => Status::Failure,
+                }
+            }
+            Kind::UnsetBlackboard { key } => {
+                self.bb.clear_index(key);
+                Status::Success
+            }
             Kind::Succeed => Status::Success,
             Kind::Fail => Status::Failure,
             Kind::Forever => Status::Running,

@@ -412,7 +412,7 @@ pub type PredicateStub<'a> = &'a dyn Fn(&str) -> bool;
 pub(crate) struct Interp<'a> {
     p: &'a Program,
     st: &'a mut AgentState,
-    bb: &'a Blackboard,
+    bb: &'a mut Blackboard,
     actions: &'a mut BtActions,
     stub: Option<PredicateStub<'a>>,
     globals: &'a [Option<crate::value::Value>],
@@ -474,7 +474,7 @@ pub struct TickEnv<'a> {
 pub fn tick_agent(
     program: &Program,
     state: &mut AgentState,
-    blackboard: &Blackboard,
+    blackboard: &mut Blackboard,
     actions: &mut BtActions,
     dt_ms: u32,
     env: TickEnv<'_>,
@@ -488,7 +488,7 @@ pub fn tick_agent(
 pub fn tick_agent_traced(
     program: &Program,
     state: &mut AgentState,
-    blackboard: &Blackboard,
+    blackboard: &mut Blackboard,
     actions: &mut BtActions,
     dt_ms: u32,
     env: TickEnv<'_>,
@@ -601,7 +601,7 @@ fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: u32) -> boo
 fn walk_agent(
     program: &Program,
     state: &mut AgentState,
-    blackboard: &Blackboard,
+    blackboard: &mut Blackboard,
     actions: &mut BtActions,
     dt_ms: u32,
     env: TickEnv<'_>,
@@ -778,10 +778,10 @@ impl<'a> Interp<'a> {
                 let slot = &self.p.predicates[i as usize];
                 match (&slot.f, self.stub) {
                     (Some(f), _) => f(
-                        self.bb,
+                        &*self.bb,
                         &crate::registry::PredicateArgs {
                             args: &slot.args,
-                            bb: self.bb,
+                            bb: &*self.bb,
                         },
                     ),
                     (None, Some(stub)) => stub(&slot.name),
@@ -917,7 +917,7 @@ impl<'a> Interp<'a> {
     pub(crate) fn new(
         p: &'a Program,
         st: &'a mut AgentState,
-        bb: &'a Blackboard,
+        bb: &'a mut Blackboard,
         actions: &'a mut BtActions,
         trace: Option<&'a mut TickTrace>,
     ) -> Self {

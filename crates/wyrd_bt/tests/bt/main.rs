@@ -2,6 +2,7 @@
 //!
 //! One test binary for the crate (a cold build links one, not one per file).
 
+mod blackboard_nodes;
 mod conditions;
 mod conformance;
 mod data_model;

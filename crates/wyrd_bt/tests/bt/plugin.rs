@@ -877,3 +877,65 @@ fn running_visits_only_the_agents_running_the_action_with_its_parameters() {
     let running = app.world().resource::<RunningActions>();
     assert!(!running.agents(Follow::ID).contains(&follower));
 }
+
+/// A tree's `SetBlackboard` writes the agent's component, which is marked
+/// changed in the ticks the tree wrote and in no other: a game system
+/// watching `Changed<Blackboard>` sees the tree's writes, and a tick that
+/// writes nothing does not wake it.
+#[test]
+fn a_trees_write_marks_the_blackboard_changed_and_a_quiet_tick_does_not() {
+    const WRITER: &str = r#"(
+    blackboard: {"seen": false},
+    root: Sequence(name: "root", children: [
+        SetBlackboard(name: "mark", key: "seen", value: true),
+        Action(name: "idle", action: "Idle"),
+    ]),
+)"#;
+    /// Updates in which a system saw a changed blackboard.
+    #[derive(Resource, Default)]
+    struct Seen(Vec<usize>);
+    let dir = dir_with(&[("w.bt.ron", WRITER)]);
+    let mut app = app(dir.path());
+    app.init_resource::<Seen>().add_systems(
+        PostUpdate,
+        |q: Query<(), Changed<Blackboard>>, mut seen: ResMut<Seen>| {
+            seen.0.push(q.iter().count());
+        },
+    );
+    let h = load(&mut app, "w.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    let seen = |app: &App| app.world().get::<Blackboard>(e).unwrap().get("seen");
+    assert_eq!(
+        seen(&app),
+        Some(Value::Bool(true)),
+        "written in the first tick"
+    );
+    let mut quiet = || {
+        app.world_mut().resource_mut::<Seen>().0.clear();
+        app.update();
+        app.world().resource::<Seen>().0.clone()
+    };
+    for _ in 0..3 {
+        assert_eq!(quiet(), [0], "a tick running Idle wrote nothing");
+    }
+    // The game clears the flag (a change the game made)...
+    app.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("seen", false)
+        .unwrap();
+    app.update();
+    // ...then Idle ends: the sequence starts again and the tree writes the
+    // flag back in that tick.
+    for mut actions in app
+        .world_mut()
+        .query::<&mut BtActions>()
+        .iter_mut(app.world_mut())
+    {
+        actions.iter_mut().for_each(|a| a.succeed());
+    }
+    app.world_mut().resource_mut::<Seen>().0.clear();
+    app.update();
+    assert_eq!(seen(&app), Some(Value::Bool(true)), "written again");
+    assert_eq!(app.world().resource::<Seen>().0, [1], "the tree's write");
+}

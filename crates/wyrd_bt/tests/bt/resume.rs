@@ -156,7 +156,7 @@ fn compare(text: &str, agents: usize, ticks: u32, table: usize) -> u64 {
                 wyrd_bt::tick_agent_traced(
                     &program,
                     &mut a.state,
-                    &a.bb,
+                    &mut a.bb,
                     &mut a.actions,
                     33,
                     env,
@@ -243,7 +243,7 @@ fn a_relevant_branch_whose_action_failed_is_tried_again_next_tick() {
         ..TickEnv::default()
     };
     let tick = |a: &mut Agent| {
-        wyrd_bt::tick_agent(&program, &mut a.state, &a.bb, &mut a.actions, 33, env);
+        wyrd_bt::tick_agent(&program, &mut a.state, &mut a.bb, &mut a.actions, 33, env);
         let running: Vec<String> = a
             .actions
             .iter()
@@ -283,12 +283,12 @@ fn a_restart_drops_the_reports_of_the_old_activation() {
             always_walk,
             ..TickEnv::default()
         };
-        wyrd_bt::tick_agent(&program, &mut a.state, &a.bb, &mut a.actions, 33, env);
+        wyrd_bt::tick_agent(&program, &mut a.state, &mut a.bb, &mut a.actions, 33, env);
         for s in a.actions.iter_mut() {
             s.succeed();
         }
         a.state.reset(&program, &mut a.actions);
-        wyrd_bt::tick_agent(&program, &mut a.state, &a.bb, &mut a.actions, 33, env);
+        wyrd_bt::tick_agent(&program, &mut a.state, &mut a.bb, &mut a.actions, 33, env);
         let slots: Vec<(String, wyrd_bt::ActionState)> = a
             .actions
             .iter()

@@ -1,0 +1,105 @@
+//! `SetBlackboard` and `UnsetBlackboard` (BehaviorTree.CPP 4.x's nodes of
+//! the same names): a tree writes or clears a key, typed like every other
+//! write; mistakes are compile errors with their place. The BT.CPP-cited
+//! cases are in the conformance suite (`std_set_blackboard_*`,
+//! `std_unset_blackboard_*`).
+
+use wyrd_bt::sim::Sim;
+use wyrd_bt::{Status, Value, Vocabulary, compile_str};
+
+fn compile(text: &str) -> Result<wyrd_bt::Program, wyrd_bt::BtError> {
+    compile_str("writes.bt.ron", text, &Vocabulary::permissive())
+}
+
+#[test]
+fn a_value_of_another_type_than_the_keys_is_a_compile_error_at_the_key() {
+    let e = compile(
+        r#"(
+    blackboard: {"ammo": 3},
+    root: Sequence(children: [
+        SetBlackboard(key: "ammo", value: "five"),
+    ]),
+)"#,
+    )
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("ammo"), "{text}");
+    assert!(text.contains("cannot write a String"), "{text}");
+    // At the value, the part that is wrong.
+    assert_eq!((e.line, e.column), (4, 44), "{text}");
+}
+
+#[test]
+fn a_copy_from_a_key_of_another_type_is_a_compile_error() {
+    let e = compile(
+        r#"(
+    blackboard: {"ammo": 3, "name": "grunt"},
+    root: SetBlackboard(key: "ammo", value: "{name}"),
+)"#,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("ammo"), "{e}");
+}
+
+#[test]
+fn an_undeclared_key_is_a_compile_error() {
+    for root in [
+        r#"SetBlackboard(key: "nope", value: 1)"#,
+        r#"UnsetBlackboard(key: "nope")"#,
+    ] {
+        let e = compile(&format!("(blackboard: {{\"a\": 1}}, root: {root})")).unwrap_err();
+        assert!(e.to_string().contains("nope"), "{root}: {e}");
+    }
+}
+
+#[test]
+fn a_behavior_parameter_bound_to_a_key_is_written_through() {
+    let p = compile(
+        r#"(
+    blackboard: {"alarm": false},
+    behaviors: [
+        SetBlackboard(name: "raise", parameters: {"flag": Bool}, key: "{flag}", value: true),
+    ],
+    root: Sequence(name: "root", children: [
+        Use(behavior: "raise", with: {"flag": "{alarm}"}),
+        Forever(),
+    ]),
+)"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(&p, 0);
+    sim.step();
+    assert_eq!(sim.blackboard.get("alarm"), Some(Value::Bool(true)));
+}
+
+#[test]
+fn copying_an_unset_key_fails_and_writes_nothing() {
+    let p = compile(
+        r#"(
+    blackboard: {"target": Entity, "last": Entity},
+    root: SetBlackboard(name: "root", key: "last", value: "{target}"),
+)"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(&p, 0).with_repeat(false);
+    assert_eq!(sim.step().status, Status::Failure);
+    assert_eq!(sim.blackboard.get("last"), None);
+}
+
+#[test]
+fn unset_clears_and_set_writes_again() {
+    let p = compile(
+        r#"(
+    blackboard: {"n": 1},
+    root: Sequence(name: "root", children: [
+        UnsetBlackboard(key: "n"),
+        Condition(name: "gone", check: Not(Bb("n", Eq, 1))),
+        SetBlackboard(key: "n", value: 7),
+    ]),
+)"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(&p, 0).with_repeat(false);
+    assert_eq!(sim.step().status, Status::Success);
+    assert_eq!(sim.blackboard.get("n"), Some(Value::Int(7)));
+}
