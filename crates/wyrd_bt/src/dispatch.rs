@@ -16,8 +16,8 @@ use bevy::ecs::query::QueryFilter;
 use bevy::ecs::system::SystemParam;
 use bevy::log::warn;
 
+use crate::agent::BtAgent;
 use crate::blackboard::Blackboard;
-use crate::plugin::BtAgent;
 use crate::problem::AgentProblem;
 use crate::registry::{ActionId, BtAction};
 use crate::runtime::{ActionState, ActiveAction, BtActions, ListingChange};

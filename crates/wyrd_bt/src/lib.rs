@@ -251,6 +251,8 @@
 //! Then regenerate `NODES.md` (`cargo test -p wyrd_bt --test bt node_table`
 //! prints the table when it differs).
 
+mod agent;
+mod asset;
 mod blackboard;
 mod compile;
 mod def;
@@ -262,13 +264,17 @@ mod problem;
 mod program;
 mod recorder;
 mod registry;
+mod resources;
 mod rng;
 mod runtime;
 pub mod sim;
+mod systems;
 mod value;
 mod view;
 mod vocab_file;
 
+pub use agent::{BehaviorTree, BtAgent, RunMode};
+pub use asset::{BtAsset, BtLoader};
 pub use blackboard::{Blackboard, BlackboardError};
 pub use compile::{
     BtError, BtProblem, ParsedFile, compile, compile_str, file_refs, load_tree_files, parse_tree,
@@ -281,10 +287,7 @@ pub use persist::{
     RestoreError, RestoreReport, SAVED_TREE_FORMAT, SavedAction, SavedNode, SavedStimulus,
     SavedTree, TreeDiff, diff, restore,
 };
-pub use plugin::{
-    BehaviorTree, BtAgent, BtAppExt, BtAsset, BtGlobals, BtLoader, BtPlugin, BtReloads, BtSettings,
-    BtStats, BtSystems, Declared, RestoreTree, RunMode,
-};
+pub use plugin::{BtAppExt, BtPlugin, BtSystems};
 pub use problem::AgentProblem;
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
 pub use recorder::{
@@ -294,12 +297,14 @@ pub use registry::{
     ActionField, ActionId, BtAction, BtRegistry, CustomNode, Out, ParamSpec, PredicateArgs,
     PredicateFn, Vocabulary,
 };
+pub use resources::{BtGlobals, BtSettings, BtStats, Declared};
 pub use rng::SplitMix64;
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
     MAX_STIMULI, NodeState, PredicateStub, StateSnapshot, Status, Stimulus, StimulusError, TickEnv,
     TickTrace, tick_agent, tick_agent_traced,
 };
+pub use systems::{BtReloads, RestoreTree};
 pub use value::{Bindings, FromValue, Op, Sym, Value, ValueDef, ValueType};
 pub use view::{ImpulseView, NodeView, Progress, RuleFlags};
 pub use vocab_file::{

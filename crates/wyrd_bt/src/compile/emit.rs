@@ -241,7 +241,7 @@ impl<'a> Compiler<'a> {
         };
         self.p.check_texts.push(checks.join(" & "));
         let mut in_place_impulse: Option<super::InPlace> = None;
-        let kind = crate::kind::lower(self, def, file, idx, &mut in_place_impulse)?;
+        let kind = super::lower::lower(self, def, file, idx, &mut in_place_impulse)?;
         // Arity and per-agent state come from the kind's table.
         let info = kind.info();
         if !matches!(kind, Kind::Impulse { .. } | Kind::Custom { .. }) {

@@ -11,6 +11,7 @@ mod conditions;
 mod emit;
 mod errors;
 mod files;
+mod lower;
 pub(crate) mod outline;
 mod params;
 mod spans;

@@ -1,0 +1,299 @@
+//! The agent components: [`BehaviorTree`] (which tree, how it runs) and
+//! [`BtAgent`] (its tree state, problems, recorder).
+
+use std::sync::Arc;
+
+use bevy::asset::Handle;
+use bevy::asset::{AsAssetId, AssetId};
+use bevy::ecs::prelude::*;
+use bevy::reflect::Reflect;
+use bevy::reflect::std_traits::ReflectDefault;
+
+use crate::asset::BtAsset;
+use crate::blackboard::Blackboard;
+use crate::persist::{RestoreReport, SavedTree};
+use crate::problem::AgentProblem;
+use crate::program::Program;
+use crate::recorder::{Recorder, Recording};
+use crate::runtime::{AgentState, BtActions, Status, StimulusError, TickTrace};
+
+/// What happens when the root finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Reflect)]
+// The reflected type path from before the plugin file was split (scenes
+// and remote clients name types by it).
+#[type_path = "wyrd_bt::plugin"]
+pub enum RunMode {
+    /// Start again as soon as the root finishes: a new activation of the
+    /// root begins in the same tick it finished (the tick reports the
+    /// finished cycle's status; no idle tick between cycles). For AI.
+    #[default]
+    Repeat,
+    /// Stay finished until [`BtAgent::restart`] (evaluations, rule sessions).
+    Once,
+}
+
+/// Runs a behavior tree on this entity.
+#[derive(Component, Debug, Clone, Reflect)]
+// The reflected type path from before the plugin file was split (scenes
+// and remote clients name types by it).
+#[type_path = "wyrd_bt::plugin"]
+#[reflect(Component, Debug)]
+#[require(BtAgent, Blackboard, BtActions)]
+pub struct BehaviorTree {
+    /// The tree.
+    pub handle: Handle<BtAsset>,
+    /// Ticks per second for this agent (`None`: every fixed step of the
+    /// schedule, Bevy's `Time<Fixed>`: 64 Hz unless the game sets it).
+    /// Lower it for distant agents.
+    pub rate_hz: Option<f32>,
+    /// Repeat or run once.
+    pub mode: RunMode,
+    /// Seed of the agent's random choices (same seed, same inputs: same run).
+    pub seed: u64,
+}
+
+/// Lets `AssetChanged<BehaviorTree>` find agents whose tree asset was
+/// (re)loaded.
+impl AsAssetId for BehaviorTree {
+    type Asset = BtAsset;
+
+    fn as_asset_id(&self) -> AssetId<BtAsset> {
+        self.handle.id()
+    }
+}
+
+impl BehaviorTree {
+    /// Runs `handle` at the plugin's rate, repeating.
+    pub fn new(handle: Handle<BtAsset>) -> Self {
+        BehaviorTree {
+            handle,
+            rate_hz: None,
+            mode: RunMode::Repeat,
+            seed: 0,
+        }
+    }
+
+    /// Ticks this agent `hz` times per second.
+    pub fn with_rate(mut self, hz: f32) -> Self {
+        self.rate_hz = Some(hz);
+        self
+    }
+
+    /// Runs once instead of repeating.
+    pub fn once(mut self) -> Self {
+        self.mode = RunMode::Once;
+        self
+    }
+
+    /// Seeds the agent's random choices.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+}
+
+/// The tree state of an agent (added with [`BehaviorTree`]).
+#[derive(Component, Debug, Default, Reflect)]
+// The reflected type path from before the plugin file was split (scenes
+// and remote clients name types by it).
+#[type_path = "wyrd_bt::plugin"]
+#[reflect(Component, Default, Debug, from_reflect = false)]
+// In this order: what every tick reads first (the tree state, the program,
+// the clock, the recorder and trace pointers), in two cache lines; what
+// only some ticks read after it.
+#[repr(C)]
+pub struct BtAgent {
+    /// Node statuses, rule flags, timers, stimuli.
+    #[reflect(ignore)]
+    pub(crate) state: AgentState,
+    // The program and the packed tree state are the interpreter's: tools
+    // read them through `BtAgent::state` and `Program`'s views.
+    #[reflect(ignore)]
+    pub(crate) program: Option<Arc<Program>>,
+    /// The agent's clock in µs (agent time in ms is derived from it).
+    pub(crate) clock_us: u64,
+    /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
+    #[reflect(ignore)]
+    pub(crate) trace: Option<Box<TickTrace>>,
+    /// The flight recorder, when this agent records.
+    #[reflect(ignore)]
+    pub(crate) recorder: Option<Box<Recorder>>,
+    /// Asked to start recording this many ticks at the next tick.
+    pub(crate) record_request: Option<usize>,
+    /// Unset keys already reported (see `AgentState::unset_reads`).
+    pub(crate) unset_reported: u64,
+    pub(crate) accum: f32,
+    pub(crate) restarts_this_tick: u32,
+    pub(crate) finished: bool,
+    pub(crate) restart: bool,
+    /// What went wrong (each once), for the inspector and tests.
+    #[reflect(ignore)]
+    pub(crate) problems: Vec<AgentProblem>,
+    /// What the last restore of a saved state kept and did not.
+    #[reflect(ignore)]
+    pub(crate) restored: Option<RestoreReport>,
+}
+
+impl BtAgent {
+    /// What went wrong with this agent (binding, restoring, reading an
+    /// unset key, an action's parameters), each once, oldest first.
+    pub fn problems(&self) -> &[AgentProblem] {
+        &self.problems
+    }
+
+    /// Adds a problem unless the agent has it already; `true` when it is
+    /// new (log it then). For plugins that restore agents.
+    pub fn add_problem(&mut self, problem: AgentProblem) -> bool {
+        if self.problems.contains(&problem) {
+            return false;
+        }
+        self.problems.push(problem);
+        true
+    }
+
+    /// What the last restore of a saved state ([`RestoreTree`]) kept and
+    /// could not keep; `None` if the agent was not restored. (A restore
+    /// that keeps less than everything is not a problem: an edited tree
+    /// keeps what it can.)
+    pub fn restore_report(&self) -> Option<&RestoreReport> {
+        self.restored.as_ref()
+    }
+
+    /// The tree file the agent runs (`""` before its tree is bound).
+    pub fn tree_source(&self) -> &str {
+        self.program.as_ref().map_or("", |p| p.source.as_str())
+    }
+
+    /// The leaf data (name, parameters) of a running action.
+    pub fn action_info(&self, action: &crate::ActiveAction) -> Option<&crate::ActionInfo> {
+        self.program.as_ref()?.action_of(action.node)
+    }
+
+    /// A running action's parameters as its [`BtAction`](crate::BtAction)
+    /// type, read by position (the tree was checked against the schema
+    /// when it loaded).
+    pub fn read_action<A: crate::BtAction>(
+        &self,
+        action: &crate::ActiveAction,
+        blackboard: &Blackboard,
+    ) -> Result<A, crate::ParamError> {
+        let info = self
+            .action_info(action)
+            .ok_or_else(|| crate::ParamError::Missing {
+                action: A::NAME.to_owned(),
+                name: "(no program)".into(),
+            })?;
+        A::read(info, blackboard)
+    }
+
+    /// The agent's tree state: node statuses and rule flags, timers,
+    /// stimuli (read it with [`AgentState`]'s and the
+    /// [`Program`]'s views).
+    pub fn state(&self) -> &AgentState {
+        &self.state
+    }
+
+    /// Records what each tick does (nodes ticked, actions started /
+    /// finished / aborted) for [`BtAgent::trace`]. Off by default: an agent
+    /// that is not traced pays nothing. The inspector turns it on for the
+    /// agent it shows.
+    pub fn set_tracing(&mut self, on: bool) {
+        // The flight recorder reads the trace: it stays while recording.
+        let on = on || self.recorder.is_some();
+        match (on, self.trace.is_some()) {
+            (true, false) => self.trace = Some(Box::default()),
+            (false, true) => self.trace = None,
+            _ => {}
+        }
+    }
+
+    /// What the last tick did, if tracing is on.
+    pub fn trace(&self) -> Option<&TickTrace> {
+        self.trace.as_deref()
+    }
+
+    /// Starts the flight recorder at the next tick, keeping the last
+    /// `ticks` ticks (from the agent's state now: see [`Recorder`]).
+    /// Tracing is on while it records.
+    pub fn record(&mut self, ticks: usize) {
+        self.record_request = Some(ticks.max(1));
+    }
+
+    /// The agent's tree state keyed by node paths, to save with the game
+    /// (restore it with [`RestoreTree`]); `None` before the tree is bound.
+    pub fn save_state(&self, blackboard: &Blackboard, actions: &BtActions) -> Option<SavedTree> {
+        let p = self.program.as_ref()?;
+        Some(self.state.save(p, actions, blackboard, self.clock_us))
+    }
+
+    /// Stops and drops the flight recorder.
+    pub fn stop_recording(&mut self) {
+        self.recorder = None;
+        self.record_request = None;
+    }
+
+    /// The flight recorder, while recording.
+    pub fn recorder(&self) -> Option<&Recorder> {
+        self.recorder.as_deref()
+    }
+
+    /// What the recorder holds, as a file's data
+    /// ([`Recording`], replayed with `wyrd sim --replay`).
+    pub fn recording(&self) -> Option<Recording> {
+        Some(self.recorder.as_ref()?.recording(self.program.as_ref()?))
+    }
+
+    /// The program the agent runs, once loaded.
+    pub fn program(&self) -> Option<&Arc<Program>> {
+        self.program.as_ref()
+    }
+
+    /// The root's status after the last tick.
+    pub fn status(&self) -> Status {
+        self.state.status
+    }
+
+    /// Whether a [`RunMode::Once`] tree has finished.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Asks for a clean restart (all nodes reset, actions aborted) on the
+    /// next tick. Bounded: more than [`BtPlugin::max_restarts_per_tick`] in
+    /// one tick is reported as an error.
+    pub fn restart(&mut self) {
+        self.restart = true;
+    }
+
+    /// Inserts a named behavior at the composite `at` (a path) for
+    /// `seconds`. See [`AgentState::insert_stimulus`].
+    pub fn insert_stimulus(
+        &mut self,
+        at: &str,
+        behavior: &str,
+        priority: u16,
+        seconds: f32,
+    ) -> Result<(), StimulusError> {
+        let Some(p) = &self.program else {
+            return Err(StimulusError::NotBound);
+        };
+        self.state
+            .insert_stimulus(p, at, behavior, priority, seconds)?;
+        if let (Some(rec), Some(&root)) = (self.recorder.as_mut(), p.detached.get(behavior)) {
+            rec.note_stimulus(&self.state, root);
+        }
+        Ok(())
+    }
+
+    /// Paths of the leaves running after the last tick.
+    pub fn active_paths(&self) -> Vec<String> {
+        match &self.program {
+            Some(p) => self
+                .state
+                .active_leaves(p)
+                .map(|i| self.state.display_path(p, i))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}

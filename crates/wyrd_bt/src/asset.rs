@@ -1,0 +1,107 @@
+//! The tree asset and its loader (`*.bt.ron`, compiled when it loads).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy::asset::io::Reader;
+use bevy::asset::{Asset, AssetLoader, LoadContext};
+use bevy::ecs::prelude::*;
+use bevy::log::error;
+use bevy::reflect::TypePath;
+
+use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
+use crate::program::Program;
+use crate::registry::BtRegistry;
+
+/// A loaded, compiled behavior tree (`*.bt.ron`).
+#[derive(Asset, TypePath, Debug, Clone)]
+pub struct BtAsset {
+    /// The compiled program, shared by every agent that runs it.
+    pub program: Arc<Program>,
+}
+
+/// Loads and compiles `*.bt.ron` files, checking names against the app's
+/// [`BtRegistry`]. A bad file is an error (with file:line:column); the
+/// previous version of an asset, if any, stays in use.
+#[derive(TypePath)]
+pub struct BtLoader {
+    registry: BtRegistry,
+}
+
+impl FromWorld for BtLoader {
+    fn from_world(world: &mut World) -> Self {
+        BtLoader {
+            registry: world.get_resource_or_init::<BtRegistry>().clone(),
+        }
+    }
+}
+
+/// A load error in the log as `wyrd check` shows it, with the source line
+/// and a caret, before Bevy's own "Failed to load asset" line.
+fn log_with_source(e: &BtError, text: Option<&str>) {
+    match text {
+        Some(t) => error!("{}", e.with_source(t)),
+        None => error!("{e}"),
+    }
+}
+
+impl AssetLoader for BtLoader {
+    type Asset = BtAsset;
+    type Settings = ();
+    type Error = BtError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        ctx: &mut LoadContext<'_>,
+    ) -> Result<BtAsset, BtError> {
+        let main = ctx.path().path().to_string_lossy().replace('\\', "/");
+        let io = |file: &str, error: String| BtError {
+            file: file.to_owned(),
+            line: 1,
+            column: 1,
+            problem: BtProblem::Io {
+                file: file.to_owned(),
+                error,
+            },
+        };
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|e| io(&main, e.to_string()))?;
+        let mut files: HashMap<String, ParsedFile> = HashMap::new();
+        let mut todo = vec![(main.clone(), Some(bytes))];
+        while let Some((path, bytes)) = todo.pop() {
+            if files.contains_key(&path) {
+                continue;
+            }
+            let bytes = match bytes {
+                Some(b) => b,
+                // Other files become dependencies: editing them reloads
+                // this tree too.
+                None => ctx
+                    .read_asset_bytes(path.clone())
+                    .await
+                    .map_err(|e| io(&path, e.to_string()))?,
+            };
+            let (def, text) = parse_tree(&path, &bytes)
+                .inspect_err(|e| log_with_source(e, Some(&String::from_utf8_lossy(&bytes))))?;
+            for r in file_refs(&path, &def) {
+                todo.push((r, None));
+            }
+            files.insert(path, ParsedFile { def, text });
+        }
+        let vocab = self.registry.snapshot();
+        let program = compile(&main, &files, &vocab)
+            .inspect_err(|e| log_with_source(e, files.get(&e.file).map(|f| f.text.as_str())))?;
+        Ok(BtAsset {
+            program: Arc::new(program),
+        })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["bt.ron"]
+    }
+}

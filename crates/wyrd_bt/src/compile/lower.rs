@@ -1,0 +1,366 @@
+//! Lowering: a file node (`def`) to its compiled kind and payload (the
+//! program's tables). The kind's facts (arity, state, skippability, ...)
+//! come from its row in `kind.rs`; this file only builds payloads.
+
+use std::sync::Arc;
+
+use super::{BtError, BtProblem, Compiler};
+use crate::def::{Check, ImpulseMode, NodeDef, Policy};
+use crate::kind::Kind;
+use crate::program::{ActionInfo, CustomInfo, ImpulseInfo, NONE};
+use crate::registry::ActionId;
+use crate::value::Value;
+
+/// The key a `SetBlackboard` / `UnsetBlackboard` writes: a declared key,
+/// or a behavior parameter bound to one (a constant cannot be written).
+fn written_key(c: &Compiler<'_>, file: &str, name: &str) -> Result<u16, BtError> {
+    match c.key_operand(file, name)? {
+        crate::program::Param::Key { key, .. } => Ok(key),
+        crate::program::Param::Const(_) => {
+            Err(c.err_part(file, "key", name, BtProblem::UnknownKey(name.to_owned())))
+        }
+    }
+}
+
+/// Lowers a file node to its compiled kind (payloads only: arity, state
+/// slots and skippability follow from [`Kind::info`]). `in_place` is set to
+/// the behavior an in-place impulse runs (the compiler emits it as the
+/// impulse's child).
+pub(crate) fn lower(
+    c: &mut Compiler<'_>,
+    def: &NodeDef,
+    file: &str,
+    idx: u32,
+    in_place: &mut Option<crate::compile::InPlace>,
+) -> Result<Kind, BtError> {
+    let arity = |this: &Compiler<'_>, min: usize, max: usize| this.check_arity(file, def, min, max);
+    let policy = |this: &Compiler<'_>, p: Policy| -> Result<u16, BtError> {
+        let n = def.children().len();
+        match p {
+            Policy::All => Ok(0),
+            Policy::One => Ok(1),
+            Policy::Count(c) if (c as usize) <= n && c > 0 => Ok(c),
+            Policy::Count(c) => Err(this.err_node(
+                file,
+                def,
+                BtProblem::BadPolicy {
+                    policy: c,
+                    children: n,
+                },
+            )),
+        }
+    };
+    let zero =
+        |this: &Compiler<'_>, kind: &'static str, field: &'static str, hint: &'static str| {
+            this.err_node(file, def, BtProblem::ZeroCount { kind, field, hint })
+        };
+    const NEVER_RUNS: &str = "would never run its child (leave the field out to repeat forever)";
+    let in_place_impulse = in_place;
+    Ok(match def {
+        NodeDef::Sequence(_) => Kind::Sequence,
+        NodeDef::SequenceWithMemory(_) => Kind::SequenceWithMemory,
+        NodeDef::ReactiveSequence(_) => Kind::ReactiveSequence,
+        NodeDef::GuardSequence(_) => Kind::GuardSequence,
+        NodeDef::Selector(_) => Kind::Selector,
+        NodeDef::ReactiveFallback(_) => Kind::ReactiveFallback,
+        NodeDef::IfThenElse(_) => Kind::IfThenElse,
+        NodeDef::WhileDoElse(_) => Kind::WhileDoElse,
+        NodeDef::Switch(d) => {
+            let key = match c.key_operand(file, &d.key)? {
+                crate::program::Param::Key { key, .. } => key,
+                crate::program::Param::Const(_) => {
+                    return Err(c.err_key_use(file, &d.key, BtProblem::UnknownKey(d.key.clone())));
+                }
+            };
+            let declared = c.p.bb_types[key as usize];
+            for v in &d.cases {
+                if !declared.accepts(v) {
+                    return Err(c.err_key_use(
+                        file,
+                        &d.key,
+                        BtProblem::KeyType {
+                            key: d.key.clone(),
+                            expected: declared.name(),
+                            found: v.type_name(),
+                        },
+                    ));
+                }
+            }
+            if d.children.len() != d.cases.len() + 1 {
+                return Err(c.err_node(
+                    file,
+                    def,
+                    BtProblem::SwitchArity {
+                        cases: d.cases.len(),
+                        children: d.children.len(),
+                    },
+                ));
+            }
+            let cases = c.p.switch_cases.len() as u32;
+            c.p.switch_cases.extend(&d.cases);
+            Kind::Switch { key, cases }
+        }
+        NodeDef::PrioritizedList(_) => Kind::PrioritizedList,
+        NodeDef::Sequential(_) => Kind::Sequential,
+        NodeDef::SequentialLooping(_) => Kind::SequentialLooping,
+        NodeDef::Ordered(_) => Kind::Ordered,
+        NodeDef::Simultaneous(_) => Kind::Simultaneous,
+        NodeDef::Parallel(d) => {
+            arity(c, 1, usize::MAX)?;
+            Kind::Parallel {
+                success: policy(c, d.success)?,
+                failure: policy(c, d.failure)?,
+            }
+        }
+        NodeDef::ParallelAll(d) => {
+            if d.max_failures == 0 {
+                let hint = "would fail even when no child fails";
+                return Err(zero(c, "ParallelAll", "max_failures", hint));
+            }
+            Kind::ParallelAll {
+                max_failures: d.max_failures,
+            }
+        }
+        NodeDef::Probabilistic(d) => {
+            arity(c, 1, usize::MAX)?;
+            let weights = if d.weights.is_empty() {
+                NONE
+            } else {
+                if d.weights.len() != d.children.len()
+                    || d.weights.iter().any(|w| !w.is_finite() || *w < 0.0)
+                {
+                    return Err(c.err_node(
+                        file,
+                        def,
+                        BtProblem::BadWeights {
+                            weights: d.weights.len(),
+                            children: d.children.len(),
+                        },
+                    ));
+                }
+                let start = c.p.weights.len() as u32;
+                c.p.weights.extend(&d.weights);
+                start
+            };
+            Kind::Probabilistic { weights }
+        }
+        NodeDef::OneOff(d) => Kind::OneOff { random: d.random },
+        NodeDef::SelectOne(d) => Kind::SelectOne { random: d.random },
+        NodeDef::Invert(_) => Kind::Invert,
+        NodeDef::ForceSuccess(_) => Kind::ForceSuccess,
+        NodeDef::ForceFailure(_) => Kind::ForceFailure,
+        NodeDef::Repeat(d) => Kind::Repeat {
+            count: match d.count {
+                Some(0) => return Err(zero(c, "Repeat", "count", NEVER_RUNS)),
+                Some(n) => n,
+                None => 0,
+            },
+        },
+        NodeDef::RetryUntilSuccessful(d) => Kind::RetryUntilSuccessful {
+            attempts: match d.attempts {
+                Some(0) => return Err(zero(c, "RetryUntilSuccessful", "attempts", NEVER_RUNS)),
+                Some(n) => n,
+                None => 0,
+            },
+        },
+        NodeDef::KeepRunningUntilFailure(_) => Kind::KeepRunningUntilFailure,
+        NodeDef::RunOnce(d) => Kind::RunOnce {
+            then_skip: d.then_skip,
+        },
+        NodeDef::Delay(d) => Kind::Delay {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::Cooldown(d) => Kind::Cooldown {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::MinDuration(d) => Kind::MinDuration {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::Timeout(d) => Kind::Timeout {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::Guard(d) => Kind::Guard {
+            cond: c.checks(file, &d.when)?,
+        },
+
+        NodeDef::Action(d) => {
+            let id = match c.vocab.actions.get(&d.action) {
+                Some(id) => *id,
+                None if c.vocab.permissive => ActionId::of(&d.action),
+                None => {
+                    let mut known: Vec<&str> = c.vocab.actions.keys().map(String::as_str).collect();
+                    known.sort_unstable();
+                    return Err(c.err_part(
+                        file,
+                        "action",
+                        &d.action,
+                        BtProblem::UnknownAction {
+                            name: d.action.clone(),
+                            known: if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            },
+                        },
+                    ));
+                }
+            };
+            if let Some(other) =
+                c.p.actions
+                    .iter()
+                    .find(|a| a.id == id && *a.name != *d.action)
+            {
+                return Err(c.err_at(
+                    file,
+                    &d.action,
+                    BtProblem::ActionIdClash {
+                        name: d.action.clone(),
+                        other: other.name.to_string(),
+                    },
+                ));
+            }
+            let schema = c.vocab.schemas.get(&d.action).map(Vec::as_slice);
+            let params = c.action_params(file, &d.action, &d.params, schema)?;
+            let name: Arc<str> = Arc::from(d.action.as_str());
+            let reads_keys = params
+                .iter()
+                .any(|(_, p)| matches!(p, crate::program::Param::Key { .. }));
+            c.p.actions.push(ActionInfo {
+                id,
+                name,
+                params,
+                node: idx,
+                reads_keys,
+            });
+            Kind::Action {
+                action: c.p.actions.len() as u32 - 1,
+            }
+        }
+        NodeDef::Condition(d) => Kind::Condition {
+            cond: c.check(file, &d.check)?,
+        },
+        NodeDef::CheckWorldStateFlags(d) => {
+            let checks: Vec<Check> = d
+                .flags
+                .iter()
+                .map(|(f, v)| Check::World(f.clone(), crate::value::Op::Eq, Value::Bool(*v)))
+                .collect();
+            Kind::Condition {
+                cond: c.check(file, &Check::All(checks))?,
+            }
+        }
+        NodeDef::CheckWorldStateCounters(d) => {
+            let checks: Vec<Check> = d
+                .counters
+                .iter()
+                .map(|(c, op, v)| Check::World(c.clone(), *op, Value::Int(*v)))
+                .collect();
+            Kind::Condition {
+                cond: c.check(file, &Check::All(checks))?,
+            }
+        }
+        NodeDef::Rule(d) => Kind::Rule {
+            cond: c.check(file, &d.check)?,
+        },
+        NodeDef::Threshold(d) if d.count == 0 => {
+            let hint = "would succeed without polling its condition once";
+            return Err(zero(c, "Threshold", "count", hint));
+        }
+        NodeDef::Threshold(d) => Kind::Threshold {
+            cond: c.check(file, &d.check)?,
+            count: d.count,
+        },
+        NodeDef::Wait(d) => Kind::Wait {
+            ms: c.ms(file, def, d.seconds)?,
+        },
+        NodeDef::SetBlackboard(d) => {
+            let key = written_key(c, file, &d.key)?;
+            let value = c.param(file, &d.value, &format!("the value written to {}", d.key))?;
+            let declared = c.p.bb_types[key as usize];
+            if !declared.accepts_type(value.value_type()) {
+                return Err(c.err_part(
+                    file,
+                    "value",
+                    &d.key,
+                    BtProblem::WriteType {
+                        key: d.key.clone(),
+                        expected: declared.name(),
+                        found: value.value_type().name(),
+                    },
+                ));
+            }
+            c.p.writes.push(crate::program::BbWrite { key, value });
+            Kind::SetBlackboard {
+                write: c.p.writes.len() as u32 - 1,
+            }
+        }
+        NodeDef::UnsetBlackboard(d) => Kind::UnsetBlackboard {
+            key: written_key(c, file, &d.key)?,
+        },
+        NodeDef::Succeed(_) => Kind::Succeed,
+        NodeDef::Fail(_) => Kind::Fail,
+        NodeDef::Forever(_) => Kind::Forever,
+        NodeDef::Impulse(d) => {
+            if c.find_behavior(file, &d.behavior).is_none() {
+                return Err(c.err_ref(
+                    file,
+                    &d.behavior,
+                    BtProblem::UnknownBehavior(d.behavior.clone()),
+                ));
+            }
+            let when = c.checks(file, &d.when)?;
+            c.p.impulses.push(ImpulseInfo {
+                node: idx,
+                behavior: d.behavior.clone(),
+                when,
+                redirect_to: NONE,
+            });
+            let impulse = c.p.impulses.len() as u32 - 1;
+            match d.mode {
+                ImpulseMode::InPlace => {
+                    *in_place_impulse = Some(crate::compile::InPlace {
+                        file: file.to_owned(),
+                        behavior: d.behavior.clone(),
+                        with: d.with.clone(),
+                    });
+                }
+                ImpulseMode::Redirect if !d.with.is_empty() => {
+                    return Err(c.err_ref(
+                        file,
+                        &d.behavior,
+                        BtProblem::RedirectWith(d.behavior.clone()),
+                    ));
+                }
+                ImpulseMode::Redirect => {
+                    c.redirects.push(crate::compile::Redirect {
+                        impulse,
+                        file: file.to_owned(),
+                        behavior: d.behavior.clone(),
+                        from: file.to_owned(),
+                    });
+                }
+            }
+            Kind::Impulse { impulse }
+        }
+        NodeDef::Custom(d) => {
+            let Some(node) = c.vocab.customs.get(&d.kind).cloned() else {
+                return Err(c.err_at(file, &d.kind, BtProblem::UnknownCustom(d.kind.clone())));
+            };
+            let (min, max) = node.arity();
+            arity(c, min, max)?;
+            c.p.customs.push(CustomInfo {
+                kind: d.kind.clone(),
+                node,
+                params: d
+                    .params
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), *v))
+                    .collect(),
+            });
+            Kind::Custom {
+                custom: c.p.customs.len() as u32 - 1,
+            }
+        }
+        NodeDef::Use(_) => unreachable!("handled above"),
+    })
+}

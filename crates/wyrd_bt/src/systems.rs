@@ -1,0 +1,677 @@
+//! The plugin's systems: binding agents to their programs, restoring saved
+//! states, the tick of every agent, the running-actions index.
+
+use std::sync::Arc;
+
+use bevy::asset::Assets;
+use bevy::asset::prelude::AssetChanged;
+use bevy::diagnostic::Diagnostics;
+use bevy::ecs::prelude::*;
+use bevy::log::{error, info, warn};
+use bevy::reflect::Reflect;
+use bevy::reflect::std_traits::ReflectDefault;
+use bevy::time::Time;
+
+use crate::agent::{BehaviorTree, BtAgent, RunMode};
+use crate::asset::BtAsset;
+use crate::blackboard::Blackboard;
+use crate::dispatch::RunningActions;
+use crate::persist::{SavedTree, diff, restore};
+use crate::problem::AgentProblem;
+use crate::program::Program;
+use crate::recorder::Recorder;
+use crate::resources::{
+    BtGlobals, BtSettings, BtStats, BtWorldValues, DECIDE_MS, Declared, PARALLEL_FROM, TICKED,
+};
+use crate::runtime::{
+    AgentState, BtActions, ListingChange, Status, TickEnv, TickTrace, tick_agent_traced,
+};
+
+fn bind(
+    agent: &mut BtAgent,
+    tree: &BehaviorTree,
+    program: &Arc<Program>,
+    bb: &mut Mut<Blackboard>,
+    actions: &mut BtActions,
+) {
+    agent.state = AgentState::new(program, tree.seed);
+    agent.program = Some(program.clone());
+    // A recording belongs to one program: it starts over on the new one.
+    if let Some(r) = agent.recorder.take() {
+        agent.record_request = Some(r.capacity());
+    }
+    agent.finished = false;
+    agent.accum = 0.0;
+    agent.clock_us = 0;
+    actions.reserve(program.action_capacity());
+    actions.program = Some(program.clone());
+    actions.now_ms = 0;
+    if !bb.is_bound_to(program) {
+        for error in bb.bind(program) {
+            let problem = AgentProblem::Blackboard {
+                tree: program.source.clone(),
+                error,
+            };
+            if agent.add_problem(problem.clone()) {
+                warn!("{problem}");
+            }
+        }
+    }
+}
+
+/// `Decide`, first: the world values each program reads, looked up once per
+/// program and tick; a name the world does not publish is reported once.
+/// The agents [`restore_trees`] restores.
+pub(crate) type RestoreQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static BehaviorTree,
+        &'static RestoreTree,
+        &'static mut BtAgent,
+        &'static mut Blackboard,
+        &'static mut BtActions,
+    ),
+>;
+
+/// The agents [`decide_trees`] ticks.
+pub(crate) type TickQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static BehaviorTree,
+        &'static mut BtAgent,
+        &'static mut Blackboard,
+        &'static mut BtActions,
+    ),
+>;
+
+/// What [`decide_trees`] needs besides the agents to prepare them.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct Prepare<'w, 's> {
+    commands: Commands<'w, 's>,
+    assets: Res<'w, Assets<BtAsset>>,
+    log: ResMut<'w, BtReloads>,
+    asset_events: MessageReader<'w, 's, bevy::asset::AssetEvent<BtAsset>>,
+    started: Local<'s, bool>,
+}
+
+/// `Decide`: world values published ([`publish_world_values`]), agents
+/// bound to new or reloaded trees ([`bind_trees`]), saved tree states
+/// restored ([`restore_trees`]), then every agent due ticked
+/// ([`tick_trees`]). One system: each system run is a task handed to a
+/// worker and back, a fixed cost per update that dominates small crowds.
+#[allow(
+    clippy::too_many_arguments,
+    clippy::type_complexity,
+    reason = "a Bevy system's parameters"
+)]
+pub(crate) fn decide_trees(
+    mut prepare: Prepare,
+    time: Res<Time>,
+    settings: ResMut<BtSettings>,
+    globals: Res<BtGlobals>,
+    mut world: ResMut<BtWorldValues>,
+    stats: ResMut<BtStats>,
+    diagnostics: Diagnostics,
+    mut dispatch: Dispatch,
+    mut agents: ParamSet<(
+        BindQuery<Changed<BehaviorTree>>,
+        BindQuery<AssetChanged<BehaviorTree>>,
+        RestoreQuery,
+        TickQuery,
+    )>,
+) {
+    let p = &mut prepare;
+    publish_world_values(&p.assets, &globals, &mut world);
+    let assets_changed =
+        p.asset_events.read().count() > 0 || !std::mem::replace(&mut *p.started, true);
+    bind_trees(&p.assets, &mut p.log, assets_changed, &mut agents);
+    restore_trees(&mut p.commands, &globals, &mut agents.p2());
+    tick_trees(
+        &time,
+        settings,
+        &globals,
+        &world,
+        stats,
+        diagnostics,
+        &mut dispatch.locals,
+        &mut agents.p3(),
+    );
+    dispatch.apply();
+}
+
+/// Per tick thread: agents ticked, changes of the running-actions index.
+#[derive(Default)]
+pub(crate) struct TickLocal {
+    ticked: u32,
+    changes: Vec<ListingChange>,
+}
+
+/// What [`decide_trees`] keeps the running-actions index with.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct Dispatch<'w, 's> {
+    running: ResMut<'w, RunningActions>,
+    removed: RemovedComponents<'w, 's, BtAgent>,
+    locals: Local<'s, bevy::utils::Parallel<TickLocal>>,
+}
+
+impl Dispatch<'_, '_> {
+    /// The tick's changes into the index, and agents that left out of it.
+    fn apply(&mut self) {
+        for local in self.locals.iter_mut() {
+            self.running.gather(&mut local.changes);
+        }
+        for e in self.removed.read() {
+            self.running.forget(e);
+        }
+        self.running.settle();
+    }
+}
+
+/// Agents of a tree that names a world value no declaration has get it in
+/// [`BtAgent::problems`] (the inspector shows them): every agent when a new
+/// one is found, and agents whose tree is new since.
+pub(crate) fn report_undeclared_world_values(
+    world: Res<BtWorldValues>,
+    mut seen: Local<u64>,
+    mut agents: Query<(Ref<BehaviorTree>, &mut BtAgent)>,
+) {
+    let everyone = std::mem::replace(&mut *seen, world.undeclared_gen) != world.undeclared_gen;
+    for (tree, mut agent) in &mut agents {
+        if !everyone && !tree.is_changed() {
+            continue;
+        }
+        let Some(problems) = world.undeclared.get(&tree.handle.id()) else {
+            continue;
+        };
+        for p in problems {
+            agent.add_problem(p.clone());
+        }
+    }
+}
+
+fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &mut BtWorldValues) {
+    world.values.retain(|id, _| assets.contains(*id));
+    world.undeclared.retain(|id, _| assets.contains(*id));
+    for (id, asset) in assets.iter() {
+        if asset.program.globals.is_empty() {
+            continue;
+        }
+        let slots = world.values.entry(id).or_default();
+        slots.clear();
+        for (slot, g) in asset.program.globals.iter().enumerate() {
+            let v = globals.get(&g.name);
+            // Reported once per program and name; the key allocates nothing.
+            // While the declarations load, a missing name is not news.
+            if v.is_none()
+                && globals.declared() != Declared::Loading
+                && world.reported.insert((id, slot))
+            {
+                if globals.declared() == Declared::Complete {
+                    let problem = AgentProblem::UndeclaredWorldValue {
+                        at: format!("{}:{}:{}", g.file, g.line, g.column),
+                        name: g.name.clone(),
+                    };
+                    error!("{problem}");
+                    world.undeclared.entry(id).or_default().push(problem);
+                    world.undeclared_gen += 1;
+                } else {
+                    warn!(
+                        "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",
+                        g.file, g.line, g.column, g.name
+                    );
+                }
+            }
+            slots.push(v);
+        }
+    }
+}
+
+/// `Decide`, second: agents whose tree is new, swapped, or whose asset was
+/// (re)loaded bind to its program (Bevy's `AssetChanged` change detection):
+/// a reload restarts them cleanly on the new program.
+///
+/// `AssetChanged` looks every agent's handle up in a map of changed assets
+/// (a pointer chase and a hash per agent: ~38 ns per agent per update at
+/// 10,000 agents), so that query runs only in updates after a tree asset
+/// event; agents whose `BehaviorTree` component changed are found by the
+/// cheap `Changed` filter every update.
+pub(crate) type BindQuery<'w, 's, F> = Query<
+    'w,
+    's,
+    (
+        &'static BehaviorTree,
+        &'static mut BtAgent,
+        &'static mut Blackboard,
+        &'static mut BtActions,
+    ),
+    F,
+>;
+
+/// One reload: old and new program, agents that kept their state, reasons
+/// of those that restarted.
+type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
+
+#[allow(clippy::type_complexity, reason = "decide_trees' queries")]
+fn bind_trees(
+    assets: &Assets<BtAsset>,
+    log: &mut BtReloads,
+    assets_changed: bool,
+    agents: &mut ParamSet<(
+        BindQuery<Changed<BehaviorTree>>,
+        BindQuery<AssetChanged<BehaviorTree>>,
+        RestoreQuery,
+        TickQuery,
+    )>,
+) {
+    let mut reloads: Vec<Reload> = Vec::new();
+    bind_changed(assets, &mut reloads, &mut agents.p0());
+    if assets_changed {
+        bind_changed(assets, &mut reloads, &mut agents.p1());
+    }
+    report_reloads(log, reloads);
+}
+
+/// Binds the agents a query found to their tree's current program.
+fn bind_changed<F: bevy::ecs::query::QueryFilter>(
+    assets: &Assets<BtAsset>,
+    reloads: &mut Vec<Reload>,
+    agents: &mut BindQuery<F>,
+) {
+    // A reload keeps what did not change: per (old, new) program, the diff
+    // and how many agents kept their state, said once.
+    for (tree, mut agent, mut bb, mut actions) in agents.iter_mut() {
+        let Some(asset) = assets.get(&tree.handle) else {
+            continue;
+        };
+        if agent
+            .program
+            .as_ref()
+            .is_none_or(|p| !Arc::ptr_eq(p, &asset.program))
+        {
+            let old = agent.program.clone();
+            let saved = old
+                .as_ref()
+                .map(|old| agent.state.save(old, &actions, &bb, agent.clock_us));
+            let clock_us = agent.clock_us;
+            bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
+            let (Some(old), Some(saved)) = (old, saved) else {
+                continue;
+            };
+            let once = tree.mode == RunMode::Once;
+            let outcome = restore(&asset.program, &saved).map(|(state, slots, _)| {
+                agent.state = state;
+                actions.slots.extend(slots);
+                agent.clock_us = clock_us;
+                agent.finished = once && agent.state.live != Status::Running;
+            });
+            let i = match reloads
+                .iter()
+                .position(|r| Arc::ptr_eq(&r.0, &old) && Arc::ptr_eq(&r.1, &asset.program))
+            {
+                Some(i) => i,
+                None => {
+                    reloads.push((old, asset.program.clone(), 0, Vec::new()));
+                    reloads.len() - 1
+                }
+            };
+            match outcome {
+                Ok(()) => reloads[i].2 += 1,
+                Err(e) => reloads[i].3.push(e.to_string()),
+            }
+        }
+    }
+}
+
+/// Says once per (old, new) program what a reload changed and kept.
+fn report_reloads(log: &mut BtReloads, reloads: Vec<Reload>) {
+    for (old, new, kept, restarted) in reloads {
+        let d = diff(&old, &new);
+        let line = format!(
+            "{}: reloaded: {}; {kept} agents kept their state, {} restarted{}",
+            new.source,
+            d.summary(),
+            restarted.len(),
+            restarted
+                .first()
+                .map_or(String::new(), |r| format!(" (first: {r})"))
+        );
+        info!("{line}");
+        log.0.push(line);
+        if log.0.len() > 20 {
+            log.0.remove(0);
+        }
+    }
+}
+
+/// `Decide`, after binding: saved tree states given with [`RestoreTree`]
+/// are restored once the agent's tree is bound.
+fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut RestoreQuery) {
+    for (e, tree, saved, mut agent, mut bb, mut actions) in agents.iter_mut() {
+        let Some(program) = agent.program.clone() else {
+            continue;
+        };
+        commands.entity(e).remove::<RestoreTree>();
+        match restore(&program, &saved.0) {
+            Ok((state, slots, report)) => {
+                restore_blackboard(&program, &saved.0, &mut bb);
+                agent.state = state;
+                actions.slots.clear();
+                actions.slots.extend(slots);
+                actions.now_ms = agent.state.now_ms;
+                agent.clock_us = saved.0.clock_us;
+                // A finished run-once tree stays finished.
+                agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
+                if let Some(r) = agent.recorder.take() {
+                    agent.record_request = Some(r.capacity());
+                }
+                if saved.0.inputs_seen
+                    && program.globals().is_empty()
+                    && saved.0.tree_hash == format!("{:016x}", program.content_hash)
+                    && report.not_kept.is_empty()
+                {
+                    // As the saved agent: nothing changed since its last
+                    // walk (its next may be skipped). Only without world
+                    // values, which may differ in this app, and for the
+                    // very tree it was saved on, all kept (an edited tree
+                    // may decide otherwise with the same inputs).
+                    agent.state.seen_inputs =
+                        crate::runtime::inputs_key(bb.generation(), globals.generation());
+                }
+                if !report.not_kept.is_empty() || !report.values_dropped.is_empty() {
+                    info!(
+                        "{}: restored the saved tree state; {report}",
+                        program.source
+                    );
+                }
+                agent.restored = Some(report);
+            }
+            Err(error) => {
+                // The agent starts fresh, and its blackboard stays as the
+                // game set it: values saved beside a state that does not
+                // fit the tree any more are not half-applied.
+                let problem = AgentProblem::NotRestored {
+                    tree: program.source.clone(),
+                    error,
+                };
+                warn!("{problem}");
+                if !agent.problems.contains(&problem) {
+                    agent.problems.push(problem);
+                }
+            }
+        }
+    }
+}
+
+/// The saved blackboard values and tags the tree still declares.
+fn restore_blackboard(program: &Program, saved: &SavedTree, bb: &mut Blackboard) {
+    for (k, v) in &saved.blackboard {
+        if let Some(i) = program.bb_key(k) {
+            match v {
+                Some(v) => bb.set_index(i, *v),
+                None => bb.clear_index(i),
+            }
+        }
+    }
+    let mut tags = 0u64;
+    for t in &saved.tags {
+        tags |= program.tag_bit(t).unwrap_or(0);
+    }
+    bb.set_tags(tags);
+}
+
+/// The last hot reloads of trees: what changed and how many agents kept
+/// their state (the inspector shows them).
+#[derive(Resource, Debug, Default, Clone, Reflect)]
+// The reflected type path from before the plugin file was split (scenes
+// and remote clients name types by it).
+#[type_path = "wyrd_bt::plugin"]
+#[reflect(Resource, Default, Debug)]
+pub struct BtReloads(pub Vec<String>);
+
+/// Restores a saved tree state ([`SavedTree`]) on this agent once its tree
+/// is bound (then the component is removed). What could not be kept is
+/// reported in [`BtAgent::problems`]; a state that cannot be restored at all
+/// (another tree, a newer format, a running node that changed) leaves the
+/// agent starting fresh.
+#[derive(Component, Debug, Clone)]
+pub struct RestoreTree(pub SavedTree);
+
+/// `Decide`, third: restarts, rate division and the tick of every agent due
+/// (in parallel), then the tick's statistics (also published as Bevy
+/// diagnostics: [`BtPlugin::TICKED`], [`BtPlugin::DECIDE_MS`]).
+#[allow(clippy::too_many_arguments, reason = "a Bevy system's parameters")]
+fn tick_trees(
+    time: &Time,
+    mut settings: ResMut<BtSettings>,
+    globals: &BtGlobals,
+    world: &BtWorldValues,
+    mut stats: ResMut<BtStats>,
+    mut diagnostics: Diagnostics,
+    locals: &mut bevy::utils::Parallel<TickLocal>,
+    agents: &mut TickQuery,
+) {
+    // The world is still loading: no tree starts deciding yet.
+    let waiting = settings.wait_for_world && globals.declared() == Declared::Loading;
+    // Paused by a debugger: no tree ticks, but for the steps asked.
+    let paused = settings.paused && settings.steps == 0;
+    if waiting || paused {
+        stats.ticked = 0;
+        // Bound and restored agents are listed under their actions all the
+        // same (a restored action is the game's to run).
+        let mut local = locals.borrow_local_mut();
+        for (entity, _, _, _, mut actions) in agents.iter_mut() {
+            actions.relist(entity, &mut local.changes);
+        }
+        return;
+    }
+    if settings.paused {
+        settings.steps -= 1;
+    }
+    let settings = &*settings;
+    let world_values = &world.values;
+    let globals_generation = globals.generation();
+    let dt = time.delta_secs();
+    let max_restarts = settings.max_restarts_per_tick;
+    // The step of agents that tick every update, rounded once.
+    let update_step_us = (f64::from(dt) * 1e6).round() as u64;
+    let started = std::time::Instant::now();
+    // The ticked count is per thread, borrowed once per batch of agents
+    // (one shared atomic would bounce between cores; a thread-local look-up
+    // per agent costs more than many ticks).
+    let tick = |ticked: &mut u32,
+                tree: &BehaviorTree,
+                agent: &mut BtAgent,
+                bb: &mut Blackboard,
+                actions: &mut BtActions| {
+        // Borrowed, not cloned: an `Arc` clone per agent and tick is an
+        // atomic write to one cache line shared by every thread.
+        let Some(program) = agent.program.as_deref() else {
+            return;
+        };
+        if agent.restart {
+            agent.restart = false;
+            agent.restarts_this_tick += 1;
+            if agent.restarts_this_tick > max_restarts {
+                error!(
+                    "{}: restarted more than {max_restarts} times in one tick; not restarting again this tick",
+                    program.source
+                );
+            } else {
+                if let Some(rec) = agent.recorder.as_mut() {
+                    rec.note_restart();
+                }
+                agent.state.reset(program, actions);
+                agent.finished = false;
+            }
+        }
+        if agent.finished {
+            return;
+        }
+        let step_us = match tree.rate_hz {
+            Some(hz) if hz > 0.0 => {
+                agent.accum += dt;
+                let period = 1.0 / hz;
+                if agent.accum + 1e-6 < period {
+                    return;
+                }
+                agent.accum = (agent.accum - period).min(period);
+                (f64::from(period) * 1e6).round() as u64
+            }
+            _ => update_step_us,
+        };
+        // Agent time in ms follows an exact µs clock: 30 Hz steps of 33 and
+        // 34 ms, not 33 ms forever (which would run 1 % slow).
+        let before = agent.clock_us / 1000;
+        agent.clock_us += step_us;
+        let step_ms = (agent.clock_us / 1000 - before) as u32;
+        agent.restarts_this_tick = 0;
+        let env = TickEnv {
+            stub: None,
+            globals: if program.globals.is_empty() {
+                &[]
+            } else {
+                world_values
+                    .get(&tree.handle.id())
+                    .map_or(&[], Vec::as_slice)
+            },
+            globals_generation,
+            repeat: tree.mode == RunMode::Repeat,
+            always_walk: false,
+            dt_us: step_us.min(u64::from(u32::MAX)) as u32,
+        };
+        // The flight recorder starts from the agent as it is now.
+        // (Read, and written only when there is one: the line stays clean.)
+        let request = agent
+            .record_request
+            .is_some()
+            .then(|| agent.record_request.take())
+            .flatten();
+        if let Some(n) = request.or(settings.record_all)
+            && (request.is_some() || agent.recorder.is_none())
+        {
+            agent.recorder = Some(Box::new(Recorder::new(
+                program,
+                &agent.state,
+                bb,
+                actions,
+                env.globals,
+                n,
+                tree.mode == RunMode::Repeat,
+                agent.clock_us - step_us,
+            )));
+            if agent.trace.is_none() {
+                // Sized up front: a recording agent allocates nothing per
+                // tick (a tick ticks each node about once, loops aside).
+                agent.trace = Some(Box::new(TickTrace {
+                    ticked: Vec::with_capacity(program.len() * 4),
+                    actions: Vec::with_capacity(program.action_capacity() * 4),
+                }));
+            }
+        }
+        if let Some(rec) = agent.recorder.as_mut() {
+            rec.before_tick(
+                program,
+                agent.state.ticks() + 1,
+                env.dt_us,
+                bb,
+                actions,
+                env.globals,
+            );
+        }
+        let status = tick_agent_traced(
+            program,
+            &mut agent.state,
+            bb,
+            actions,
+            step_ms,
+            env,
+            agent.trace.as_deref_mut(),
+        );
+        if let (Some(rec), Some(trace)) = (agent.recorder.as_mut(), agent.trace.as_deref()) {
+            rec.after_tick(program, &agent.state, trace, status);
+        }
+        // A condition read a key the game has not set: said once per key.
+        let fresh = agent.state.unset_reads() & !agent.unset_reported;
+        if fresh != 0 {
+            agent.unset_reported |= fresh;
+            for k in (0..64).filter(|k| fresh & (1u64 << k) != 0) {
+                let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
+                let problem = AgentProblem::UnsetKey {
+                    tree: program.source().to_owned(),
+                    key: key.to_owned(),
+                };
+                warn!("{problem}");
+                if !agent.problems.contains(&problem) {
+                    agent.problems.push(problem);
+                }
+            }
+        }
+        *ticked += 1;
+        if tree.mode == RunMode::Once && status != Status::Running {
+            agent.finished = true;
+        }
+    };
+    // Each agent: its tick, then its entry in the running-actions index.
+    let each = |local: &mut TickLocal,
+                (entity, tree, mut agent, mut bb, mut actions): (
+        Entity,
+        &BehaviorTree,
+        Mut<BtAgent>,
+        Mut<Blackboard>,
+        Mut<BtActions>,
+    )| {
+        let (agent, actions) = (&mut *agent, &mut *actions);
+        // The tree writes its blackboard only through `SetBlackboard` /
+        // `UnsetBlackboard`: the component is marked changed only when one
+        // wrote (game systems watching `Changed<Blackboard>` see the
+        // tree's writes and nothing else).
+        let generation = bb.generation();
+        tick(
+            &mut local.ticked,
+            tree,
+            agent,
+            bb.bypass_change_detection(),
+            actions,
+        );
+        if bb.generation() != generation {
+            bb.set_changed();
+        }
+        actions.now_ms = agent.state.now_ms;
+        actions.relist(entity, &mut local.changes);
+    };
+    if agents.iter().len() < PARALLEL_FROM {
+        // A parallel iteration hands batches to the compute threads and
+        // waits for them: tens of microseconds on a small machine, more
+        // than a small crowd's whole tick.
+        let mut local = locals.borrow_local_mut();
+        for item in agents.iter_mut() {
+            each(&mut local, item);
+        }
+    } else {
+        agents.par_iter_mut().for_each_init(
+            || locals.borrow_local_mut(),
+            |local, item| each(local, item),
+        );
+    }
+    stats.ticked = locals
+        .iter_mut()
+        .map(|l| std::mem::take(&mut l.ticked))
+        .sum();
+    stats.decide_ns = started.elapsed().as_nanos() as u64;
+    let per_second = stats.ticked as f32 / dt.max(1e-6);
+    stats.ticks_per_second = if stats.ticks_per_second == 0.0 {
+        per_second
+    } else {
+        stats.ticks_per_second * 0.9 + per_second * 0.1
+    };
+    let (ticked, decide_ms) = (stats.ticked, stats.decide_ns as f64 / 1e6);
+    diagnostics.add_measurement(&TICKED, || f64::from(ticked));
+    diagnostics.add_measurement(&DECIDE_MS, || decide_ms);
+    // `Act` starts now (its systems run after this one): timed from here
+    // to `act_end`, without a system of its own.
+    stats.act_start = Some(std::time::Instant::now());
+}
