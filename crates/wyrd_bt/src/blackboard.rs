@@ -8,8 +8,38 @@ use bevy::ecs::reflect::ReflectComponent;
 use bevy::reflect::Reflect;
 use bevy::reflect::std_traits::ReflectDefault;
 
-use crate::program::{Port, Program};
 use crate::value::{Value, ValueType};
+
+/// An output port of a running action: a blackboard key to write its
+/// result to (`Blackboard::write`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Port {
+    pub(crate) key: u16,
+    pub(crate) ty: ValueType,
+}
+
+impl Port {
+    /// The key's index.
+    pub fn key(&self) -> u16 {
+        self.key
+    }
+
+    /// The key's type.
+    pub fn value_type(&self) -> ValueType {
+        self.ty
+    }
+}
+
+/// A tree's blackboard layout: its keys with their types and defaults, and
+/// its tag names. A [`Program`](crate::Program) has one; binding lays a
+/// blackboard out as it.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyLayout<'a> {
+    pub(crate) keys: &'a Arc<[String]>,
+    pub(crate) types: &'a Arc<[ValueType]>,
+    pub(crate) defaults: &'a [Option<Value>],
+    pub(crate) tags: &'a Arc<[String]>,
+}
 
 /// An agent's inputs: blackboard values (declared in the tree file, typed by
 /// their defaults or declared types) and tag bits. A key declared with a
@@ -143,26 +173,25 @@ impl Blackboard {
         self.generation += 1;
     }
 
-    /// Whether the blackboard is laid out for this program.
-    pub fn is_bound_to(&self, program: &Program) -> bool {
+    /// Whether the blackboard is laid out as `layout` (see
+    /// [`Blackboard::is_bound_to`]).
+    pub(crate) fn is_laid_out_as(&self, layout: KeyLayout<'_>) -> bool {
         self.bound
-            && Arc::ptr_eq(&self.keys, &program.bb_shared)
-            && Arc::ptr_eq(&self.tag_names, &program.tags_shared)
+            && Arc::ptr_eq(&self.keys, layout.keys)
+            && Arc::ptr_eq(&self.tag_names, layout.tags)
     }
 
-    /// Lays the blackboard out for a program: declared keys with defaults,
-    /// then values set earlier by name. Returns the values that did not fit
-    /// (unknown keys or wrong types), which are dropped.
-    pub fn bind(&mut self, program: &Program) -> Vec<BlackboardError> {
+    /// Lays the blackboard out as `layout` (see [`Blackboard::bind`]).
+    pub(crate) fn lay_out(&mut self, layout: KeyLayout<'_>) -> Vec<BlackboardError> {
         let mut problems = Vec::new();
-        let mut values = program.bb_defaults.clone();
+        let mut values = layout.defaults.to_vec();
         for (k, v) in self.keys.iter().zip(&self.values) {
             let Some(v) = v else { continue };
-            match program.bb_keys.iter().position(|p| p == k) {
-                Some(i) if program.bb_types[i].accepts(v) => values[i] = Some(*v),
+            match layout.keys.iter().position(|p| p == k) {
+                Some(i) if layout.types[i].accepts(v) => values[i] = Some(*v),
                 Some(i) => problems.push(BlackboardError::WrongType {
                     key: k.clone(),
-                    expected: program.bb_types[i].name(),
+                    expected: layout.types[i].name(),
                     found: v.type_name(),
                 }),
                 None => problems.push(BlackboardError::UnknownKey(k.clone())),
@@ -171,20 +200,20 @@ impl Blackboard {
         let mut tags = 0u64;
         for (i, t) in self.tag_names.iter().enumerate() {
             if i < 64 && self.tags & (1 << i) != 0 {
-                match program.tag_names.iter().position(|p| p == t) {
+                match layout.tags.iter().position(|p| p == t) {
                     Some(bit) => tags |= 1 << bit,
                     None => problems.push(BlackboardError::UnknownTag(t.clone())),
                 }
             }
         }
-        self.keys = program.bb_shared.clone();
-        self.types = program.bb_types_shared.clone();
+        self.keys = layout.keys.clone();
+        self.types = layout.types.clone();
         self.values = values;
         self.bools = 0;
         for i in 0..self.values.len().min(64) {
             self.sync_bool(i);
         }
-        self.tag_names = program.tags_shared.clone();
+        self.tag_names = layout.tags.clone();
         self.tags = tags;
         self.generation += 1;
         self.bound = true;

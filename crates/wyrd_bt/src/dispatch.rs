@@ -19,7 +19,8 @@ use bevy::log::warn;
 use crate::agent::BtAgent;
 use crate::blackboard::Blackboard;
 use crate::problem::AgentProblem;
-use crate::registry::{ActionId, BtAction};
+use crate::program::ActionId;
+use crate::registry::BtAction;
 use crate::runtime::{ActionState, ActiveAction, BtActions, ListingChange};
 
 /// Which agents have a slot of which action (started, running, or aborted

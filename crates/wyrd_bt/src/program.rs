@@ -3,8 +3,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::blackboard::Blackboard;
-use crate::registry::{ActionId, CustomNode, PredicateFn};
+pub use crate::blackboard::Port;
+use crate::blackboard::{Blackboard, BlackboardError, KeyLayout};
+use crate::custom::CustomNode;
+use crate::status::Status;
 use crate::value::{FromValue, Op, Value, ValueType};
 
 /// Index of "none" in `u32` fields.
@@ -206,6 +208,63 @@ pub(crate) struct BbWrite {
     pub(crate) value: Param,
 }
 
+/// Identity of an action: a 32-bit hash of its name, so that it can be a
+/// constant in game code (`const SHOOT: ActionId = ActionId::of("Shoot");`).
+/// 32 bits keep an action slot at 16 bytes; two names of one tree that
+/// hash alike are a compile error ([`BtProblem::ActionIdClash`](crate::BtProblem)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bevy::reflect::Reflect)]
+// The reflected type path from before the move (scenes and remote clients
+// name types by it).
+#[type_path = "wyrd_bt::registry"]
+pub struct ActionId(pub u32);
+
+impl ActionId {
+    /// The id of an action name (32-bit FNV-1a).
+    pub const fn of(name: &str) -> ActionId {
+        let bytes = name.as_bytes();
+        let mut hash: u32 = 0x811c_9dc5;
+        let mut i = 0;
+        while i < bytes.len() {
+            hash ^= bytes[i] as u32;
+            hash = hash.wrapping_mul(0x0100_0193);
+            i += 1;
+        }
+        ActionId(hash)
+    }
+}
+
+/// A registered Rust predicate: a pure function of the agent's blackboard
+/// (values and tags).
+pub type PredicateFn = Arc<dyn Fn(&Blackboard, &PredicateArgs<'_>) -> bool + Send + Sync>;
+
+/// The arguments of one predicate call in a tree
+/// (`Predicate("within", {"of": "{target}", "meters": 8.0})`), resolved at
+/// compile time: constants, or keys read on the agent's blackboard.
+#[derive(Clone, Copy)]
+pub struct PredicateArgs<'a> {
+    pub(crate) args: &'a [(Box<str>, Param)],
+    pub(crate) bb: &'a Blackboard,
+}
+
+impl PredicateArgs<'_> {
+    /// An argument by name, typed (`None`: missing, unset or another type).
+    pub fn get<T: FromValue>(&self, name: &str) -> Option<T> {
+        let (_, p) = self.args.iter().find(|(k, _)| &**k == name)?;
+        p.read(self.bb).and_then(T::from_value)
+    }
+
+    /// An argument's value by name.
+    pub fn value(&self, name: &str) -> Option<Value> {
+        let (_, p) = self.args.iter().find(|(k, _)| &**k == name)?;
+        p.read(self.bb)
+    }
+
+    /// The argument names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.args.iter().map(|(k, _)| &**k)
+    }
+}
+
 /// A compiled parameter: a constant, or a blackboard key read (or, for an
 /// output, written) when the action runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -282,26 +341,6 @@ pub enum ParamError {
         /// The parameter.
         name: String,
     },
-}
-
-/// An output port of a running action: a blackboard key to write its
-/// result to (`Blackboard::write`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Port {
-    pub(crate) key: u16,
-    pub(crate) ty: ValueType,
-}
-
-impl Port {
-    /// The key's index.
-    pub fn key(&self) -> u16 {
-        self.key
-    }
-
-    /// The key's type.
-    pub fn value_type(&self) -> ValueType {
-        self.ty
-    }
 }
 
 /// An action leaf's data.
@@ -559,7 +598,7 @@ pub struct Program {
     pub(crate) reads_unset: bool,
     /// The outcomes of fresh walks, when they depend on a few bool keys
     /// only (see `runtime::fresh`).
-    pub(crate) fresh: Option<Box<crate::runtime::FreshTable>>,
+    pub(crate) fresh: Option<Box<FreshTable>>,
     /// Most actions that can run at once (parallels), stimuli excluded.
     pub(crate) max_concurrent_actions: u32,
     /// World values the program reads.
@@ -627,5 +666,61 @@ impl Program {
     pub fn name(&self, node: u32) -> &str {
         let p = &self.paths[node as usize];
         p.rsplit('/').next().unwrap_or(p)
+    }
+}
+
+/// The outcomes of a program's fresh walk, one per combination of the bool
+/// keys its conditions read. Each entry is an image of the agent's
+/// per-node allocation with a mask, so that applying one is a loop over a
+/// few dozen words: `new = old & keep | value`. Per byte of a node state:
+/// the entry's where the walk ticked the node; the old status with the
+/// rule flags of a node passed by (paused, DOES_COMPLETE) elsewhere. Per
+/// cursor and aux word: the entry's where the walk entered the composite,
+/// the old one elsewhere. Built and read by `runtime::fresh` (it runs the
+/// interpreter); kept here, beside the program it belongs to.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FreshTable {
+    /// The bit of each key the table is indexed by, low bit first.
+    pub(crate) bits: Vec<u8>,
+    /// When those bits are contiguous, the lowest (the entry is a shift
+    /// and a mask of the bools); `u32::MAX` otherwise.
+    pub(crate) shift: u32,
+    /// Words of the allocation; per entry, `words` of each.
+    pub(crate) words: usize,
+    pub(crate) keep: Vec<u32>,
+    pub(crate) value: Vec<u32>,
+    /// Per entry, the actions started (leaf nodes, in order): a range of
+    /// `started`.
+    pub(crate) started_at: Vec<(u32, u32)>,
+    pub(crate) started: Vec<u32>,
+    /// Per entry, the root's status.
+    pub(crate) status: Vec<Status>,
+}
+
+/// The blackboard calls a program offers (the blackboard itself knows only
+/// key layouts, not programs).
+impl Blackboard {
+    /// Whether the blackboard is laid out for this program.
+    pub fn is_bound_to(&self, program: &Program) -> bool {
+        self.is_laid_out_as(program.key_layout())
+    }
+
+    /// Lays the blackboard out for a program: declared keys with defaults,
+    /// then values set earlier by name. Returns the values that did not fit
+    /// (unknown keys or wrong types), which are dropped.
+    pub fn bind(&mut self, program: &Program) -> Vec<BlackboardError> {
+        self.lay_out(program.key_layout())
+    }
+}
+
+impl Program {
+    /// The program's blackboard layout.
+    pub(crate) fn key_layout(&self) -> KeyLayout<'_> {
+        KeyLayout {
+            keys: &self.bb_shared,
+            types: &self.bb_types_shared,
+            defaults: &self.bb_defaults,
+            tags: &self.tags_shared,
+        }
     }
 }

@@ -278,7 +278,7 @@ impl Recorder {
             if let Some(f) = &p.f {
                 let now = f(
                     blackboard,
-                    &crate::registry::PredicateArgs {
+                    &crate::program::PredicateArgs {
                         args: &p.args,
                         bb: blackboard,
                     },
@@ -688,7 +688,7 @@ fn predicate_answers(program: &Program, bb: &Blackboard) -> Vec<bool> {
         .iter()
         .map(|p| {
             p.f.as_ref()
-                .is_some_and(|f| f(bb, &crate::registry::PredicateArgs { args: &p.args, bb }))
+                .is_some_and(|f| f(bb, &crate::program::PredicateArgs { args: &p.args, bb }))
         })
         .collect()
 }

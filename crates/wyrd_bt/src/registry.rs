@@ -8,31 +8,9 @@ use bevy::ecs::resource::Resource;
 use bevy::reflect::std_traits::ReflectDefault;
 
 use crate::blackboard::Blackboard;
-use crate::program::Param;
-use crate::runtime::{CustomCtx, Status};
+pub use crate::custom::CustomNode;
+pub use crate::program::{ActionId, PredicateArgs, PredicateFn};
 use crate::value::{FromValue, Value, ValueType};
-
-/// Identity of an action: a 32-bit hash of its name, so that it can be a
-/// constant in game code (`const SHOOT: ActionId = ActionId::of("Shoot");`).
-/// 32 bits keep an action slot at 16 bytes; two names of one tree that
-/// hash alike are a compile error ([`BtProblem::ActionIdClash`](crate::BtProblem)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, bevy::reflect::Reflect)]
-pub struct ActionId(pub u32);
-
-impl ActionId {
-    /// The id of an action name (32-bit FNV-1a).
-    pub const fn of(name: &str) -> ActionId {
-        let bytes = name.as_bytes();
-        let mut hash: u32 = 0x811c_9dc5;
-        let mut i = 0;
-        while i < bytes.len() {
-            hash ^= bytes[i] as u32;
-            hash = hash.wrapping_mul(0x0100_0193);
-            i += 1;
-        }
-        ActionId(hash)
-    }
-}
 
 /// 64-bit FNV-1a of a text (content hashes and node signatures).
 pub(crate) fn fnv64(text: &str) -> u64 {
@@ -42,38 +20,6 @@ pub(crate) fn fnv64(text: &str) -> u64 {
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     hash
-}
-
-/// A registered Rust predicate: a pure function of the agent's blackboard
-/// (values and tags).
-pub type PredicateFn = Arc<dyn Fn(&Blackboard, &PredicateArgs<'_>) -> bool + Send + Sync>;
-
-/// The arguments of one predicate call in a tree
-/// (`Predicate("within", {"of": "{target}", "meters": 8.0})`), resolved at
-/// compile time: constants, or keys read on the agent's blackboard.
-#[derive(Clone, Copy)]
-pub struct PredicateArgs<'a> {
-    pub(crate) args: &'a [(Box<str>, Param)],
-    pub(crate) bb: &'a Blackboard,
-}
-
-impl PredicateArgs<'_> {
-    /// An argument by name, typed (`None`: missing, unset or another type).
-    pub fn get<T: FromValue>(&self, name: &str) -> Option<T> {
-        let (_, p) = self.args.iter().find(|(k, _)| &**k == name)?;
-        p.read(self.bb).and_then(T::from_value)
-    }
-
-    /// An argument's value by name.
-    pub fn value(&self, name: &str) -> Option<Value> {
-        let (_, p) = self.args.iter().find(|(k, _)| &**k == name)?;
-        p.read(self.bb)
-    }
-
-    /// The argument names, sorted.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.args.iter().map(|(k, _)| &**k)
-    }
 }
 
 /// One parameter of an action's schema (see [`BtAction`]).
@@ -230,39 +176,6 @@ macro_rules! bt_action {
     )*};
     (@default) => { None };
     (@default $e:expr) => { Some($crate::Value::from($e)) };
-}
-
-/// A game-defined composite or decorator ("everything is customizable").
-///
-/// ```
-/// use wyrd_bt::prelude::*;
-/// use wyrd_bt::{CustomCtx, CustomNode};
-///
-/// /// Succeeds when at least half of its children succeed, ticking all.
-/// struct Majority;
-/// impl CustomNode for Majority {
-///     fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
-///         let (mut ok, mut running) = (0, false);
-///         for k in 0..ctx.child_count() {
-///             match ctx.tick_child(k) {
-///                 Status::Success => ok += 1,
-///                 Status::Running => running = true,
-///                 _ => {}
-///             }
-///         }
-///         if running { Status::Running }
-///         else if ok * 2 >= ctx.child_count() { Status::Success }
-///         else { Status::Failure }
-///     }
-/// }
-/// ```
-pub trait CustomNode: Send + Sync + 'static {
-    /// Allowed number of children, inclusive (default: one or more).
-    fn arity(&self) -> (usize, usize) {
-        (1, usize::MAX)
-    }
-    /// One tick of the node. Children not ticked are considered paused.
-    fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status;
 }
 
 /// The names trees may use: registered actions, predicates, custom nodes.

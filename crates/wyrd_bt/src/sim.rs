@@ -900,7 +900,7 @@ fn replay_from<'p>(
             // before ids were 32-bit carry 64-bit ones).
             id: program
                 .action_of(node)
-                .map_or(crate::registry::ActionId(*id as u32), |a| a.id),
+                .map_or(crate::program::ActionId(*id as u32), |a| a.id),
             node,
             state,
             started_ms: *started_ms,

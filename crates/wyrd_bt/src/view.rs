@@ -31,41 +31,7 @@ use std::fmt;
 use crate::kind::{Family, Kind, KindInfo};
 use crate::program::{ActionInfo, ImpulseInfo, NONE, Program};
 use crate::runtime::{AgentState, NodeState, Status, Stimulus};
-
-bitflags::bitflags! {
-    /// A node's Trainz rule flags.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    pub struct RuleFlags: u8 {
-        /// The parent is not running the node; it does not change state.
-        const PAUSED = 1;
-        /// The node has completed (may be lost again, e.g. a rule whose
-        /// condition stops holding).
-        const COMPLETE = 2;
-        /// The node completed at some point (latches until the node starts
-        /// afresh).
-        const WAS_COMPLETE = 4;
-        /// The node can ever complete (static).
-        const DOES_COMPLETE = 8;
-    }
-}
-
-impl fmt::Display for RuleFlags {
-    /// The flags as the letters `PCWD` (only those set), as in the Trainz
-    /// documentation's tables.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (flag, c) in [
-            (RuleFlags::PAUSED, 'P'),
-            (RuleFlags::COMPLETE, 'C'),
-            (RuleFlags::WAS_COMPLETE, 'W'),
-            (RuleFlags::DOES_COMPLETE, 'D'),
-        ] {
-            if self.contains(flag) {
-                write!(f, "{c}")?;
-            }
-        }
-        Ok(())
-    }
-}
+pub use crate::status::RuleFlags;
 
 /// One node of a compiled tree.
 #[derive(Clone, Copy)]

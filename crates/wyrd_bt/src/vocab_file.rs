@@ -41,8 +41,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::registry::{CustomNode, ParamSpec, Vocabulary};
-use crate::runtime::{CustomCtx, Status};
+use crate::custom::{CustomCtx, CustomNode};
+use crate::registry::{ParamSpec, Vocabulary};
+use crate::status::Status;
 use crate::value::{Value, ValueType};
 
 /// The newest vocabulary format version this build reads and writes.

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use super::{BtError, BtProblem, Compiler};
 use crate::def::{Check, ImpulseMode, NodeDef, Policy};
 use crate::kind::Kind;
+use crate::program::ActionId;
 use crate::program::{ActionInfo, CustomInfo, ImpulseInfo, NONE};
-use crate::registry::ActionId;
 use crate::value::Value;
 
 /// The key a `SetBlackboard` / `UnsetBlackboard` writes: a declared key,

@@ -286,7 +286,7 @@ pub fn compile(
     c.p.bb_shared = c.p.bb_keys.as_slice().into();
     c.p.bb_types_shared = c.p.bb_types.as_slice().into();
     c.p.tags_shared = c.p.tag_names.as_slice().into();
-    c.p.fresh = crate::runtime::FreshTable::build(&c.p).map(Box::new);
+    c.p.fresh = crate::program::FreshTable::build(&c.p).map(Box::new);
     Ok(c.p)
 }
 

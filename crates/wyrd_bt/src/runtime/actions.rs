@@ -6,7 +6,7 @@ use bevy::reflect::std_traits::ReflectDefault;
 
 use bevy::ecs::entity::Entity;
 
-use crate::registry::ActionId;
+use crate::program::ActionId;
 
 /// What an action is doing. Game systems read and set it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bevy::reflect::Reflect)]

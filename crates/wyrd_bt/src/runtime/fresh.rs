@@ -15,39 +15,12 @@
 
 use super::{ActionState, ActiveAction, AgentState, BtActions, Interp, Status, rule};
 use crate::blackboard::Blackboard;
-use crate::program::{Cond, Kind, NONE, Program};
+use crate::program::{Cond, FreshTable, Kind, NONE, Program};
 use crate::value::Value;
 
 /// Most bool keys a table covers (2^11 fresh walks when the tree compiles,
 /// at most a few hundred kilobytes).
 pub(crate) const MAX_BITS: u32 = 11;
-
-/// The outcomes of a program's fresh walk, one per combination of the bool
-/// keys its conditions read. Each entry is an image of the agent's
-/// per-node allocation with a mask, so that applying one is a loop over a
-/// few dozen words: `new = old & keep | value`. Per byte of a node state:
-/// the entry's where the walk ticked the node; the old status with the
-/// rule flags of a node passed by (paused, DOES_COMPLETE) elsewhere. Per
-/// cursor and aux word: the entry's where the walk entered the composite,
-/// the old one elsewhere.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct FreshTable {
-    /// The bit of each key the table is indexed by, low bit first.
-    bits: Vec<u8>,
-    /// When those bits are contiguous, the lowest (the entry is a shift
-    /// and a mask of the bools); `u32::MAX` otherwise.
-    shift: u32,
-    /// Words of the allocation; per entry, `words` of each.
-    words: usize,
-    keep: Vec<u32>,
-    value: Vec<u32>,
-    /// Per entry, the actions started (leaf nodes, in order): a range of
-    /// `started`.
-    started_at: Vec<(u32, u32)>,
-    started: Vec<u32>,
-    /// Per entry, the root's status.
-    status: Vec<Status>,
-}
 
 /// Whether a condition is a function of the bool mask alone (and its
 /// mask's bits).

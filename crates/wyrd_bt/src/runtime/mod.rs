@@ -17,10 +17,10 @@ mod stimuli;
 mod trace;
 mod trainz;
 
+pub use crate::custom::CustomCtx;
 pub(crate) use actions::ListingChange;
 pub use actions::{ActionState, ActiveAction, BtActions};
-pub use custom::CustomCtx;
-pub(crate) use fresh::FreshTable;
+
 pub use stimuli::{MAX_STIMULI, Stimulus, StimulusError};
 pub use trace::{ActionEvent, TickTrace};
 
@@ -33,139 +33,8 @@ use crate::program::{Cond, Kind, NONE, Program};
 /// the next tick (a tree of instant children cannot hang the game).
 pub const LOOPS_PER_TICK: u32 = 32;
 
-/// A node's (or tree's) status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, bevy::reflect::Reflect)]
-#[repr(u8)]
-pub enum Status {
-    /// Not started (or halted).
-    #[default]
-    Idle,
-    /// Started, not finished.
-    Running,
-    /// Finished well.
-    Success,
-    /// Finished badly, or not relevant.
-    Failure,
-    /// Had nothing to do (`RunOnce` after its run): parents carry on as if
-    /// the node were not there (BT.CPP's SKIPPED).
-    Skipped,
-}
-
-impl Status {
-    /// Lower-case name (`running`, `success`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Idle => "idle",
-            Status::Running => "running",
-            Status::Success => "success",
-            Status::Failure => "failure",
-            Status::Skipped => "skipped",
-        }
-    }
-}
-
-/// Rule flag bits of [`NodeState`] (the interpreter's; users read
-/// [`RuleFlags`](crate::RuleFlags)).
-pub(crate) mod rule {
-    use crate::view::RuleFlags;
-    pub(crate) const PAUSED: u8 = RuleFlags::PAUSED.bits();
-    pub(crate) const COMPLETE: u8 = RuleFlags::COMPLETE.bits();
-    pub(crate) const WAS_COMPLETE: u8 = RuleFlags::WAS_COMPLETE.bits();
-    pub(crate) const DOES_COMPLETE: u8 = RuleFlags::DOES_COMPLETE.bits();
-}
-
-/// Per-node runtime state, one byte: the status after the node's last tick
-/// (bits 4-6) and its rule flags ([`RuleFlags`](crate::RuleFlags), bits 0-3). Composites' cursors
-/// live apart, in the agent state's cursors.
-#[derive(Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(transparent)]
-pub struct NodeState(u8);
-
-impl NodeState {
-    /// The packed byte (status and flags).
-    #[inline]
-    pub(crate) fn raw(self) -> u8 {
-        self.0
-    }
-
-    /// A node state from its packed byte.
-    pub(crate) fn from_raw(b: u8) -> NodeState {
-        NodeState(b)
-    }
-
-    /// Status after the node's last tick.
-    #[inline]
-    pub fn status(self) -> Status {
-        // A table look-up: one load, no branches (the hot path reads it for
-        // every node it visits).
-        const BY_BITS: [Status; 8] = [
-            Status::Idle,
-            Status::Running,
-            Status::Success,
-            Status::Failure,
-            Status::Skipped,
-            Status::Skipped,
-            Status::Skipped,
-            Status::Skipped,
-        ];
-        BY_BITS[((self.0 >> 4) & 7) as usize]
-    }
-
-    /// Sets the status.
-    #[inline]
-    pub(crate) fn set_status(&mut self, status: Status) {
-        // The discriminants are the bits (`repr(u8)`, 0..=4).
-        self.0 = (self.0 & 0x0F) | ((status as u8) << 4);
-    }
-
-    /// Rule flags.
-    #[inline]
-    pub fn flags(self) -> crate::RuleFlags {
-        crate::RuleFlags::from_bits_truncate(self.0)
-    }
-
-    /// Rule flag bits ([`rule`]).
-    #[inline]
-    pub(crate) fn bits(self) -> u8 {
-        self.0 & 0x0F
-    }
-
-    /// Sets these rule flags.
-    #[inline]
-    pub(crate) fn add_flags(&mut self, flags: u8) {
-        self.0 |= flags & 0x0F;
-    }
-
-    /// Clears these rule flags.
-    #[inline]
-    pub(crate) fn clear_flags(&mut self, flags: u8) {
-        self.0 &= !(flags & 0x0F);
-    }
-
-    /// The outcome of an instant node (conditions only): running by its
-    /// parent, success or failure now, COMPLETE with it.
-    #[inline]
-    pub(crate) fn finish_instant(&mut self, ok: bool) -> Status {
-        self.clear_flags(rule::PAUSED);
-        if ok {
-            self.add_flags(rule::COMPLETE | rule::WAS_COMPLETE);
-            self.set_status(Status::Success);
-        } else {
-            self.clear_flags(rule::COMPLETE);
-            self.set_status(Status::Failure);
-        }
-        self.status()
-    }
-}
-
-impl std::fmt::Debug for NodeState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NodeState")
-            .field("status", &self.status())
-            .field("flags", &self.flags().to_string())
-            .finish()
-    }
-}
+pub(crate) use crate::status::rule;
+pub use crate::status::{NodeState, Status};
 
 /// The tree state of one agent. Lives in [`BtAgent`](crate::BtAgent).
 #[derive(Debug, Clone, Default)]
@@ -779,7 +648,7 @@ impl<'a> Interp<'a> {
                 match (&slot.f, self.stub) {
                     (Some(f), _) => f(
                         &*self.bb,
-                        &crate::registry::PredicateArgs {
+                        &crate::program::PredicateArgs {
                             args: &slot.args,
                             bb: &*self.bb,
                         },

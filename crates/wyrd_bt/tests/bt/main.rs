@@ -6,6 +6,7 @@ mod blackboard_nodes;
 mod conditions;
 mod conformance;
 mod data_model;
+mod layering;
 mod malformed;
 mod no_dithering;
 mod node_table;

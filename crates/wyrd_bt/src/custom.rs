@@ -1,0 +1,114 @@
+//! The custom-node API: the trait a game implements for its own composites
+//! and decorators, and the context a node ticks with. The context reaches
+//! the interpreter through [`CustomHost`], so this module (and the program,
+//! which holds the game's nodes) needs nothing of the runtime.
+
+use crate::blackboard::Blackboard;
+use crate::status::Status;
+use crate::value::Value;
+
+/// A game-defined composite or decorator ("everything is customizable").
+///
+/// ```
+/// use wyrd_bt::prelude::*;
+/// use wyrd_bt::{CustomCtx, CustomNode};
+///
+/// /// Succeeds when at least half of its children succeed, ticking all.
+/// struct Majority;
+/// impl CustomNode for Majority {
+///     fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
+///         let (mut ok, mut running) = (0, false);
+///         for k in 0..ctx.child_count() {
+///             match ctx.tick_child(k) {
+///                 Status::Success => ok += 1,
+///                 Status::Running => running = true,
+///                 _ => {}
+///             }
+///         }
+///         if running { Status::Running }
+///         else if ok * 2 >= ctx.child_count() { Status::Success }
+///         else { Status::Failure }
+///     }
+/// }
+/// ```
+pub trait CustomNode: Send + Sync + 'static {
+    /// Allowed number of children, inclusive (default: one or more).
+    fn arity(&self) -> (usize, usize) {
+        (1, usize::MAX)
+    }
+    /// One tick of the node. Children not ticked are considered paused.
+    fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status;
+}
+
+/// Context handed to [`CustomNode::tick`].
+pub struct CustomCtx<'i, 'a> {
+    pub(crate) host: &'i mut (dyn CustomHost + 'a),
+    pub(crate) node: u32,
+}
+
+/// What a custom node's context asks of the interpreter ticking it (the
+/// runtime implements it).
+pub(crate) trait CustomHost {
+    fn child_count(&self, node: u32) -> usize;
+    fn tick_child(&mut self, node: u32, k: usize) -> Status;
+    fn halt_child(&mut self, node: u32, k: usize);
+    fn relevant(&mut self, node: u32, k: usize) -> bool;
+    fn cursor(&mut self, node: u32) -> &mut u16;
+    fn aux(&mut self, node: u32) -> &mut u32;
+    fn param(&self, node: u32, name: &str) -> Option<Value>;
+    fn now_ms(&self) -> u32;
+    fn random(&mut self) -> u64;
+    fn blackboard(&self) -> &Blackboard;
+}
+
+impl CustomCtx<'_, '_> {
+    /// Number of children.
+    pub fn child_count(&self) -> usize {
+        self.host.child_count(self.node)
+    }
+
+    /// Ticks child `k` (unpausing it).
+    pub fn tick_child(&mut self, k: usize) -> Status {
+        self.host.tick_child(self.node, k)
+    }
+
+    /// Stops child `k` if it runs.
+    pub fn halt_child(&mut self, k: usize) {
+        self.host.halt_child(self.node, k);
+    }
+
+    /// Whether child `k` is relevant now (tags and guards).
+    pub fn relevant(&mut self, k: usize) -> bool {
+        self.host.relevant(self.node, k)
+    }
+
+    /// The node's cursor (reset to 0 when it starts).
+    pub fn cursor(&mut self) -> &mut u16 {
+        self.host.cursor(self.node)
+    }
+
+    /// The node's aux word (reset to 0 when it starts).
+    pub fn aux(&mut self) -> &mut u32 {
+        self.host.aux(self.node)
+    }
+
+    /// A parameter from the tree file.
+    pub fn param(&self, name: &str) -> Option<Value> {
+        self.host.param(self.node, name)
+    }
+
+    /// Agent time in ms.
+    pub fn now_ms(&self) -> u32 {
+        self.host.now_ms()
+    }
+
+    /// A random number from the agent's seeded generator.
+    pub fn random(&mut self) -> u64 {
+        self.host.random()
+    }
+
+    /// The agent's blackboard.
+    pub fn blackboard(&self) -> &Blackboard {
+        self.host.blackboard()
+    }
+}
