@@ -1,21 +1,28 @@
 //! The agent components: [`BehaviorTree`] (which tree, how it runs) and
 //! [`BtAgent`] (its tree state, problems, recorder).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bevy::asset::Handle;
 use bevy::asset::{AsAssetId, AssetId};
 use bevy::ecs::prelude::*;
+use bevy::log::{error, warn};
 use bevy::reflect::Reflect;
 use bevy::reflect::std_traits::ReflectDefault;
 
 use crate::asset::BtAsset;
 use crate::blackboard::Blackboard;
+use crate::clock::AgentClock;
 use crate::persist::{RestoreReport, SavedTree};
 use crate::problem::AgentProblem;
 use crate::program::Program;
 use crate::recorder::{Recorder, Recording};
-use crate::runtime::{AgentState, BtActions, Status, StimulusError, TickTrace};
+use crate::resources::BtSettings;
+use crate::runtime::{
+    AgentState, BtActions, Status, StimulusError, TickEnv, TickTrace, tick_agent_traced,
+};
+use crate::value::Value;
 
 /// What happens when the root finishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Reflect)]
@@ -110,8 +117,9 @@ pub struct BtAgent {
     // read them through `BtAgent::state` and `Program`'s views.
     #[reflect(ignore)]
     pub(crate) program: Option<Arc<Program>>,
-    /// The agent's clock in µs (agent time in ms is derived from it).
-    pub(crate) clock_us: u64,
+    /// The agent's clock (agent time in ms is derived from it) and its
+    /// rate's accumulator.
+    pub(crate) clock: AgentClock,
     /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
     #[reflect(ignore)]
     pub(crate) trace: Option<Box<TickTrace>>,
@@ -122,7 +130,6 @@ pub struct BtAgent {
     pub(crate) record_request: Option<usize>,
     /// Unset keys already reported (see `AgentState::unset_reads`).
     pub(crate) unset_reported: u64,
-    pub(crate) accum: f32,
     pub(crate) restarts_this_tick: u32,
     pub(crate) finished: bool,
     pub(crate) restart: bool,
@@ -223,7 +230,7 @@ impl BtAgent {
     /// (restore it with [`RestoreTree`]); `None` before the tree is bound.
     pub fn save_state(&self, blackboard: &Blackboard, actions: &BtActions) -> Option<SavedTree> {
         let p = self.program.as_ref()?;
-        Some(self.state.save(p, actions, blackboard, self.clock_us))
+        Some(self.state.save(p, actions, blackboard, self.clock.us()))
     }
 
     /// Stops and drops the flight recorder.
@@ -294,6 +301,190 @@ impl BtAgent {
                 .map(|i| self.state.display_path(p, i))
                 .collect(),
             None => Vec::new(),
+        }
+    }
+}
+
+/// What every agent's update reads besides its own components, set up
+/// once per update.
+pub(crate) struct TickContext<'a> {
+    pub(crate) settings: &'a BtSettings,
+    /// The world values each program reads.
+    pub(crate) world_values: &'a HashMap<AssetId<BtAsset>, Vec<Option<Value>>>,
+    pub(crate) globals_generation: u64,
+    /// The update's time step, s.
+    pub(crate) dt: f32,
+    /// The same in µs, rounded once.
+    pub(crate) update_step_us: u64,
+}
+
+impl BtAgent {
+    /// One update of the agent: a restart it was asked for, its rate, its
+    /// tick (recorded when it records), keys it read unset. Returns whether
+    /// it ticked.
+    pub(crate) fn update(
+        &mut self,
+        tree: &BehaviorTree,
+        bb: &mut Blackboard,
+        actions: &mut BtActions,
+        cx: &TickContext<'_>,
+    ) -> bool {
+        // Taken out and put back, not cloned: an `Arc` clone per agent and
+        // tick is an atomic write to one cache line shared by every thread.
+        let Some(program) = self.program.take() else {
+            return false;
+        };
+        let ticked = self.update_with(&program, tree, bb, actions, cx);
+        self.program = Some(program);
+        ticked
+    }
+
+    fn update_with(
+        &mut self,
+        program: &Program,
+        tree: &BehaviorTree,
+        bb: &mut Blackboard,
+        actions: &mut BtActions,
+        cx: &TickContext<'_>,
+    ) -> bool {
+        self.take_restart(program, actions, cx.settings.max_restarts_per_tick);
+        if self.finished {
+            return false;
+        }
+        let Some(step_us) = self.clock.due(tree.rate_hz, cx.dt, cx.update_step_us) else {
+            return false;
+        };
+        let step_ms = self.clock.advance(step_us);
+        self.restarts_this_tick = 0;
+        let env = TickEnv {
+            stub: None,
+            globals: if program.globals.is_empty() {
+                &[]
+            } else {
+                cx.world_values
+                    .get(&tree.handle.id())
+                    .map_or(&[], Vec::as_slice)
+            },
+            globals_generation: cx.globals_generation,
+            repeat: tree.mode == RunMode::Repeat,
+            always_walk: false,
+            dt_us: step_us.min(u64::from(u32::MAX)) as u32,
+        };
+        self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
+        if let Some(rec) = self.recorder.as_mut() {
+            rec.before_tick(
+                program,
+                self.state.ticks() + 1,
+                env.dt_us,
+                bb,
+                actions,
+                env.globals,
+            );
+        }
+        let status = tick_agent_traced(
+            program,
+            &mut self.state,
+            bb,
+            actions,
+            step_ms,
+            env,
+            self.trace.as_deref_mut(),
+        );
+        if let (Some(rec), Some(trace)) = (self.recorder.as_mut(), self.trace.as_deref()) {
+            rec.after_tick(program, &self.state, trace, status);
+        }
+        self.report_unset_reads(program);
+        if tree.mode == RunMode::Once && status != Status::Running {
+            self.finished = true;
+        }
+        true
+    }
+
+    /// A restart asked for (`BtAgent::restart`) starts the tree afresh,
+    /// at most `max` times in one tick (a game that restarts an agent from
+    /// the agent's own reaction would loop).
+    fn take_restart(&mut self, program: &Program, actions: &mut BtActions, max: u32) {
+        if !self.restart {
+            return;
+        }
+        self.restart = false;
+        self.restarts_this_tick += 1;
+        if self.restarts_this_tick > max {
+            error!(
+                "{}: restarted more than {max} times in one tick; not restarting again this tick",
+                program.source
+            );
+            return;
+        }
+        if let Some(rec) = self.recorder.as_mut() {
+            rec.note_restart();
+        }
+        self.state.reset(program, actions);
+        self.finished = false;
+    }
+
+    /// The flight recorder starts (when asked, or for every agent with
+    /// `BtSettings::record_all`) from the agent as it is now.
+    #[allow(clippy::too_many_arguments, reason = "the tick's inputs")]
+    fn start_recording(
+        &mut self,
+        program: &Program,
+        tree: &BehaviorTree,
+        bb: &Blackboard,
+        actions: &BtActions,
+        env: &TickEnv<'_>,
+        settings: &BtSettings,
+        step_us: u64,
+    ) {
+        // Read, and written only when there is one: the line stays clean.
+        let request = self
+            .record_request
+            .is_some()
+            .then(|| self.record_request.take())
+            .flatten();
+        let Some(n) = request.or(settings.record_all) else {
+            return;
+        };
+        if request.is_none() && self.recorder.is_some() {
+            return;
+        }
+        self.recorder = Some(Box::new(Recorder::new(
+            program,
+            &self.state,
+            bb,
+            actions,
+            env.globals,
+            n,
+            tree.mode == RunMode::Repeat,
+            self.clock.us() - step_us,
+        )));
+        if self.trace.is_none() {
+            // Sized up front: a recording agent allocates nothing per tick
+            // (a tick ticks each node about once, loops aside).
+            self.trace = Some(Box::new(TickTrace {
+                ticked: Vec::with_capacity(program.len() * 4),
+                actions: Vec::with_capacity(program.action_capacity() * 4),
+            }));
+        }
+    }
+
+    /// A condition read a key the game has not set: said once per key.
+    fn report_unset_reads(&mut self, program: &Program) {
+        let fresh = self.state.unset_reads() & !self.unset_reported;
+        if fresh == 0 {
+            return;
+        }
+        self.unset_reported |= fresh;
+        for k in (0..64).filter(|k| fresh & (1u64 << k) != 0) {
+            let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
+            let problem = AgentProblem::UnsetKey {
+                tree: program.source().to_owned(),
+                key: key.to_owned(),
+            };
+            warn!("{problem}");
+            if !self.problems.contains(&problem) {
+                self.problems.push(problem);
+            }
         }
     }
 }

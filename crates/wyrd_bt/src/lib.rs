@@ -254,6 +254,7 @@
 mod agent;
 mod asset;
 mod blackboard;
+mod clock;
 mod compile;
 mod custom;
 mod def;

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use crate::blackboard::Blackboard;
+use crate::clock::AgentClock;
 use crate::program::Program;
 use crate::runtime::{
     ActionEvent, ActionState, AgentState, BtActions, NodeState, StateSnapshot, Status, TickEnv,
@@ -518,9 +519,9 @@ fn shadow_tick(program: &Program, start: &mut Start, step_us: u32, repeat: bool)
             .and_then(|i| answers.get(i).copied())
             .unwrap_or(false)
     };
-    let before = start.clock_us / 1000;
-    start.clock_us += u64::from(step_us);
-    let step_ms = (start.clock_us / 1000 - before) as u32;
+    let mut clock = AgentClock::at(start.clock_us);
+    let step_ms = clock.advance(u64::from(step_us));
+    start.clock_us = clock.us();
     tick_agent(
         program,
         &mut start.state,

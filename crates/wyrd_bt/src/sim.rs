@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use crate::blackboard::Blackboard;
+use crate::clock::AgentClock;
 use crate::program::Program;
 use crate::runtime::{
     ActionEvent, ActionState, AgentState, BtActions, Status, TickEnv, TickTrace, tick_agent_traced,
@@ -443,6 +444,8 @@ pub struct Sim<'p> {
     auto_finish: bool,
     repeat: bool,
     tick: u64,
+    /// The agent's clock for [`Sim::step`].
+    clock: AgentClock,
 }
 
 impl<'p> Sim<'p> {
@@ -466,6 +469,7 @@ impl<'p> Sim<'p> {
             auto_finish: false,
             repeat: false,
             tick: 0,
+            clock: AgentClock::default(),
         }
     }
 
@@ -544,9 +548,10 @@ impl<'p> Sim<'p> {
     /// agent time in ms is the clock's floor), as recordings replay.
     pub fn step_us(&mut self, clock_us: &mut u64, step_us: u32) -> Status {
         self.tick += 1;
-        let before = *clock_us / 1000;
-        *clock_us += u64::from(step_us);
-        self.tick_env((*clock_us / 1000 - before) as u32, step_us)
+        let mut clock = AgentClock::at(*clock_us);
+        let step_ms = clock.advance(u64::from(step_us));
+        *clock_us = clock.us();
+        self.tick_env(step_ms, step_us)
     }
 
     /// The tick itself: world values and predicate answers from the sim's
@@ -581,8 +586,10 @@ impl<'p> Sim<'p> {
     pub fn step(&mut self) -> TickRecord {
         self.tick += 1;
         let hz = if self.hz > 0.0 { self.hz } else { 30.0 };
-        let before = ((self.tick - 1) as f64 * 1000.0 / f64::from(hz)).round() as u32;
-        let after = (self.tick as f64 * 1000.0 / f64::from(hz)).round() as u32;
+        let step_us = (1_000_000.0 / f64::from(hz)).round() as u32;
+        // The plugin's clock: agent time is the whole ms of an exact µs
+        // clock.
+        let step_ms = self.clock.advance(u64::from(step_us));
         if self.auto_finish {
             let period = 1000.0 / hz;
             for a in self.actions.iter_mut() {
@@ -591,14 +598,14 @@ impl<'p> Sim<'p> {
                     && let Some(t) = info.param("ticks")
                 {
                     // Ticks it will have run once this tick's time passes.
-                    let ran = (self.state.now_ms + (after - before) - a.started_ms) as f32 / period;
+                    let ran = (self.state.now_ms + step_ms - a.started_ms) as f32 / period;
                     if ran + 0.5 >= t.as_f64() as f32 {
                         a.state = ActionState::Succeeded;
                     }
                 }
             }
         }
-        let status = self.tick_env(after - before, (1_000_000.0 / f64::from(hz)).round() as u32);
+        let status = self.tick_env(step_ms, step_us);
         self.record(status)
     }
 

@@ -12,20 +12,18 @@ use bevy::reflect::Reflect;
 use bevy::reflect::std_traits::ReflectDefault;
 use bevy::time::Time;
 
-use crate::agent::{BehaviorTree, BtAgent, RunMode};
+use crate::agent::{BehaviorTree, BtAgent, RunMode, TickContext};
 use crate::asset::BtAsset;
 use crate::blackboard::Blackboard;
+use crate::clock::AgentClock;
 use crate::dispatch::RunningActions;
 use crate::persist::{SavedTree, diff, restore};
 use crate::problem::AgentProblem;
 use crate::program::Program;
-use crate::recorder::Recorder;
 use crate::resources::{
     BtGlobals, BtSettings, BtStats, BtWorldValues, DECIDE_MS, Declared, PARALLEL_FROM, TICKED,
 };
-use crate::runtime::{
-    AgentState, BtActions, ListingChange, Status, TickEnv, TickTrace, tick_agent_traced,
-};
+use crate::runtime::{AgentState, BtActions, ListingChange, Status};
 
 fn bind(
     agent: &mut BtAgent,
@@ -41,8 +39,7 @@ fn bind(
         agent.record_request = Some(r.capacity());
     }
     agent.finished = false;
-    agent.accum = 0.0;
-    agent.clock_us = 0;
+    agent.clock = AgentClock::default();
     actions.reserve(program.action_capacity());
     actions.program = Some(program.clone());
     actions.now_ms = 0;
@@ -295,8 +292,8 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
             let old = agent.program.clone();
             let saved = old
                 .as_ref()
-                .map(|old| agent.state.save(old, &actions, &bb, agent.clock_us));
-            let clock_us = agent.clock_us;
+                .map(|old| agent.state.save(old, &actions, &bb, agent.clock.us()));
+            let clock = agent.clock;
             bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
             let (Some(old), Some(saved)) = (old, saved) else {
                 continue;
@@ -305,7 +302,7 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
             let outcome = restore(&asset.program, &saved).map(|(state, slots, _)| {
                 agent.state = state;
                 actions.slots.extend(slots);
-                agent.clock_us = clock_us;
+                agent.clock = clock;
                 agent.finished = once && agent.state.live != Status::Running;
             });
             let i = match reloads
@@ -362,7 +359,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 actions.slots.clear();
                 actions.slots.extend(slots);
                 actions.now_ms = agent.state.now_ms;
-                agent.clock_us = saved.0.clock_us;
+                agent.clock = AgentClock::at(saved.0.clock_us);
                 // A finished run-once tree stays finished.
                 agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
                 if let Some(r) = agent.recorder.take() {
@@ -472,149 +469,17 @@ fn tick_trees(
         settings.steps -= 1;
     }
     let settings = &*settings;
-    let world_values = &world.values;
-    let globals_generation = globals.generation();
     let dt = time.delta_secs();
-    let max_restarts = settings.max_restarts_per_tick;
-    // The step of agents that tick every update, rounded once.
-    let update_step_us = (f64::from(dt) * 1e6).round() as u64;
-    let started = std::time::Instant::now();
-    // The ticked count is per thread, borrowed once per batch of agents
-    // (one shared atomic would bounce between cores; a thread-local look-up
-    // per agent costs more than many ticks).
-    let tick = |ticked: &mut u32,
-                tree: &BehaviorTree,
-                agent: &mut BtAgent,
-                bb: &mut Blackboard,
-                actions: &mut BtActions| {
-        // Borrowed, not cloned: an `Arc` clone per agent and tick is an
-        // atomic write to one cache line shared by every thread.
-        let Some(program) = agent.program.as_deref() else {
-            return;
-        };
-        if agent.restart {
-            agent.restart = false;
-            agent.restarts_this_tick += 1;
-            if agent.restarts_this_tick > max_restarts {
-                error!(
-                    "{}: restarted more than {max_restarts} times in one tick; not restarting again this tick",
-                    program.source
-                );
-            } else {
-                if let Some(rec) = agent.recorder.as_mut() {
-                    rec.note_restart();
-                }
-                agent.state.reset(program, actions);
-                agent.finished = false;
-            }
-        }
-        if agent.finished {
-            return;
-        }
-        let step_us = match tree.rate_hz {
-            Some(hz) if hz > 0.0 => {
-                agent.accum += dt;
-                let period = 1.0 / hz;
-                if agent.accum + 1e-6 < period {
-                    return;
-                }
-                agent.accum = (agent.accum - period).min(period);
-                (f64::from(period) * 1e6).round() as u64
-            }
-            _ => update_step_us,
-        };
-        // Agent time in ms follows an exact µs clock: 30 Hz steps of 33 and
-        // 34 ms, not 33 ms forever (which would run 1 % slow).
-        let before = agent.clock_us / 1000;
-        agent.clock_us += step_us;
-        let step_ms = (agent.clock_us / 1000 - before) as u32;
-        agent.restarts_this_tick = 0;
-        let env = TickEnv {
-            stub: None,
-            globals: if program.globals.is_empty() {
-                &[]
-            } else {
-                world_values
-                    .get(&tree.handle.id())
-                    .map_or(&[], Vec::as_slice)
-            },
-            globals_generation,
-            repeat: tree.mode == RunMode::Repeat,
-            always_walk: false,
-            dt_us: step_us.min(u64::from(u32::MAX)) as u32,
-        };
-        // The flight recorder starts from the agent as it is now.
-        // (Read, and written only when there is one: the line stays clean.)
-        let request = agent
-            .record_request
-            .is_some()
-            .then(|| agent.record_request.take())
-            .flatten();
-        if let Some(n) = request.or(settings.record_all)
-            && (request.is_some() || agent.recorder.is_none())
-        {
-            agent.recorder = Some(Box::new(Recorder::new(
-                program,
-                &agent.state,
-                bb,
-                actions,
-                env.globals,
-                n,
-                tree.mode == RunMode::Repeat,
-                agent.clock_us - step_us,
-            )));
-            if agent.trace.is_none() {
-                // Sized up front: a recording agent allocates nothing per
-                // tick (a tick ticks each node about once, loops aside).
-                agent.trace = Some(Box::new(TickTrace {
-                    ticked: Vec::with_capacity(program.len() * 4),
-                    actions: Vec::with_capacity(program.action_capacity() * 4),
-                }));
-            }
-        }
-        if let Some(rec) = agent.recorder.as_mut() {
-            rec.before_tick(
-                program,
-                agent.state.ticks() + 1,
-                env.dt_us,
-                bb,
-                actions,
-                env.globals,
-            );
-        }
-        let status = tick_agent_traced(
-            program,
-            &mut agent.state,
-            bb,
-            actions,
-            step_ms,
-            env,
-            agent.trace.as_deref_mut(),
-        );
-        if let (Some(rec), Some(trace)) = (agent.recorder.as_mut(), agent.trace.as_deref()) {
-            rec.after_tick(program, &agent.state, trace, status);
-        }
-        // A condition read a key the game has not set: said once per key.
-        let fresh = agent.state.unset_reads() & !agent.unset_reported;
-        if fresh != 0 {
-            agent.unset_reported |= fresh;
-            for k in (0..64).filter(|k| fresh & (1u64 << k) != 0) {
-                let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
-                let problem = AgentProblem::UnsetKey {
-                    tree: program.source().to_owned(),
-                    key: key.to_owned(),
-                };
-                warn!("{problem}");
-                if !agent.problems.contains(&problem) {
-                    agent.problems.push(problem);
-                }
-            }
-        }
-        *ticked += 1;
-        if tree.mode == RunMode::Once && status != Status::Running {
-            agent.finished = true;
-        }
+    // What every agent reads, once per update (the step of agents that
+    // tick every update rounded once).
+    let cx = TickContext {
+        settings,
+        world_values: &world.values,
+        globals_generation: globals.generation(),
+        dt,
+        update_step_us: (f64::from(dt) * 1e6).round() as u64,
     };
+    let started = std::time::Instant::now();
     // Each agent: its tick, then its entry in the running-actions index.
     let each = |local: &mut TickLocal,
                 (entity, tree, mut agent, mut bb, mut actions): (
@@ -630,13 +495,11 @@ fn tick_trees(
         // wrote (game systems watching `Changed<Blackboard>` see the
         // tree's writes and nothing else).
         let generation = bb.generation();
-        tick(
-            &mut local.ticked,
-            tree,
-            agent,
-            bb.bypass_change_detection(),
-            actions,
-        );
+        // The ticked count is per thread, borrowed once per batch of
+        // agents (one shared atomic would bounce between cores).
+        if agent.update(tree, bb.bypass_change_detection(), actions, &cx) {
+            local.ticked += 1;
+        }
         if bb.generation() != generation {
             bb.set_changed();
         }

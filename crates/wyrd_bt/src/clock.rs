@@ -1,0 +1,85 @@
+//! An agent's clock: the one place agent time is computed (the plugin's
+//! tick, `wyrd sim`, recordings replayed).
+
+/// An agent's time: an exact µs clock whose whole milliseconds are the
+/// agent's time, and the accumulator of a tree with its own rate. Steps of
+/// a period that is not a whole number of ms (30 Hz: 33,333 µs) advance
+/// agent time by 33 and 34 ms, never by a rounded 33 ms forever (which
+/// would run 1 % slow).
+#[derive(Debug, Clone, Copy, Default, PartialEq, bevy::reflect::Reflect)]
+pub(crate) struct AgentClock {
+    us: u64,
+    accum: f32,
+}
+
+impl AgentClock {
+    /// A clock at `us` µs (a restored agent's).
+    pub(crate) fn at(us: u64) -> Self {
+        AgentClock { us, accum: 0.0 }
+    }
+
+    /// The clock's time in µs.
+    pub(crate) fn us(&self) -> u64 {
+        self.us
+    }
+
+    /// Whether a tree ticking at `rate_hz` (`None` or 0: every update) is
+    /// due in an update of `dt` seconds, and its step in µs (`None`: not
+    /// this update). `update_step_us` is `dt` in µs, rounded once per
+    /// update by the caller.
+    pub(crate) fn due(
+        &mut self,
+        rate_hz: Option<f32>,
+        dt: f32,
+        update_step_us: u64,
+    ) -> Option<u64> {
+        match rate_hz {
+            Some(hz) if hz > 0.0 => {
+                self.accum += dt;
+                let period = 1.0 / hz;
+                if self.accum + 1e-6 < period {
+                    return None;
+                }
+                // At most one period owed: a long frame does not make the
+                // tree tick several times to catch up.
+                self.accum = (self.accum - period).min(period);
+                Some((f64::from(period) * 1e6).round() as u64)
+            }
+            _ => Some(update_step_us),
+        }
+    }
+
+    /// Advances the clock by `step_us`; returns how many whole ms agent
+    /// time advances.
+    pub(crate) fn advance(&mut self, step_us: u64) -> u32 {
+        let before = self.us / 1000;
+        self.us += step_us;
+        (self.us / 1000 - before) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 30 Hz keeps real time: 30 steps are exactly 1,000 ms (33,333 µs
+    /// each, the ms following the µs clock).
+    #[test]
+    fn thirty_steps_of_30_hz_are_one_second() {
+        let mut c = AgentClock::default();
+        let ms: u32 = (0..30).map(|_| c.advance(33_333)).sum();
+        assert_eq!(ms, 999, "30 × 33,333 µs = 999,990 µs");
+        assert_eq!(c.advance(10), 1);
+    }
+
+    /// A 10 Hz tree in a 30 Hz update ticks every third update with a
+    /// 100 ms step.
+    #[test]
+    fn a_slower_rate_ticks_every_nth_update() {
+        let mut c = AgentClock::default();
+        let due: Vec<Option<u64>> = (0..6)
+            .map(|_| c.due(Some(10.0), 1.0 / 30.0, 33_333))
+            .collect();
+        assert_eq!(due, [None, None, Some(100_000), None, None, Some(100_000)]);
+    }
+}
