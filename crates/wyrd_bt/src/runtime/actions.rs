@@ -124,6 +124,26 @@ impl BtActions {
         self.listing.update(entity, &self.slots, changes);
     }
 
+    /// The pass every tick starts with (walked or skipped): started slots
+    /// now run, aborted ones (told last tick) go. Returns whether a slot
+    /// has a report for the tree to take.
+    #[inline]
+    pub(crate) fn settle(&mut self) -> bool {
+        let (mut aborted, mut report) = (false, false);
+        for a in self.slots.iter_mut() {
+            match a.state {
+                ActionState::Started => a.state = ActionState::Running,
+                ActionState::Running => {}
+                ActionState::Aborted => aborted = true,
+                ActionState::Succeeded | ActionState::Failed => report = true,
+            }
+        }
+        if aborted {
+            self.slots.retain(|a| a.state != ActionState::Aborted);
+        }
+        report
+    }
+
     /// Clears the slots and reserves room for `n` actions (done when a tree
     /// binds: the tick never grows it).
     pub fn reserve(&mut self, n: usize) {

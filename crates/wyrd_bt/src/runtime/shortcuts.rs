@@ -1,0 +1,106 @@
+//! The tick's shortcuts: a quiet tick skips its walk, a tick whose only
+//! news is the running action's report resumes where the action is (the
+//! decision table of fresh walks is in `fresh.rs`).
+
+use super::*;
+use crate::blackboard::Blackboard;
+use crate::program::{Kind, NONE, Program};
+
+/// Whether a tick may resume at the running action that reported instead
+/// of walking down from the root, and which action: the inputs did not
+/// change since the last walk, which was settled (see
+/// [`walked::UNSETTLED`]), and the only news is the report of the one
+/// running action. A walk from the root would then ask every guard and
+/// relevancy on the way down again with the same inputs and get the same
+/// answers (the program is skippable: nothing depends on time), try the
+/// same higher priorities and see them fail the same way (a settled walk
+/// is a fixed point), and reach the action with the same state; from there
+/// each parent continues its loop with its child's result
+/// ([`Interp::bubble`]). The two leave every node the same but for the
+/// paused flag of finished nodes the walk would pass by, which stays as
+/// the last walk left it (as after a skipped walk).
+/// (Only asked in resumable programs, when [`quiet_since_walk`] holds.)
+#[inline]
+pub(crate) fn resume_point(
+    program: &Program,
+    state: &AgentState,
+    actions: &BtActions,
+) -> Option<u32> {
+    let mut done = NONE;
+    for a in &actions.slots {
+        match a.state {
+            ActionState::Succeeded | ActionState::Failed if done == NONE => done = a.node,
+            ActionState::Aborted => {}
+            // Another report, or a running action beside it.
+            _ => return None,
+        }
+    }
+    (done != NONE
+        && (done as usize) < program.nodes.len()
+        && matches!(program.nodes[done as usize].kind, Kind::Action { .. })
+        && state.mem.node(done as usize).status() == Status::Running)
+        .then_some(done)
+}
+
+/// The premise of both shortcuts: nothing the tree reads changed since its
+/// last walk, which was settled (inputs, world values, stimuli; the tree's
+/// decisions do not depend on time), and the root runs.
+#[inline(always)]
+pub(crate) fn quiet_since_walk(
+    program: &Program,
+    state: &AgentState,
+    blackboard: &Blackboard,
+    env: &TickEnv<'_>,
+) -> bool {
+    program.skippable
+        && !env.always_walk
+        && state.walked & walked::UNSETTLED == 0
+        && state.live == Status::Running
+        && !state.redirect_live
+        && state.stimuli.is_empty()
+        && state.seen_inputs == inputs_key(blackboard.generation(), env.globals_generation)
+        && state.mem.nodes().len() == program.nodes.len()
+}
+
+/// The event-driven skip, when [`quiet_since_walk`] holds: without an action
+/// report either, the walk would repeat the last one, so the tick only
+/// advances time and passes the action slots on (started ones now run,
+/// aborted ones go). Returns whether the tick was decided so.
+#[inline(always)]
+pub(crate) fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: u32) -> bool {
+    // A report: the tree walks to take it (the walk settles the slots
+    // again; settling is idempotent).
+    if actions.settle() {
+        return false;
+    }
+    state.now_ms = state.now_ms.wrapping_add(dt_ms);
+    state.ticks += 1;
+    state.skipped = state.skipped.wrapping_add(1);
+    // The walk it stands for would have left the root running (a tick
+    // after a finished cycle reports Running, not the cycle's end).
+    state.status = Status::Running;
+    true
+}
+
+/// A tick that walks the tree (see [`tick_agent_traced`]), or resumes at
+/// the action that reported (`resume`, see [`resume_point`]).
+/// Bits of `AgentState::walked`.
+pub(crate) mod walked {
+    /// A node stopped running in the last walk (failed, was halted, was
+    /// masked; or, in programs that are not resumable, finished at all):
+    /// the next tick walks, even with unchanged inputs. Skipping a walk
+    /// assumes walking again would change nothing, and that holds only
+    /// for a settled walk: after a branch stopped, a prioritized list (or
+    /// a reactive node) tries it again in the next walk, fresh, which may
+    /// start its action again (BT.CPP's reactive nodes re-tick finished
+    /// actions; Halo's prioritized list retries relevant higher
+    /// priorities every tick).
+    pub(crate) const UNSETTLED: u8 = 2;
+}
+
+/// What a walk remembers of its inputs: the low 32 bits of the
+/// blackboard's and the world's generations (see `AgentState::seen_inputs`).
+#[inline(always)]
+pub(crate) fn inputs_key(blackboard: u64, world: u64) -> (u32, u32) {
+    (blackboard as u32, world as u32)
+}

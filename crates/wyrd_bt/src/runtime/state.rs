@@ -1,0 +1,466 @@
+//! An agent's tree state: node states, cursors, aux words and stimuli in
+//! one allocation ([`StateMem`]), its snapshots for saves and tools.
+
+use super::*;
+use crate::program::{NONE, Program};
+
+/// The tree state of one agent. Lives in [`BtAgent`](crate::BtAgent).
+#[derive(Debug, Clone, Default)]
+// In this order: the skip's reads first (a skipped tick reads a few of
+// these and nothing else).
+#[repr(C)]
+pub struct AgentState {
+    /// The per-node arrays in one allocation ([`StateMem`]): aux words
+    /// (timers, counters, running children), impulse win counts (per
+    /// [`Program::impulses`]), composites' cursors (per
+    /// [`Node::cursor`](crate::Node::cursor)), node states (per node, in
+    /// program order).
+    pub(crate) mem: StateMem,
+    /// Inputs seen by the last walk: the blackboard's and the world's
+    /// generations, their low 32 bits (a walk is skipped only when both
+    /// are equal; a false match needs 2^32 changes between two ticks).
+    pub(crate) seen_inputs: (u32, u32),
+    /// Active stimuli.
+    pub(crate) stimuli: stimuli::Stimuli,
+    /// Ticks so far.
+    pub(crate) ticks: u64,
+    pub(crate) seed: u64,
+    /// Agent time in ms (sum of its tick periods).
+    pub(crate) now_ms: u32,
+    /// Walks skipped because nothing the tree reads changed (wrapping).
+    pub(crate) skipped: u32,
+    /// Ticks that resumed instead of walking (wrapping).
+    pub(crate) resumed: u32,
+    /// What the last walk leaves for the next tick ([`walked`] bits).
+    pub(crate) walked: u8,
+    /// The root's status after the whole tick (a repeating tree that
+    /// finished is already running its next cycle).
+    pub(crate) live: Status,
+    /// The root's status after the last tick.
+    pub(crate) status: Status,
+    /// A redirect impulse ran its behavior at the native position in the
+    /// last tick (the next walk checks for a behavior left running by an
+    /// impulse that stopped).
+    pub(crate) redirect_live: bool,
+}
+
+/// An agent's whole tree state as plain data, by node index (valid for the
+/// program it was taken from: recordings keep the tree's content hash
+/// beside it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StateSnapshot {
+    /// Status and rule flags per node (packed bytes).
+    pub nodes: Vec<u8>,
+    /// Timers and counters.
+    pub aux: Vec<u32>,
+    /// Composites' cursors.
+    pub cursors: Vec<u16>,
+    /// Random state.
+    pub rng: u64,
+    /// Agent time in ms.
+    pub now_ms: u32,
+    /// Ticks so far.
+    pub ticks: u64,
+    /// Stimuli: target, root, priority, expires (ms), duration (ms).
+    pub stimuli: Vec<(u32, u32, u16, u32, u32)>,
+    /// Impulse win counts.
+    pub impulse_fired: Vec<u32>,
+    /// Root status after the last tick, and after the whole tick.
+    pub status: (u8, u8),
+    /// Redirect bookkeeping.
+    pub redirect_live: bool,
+    /// The seed.
+    pub seed: u64,
+}
+
+impl AgentState {
+    /// The random state (the seed's when the program draws no random
+    /// numbers: it never moves).
+    pub(crate) fn rng(&self) -> u64 {
+        self.mem
+            .rng()
+            .unwrap_or(self.seed ^ crate::rng::SplitMix64::GAMMA)
+    }
+
+    /// The state as plain data (see [`StateSnapshot`]).
+    pub fn snapshot(&self) -> StateSnapshot {
+        StateSnapshot {
+            nodes: self.mem.nodes().iter().map(|n| n.0).collect(),
+            aux: self.mem.aux().to_vec(),
+            cursors: self.mem.cursors().to_vec(),
+            rng: self.rng(),
+            now_ms: self.now_ms,
+            ticks: self.ticks,
+            stimuli: self
+                .stimuli
+                .iter()
+                .map(|s| (s.target, s.root, s.priority, s.expires_ms, s.duration_ms))
+                .collect(),
+            impulse_fired: self.mem.impulses().to_vec(),
+            status: (self.status as u8, self.live as u8),
+            redirect_live: self.redirect_live,
+            seed: self.seed,
+        }
+    }
+
+    /// State from a snapshot of the same program; `None` when its sizes do
+    /// not fit the program (another tree).
+    pub fn from_snapshot(program: &Program, s: &StateSnapshot) -> Option<AgentState> {
+        let fresh = AgentState::new(program, s.seed);
+        if s.nodes.len() != fresh.mem.nodes().len()
+            || s.aux.len() != fresh.mem.aux().len()
+            || s.cursors.len() != fresh.mem.cursors().len()
+            || s.impulse_fired.len() != fresh.mem.impulses().len()
+            || s.stimuli.iter().any(|st| {
+                // A stimulus competes in a main-tree list with one of the
+                // detached behaviors.
+                st.0 >= program.detached_start
+                    || !program.nodes[st.0 as usize].kind.info().stimulus_target
+                    || !program.detached.values().any(|&r| r == st.1)
+            })
+        {
+            return None;
+        }
+        // Cursors within their children, remembered children real nodes.
+        for n in &program.nodes {
+            if n.cursor != NONE {
+                let c = s.cursors[n.cursor as usize];
+                if c != u16::MAX && usize::from(c) > n.child_count as usize {
+                    return None;
+                }
+            }
+            if n.aux != NONE && n.facts.aux == crate::kind::AuxInit::NoChild {
+                let a = s.aux[n.aux as usize];
+                if a != NONE && a as usize >= program.nodes.len() {
+                    return None;
+                }
+            }
+        }
+        let status = |b: u8| NodeState((b & 7) << 4).status();
+        let mut stimuli = stimuli::Stimuli::default();
+        for &(target, root, priority, expires_ms, duration_ms) in &s.stimuli {
+            stimuli.push(Stimulus {
+                target,
+                root,
+                priority,
+                expires_ms,
+                duration_ms,
+            });
+        }
+        let mut mem = fresh.mem;
+        for (to, &b) in mem.nodes_mut().iter_mut().zip(&s.nodes) {
+            *to = NodeState(b);
+        }
+        mem.aux_mut().copy_from_slice(&s.aux);
+        mem.cursors_mut().copy_from_slice(&s.cursors);
+        mem.impulses_mut().copy_from_slice(&s.impulse_fired);
+        mem.set_rng(s.rng);
+        Some(AgentState {
+            mem,
+            now_ms: s.now_ms,
+            ticks: s.ticks,
+            stimuli,
+            redirect_live: s.redirect_live,
+            status: status(s.status.0),
+            seed: s.seed,
+            seen_inputs: (u32::MAX, u32::MAX),
+            skipped: 0,
+            resumed: 0,
+            walked: 0,
+            live: status(s.status.1),
+        })
+    }
+
+    /// Fresh state for a program, seeded for reproducible random choices.
+    pub fn new(program: &Program, seed: u64) -> Self {
+        let mut mem = StateMem::new(
+            program.aux_count as usize,
+            program.impulses.len(),
+            program.cursor_count as usize,
+            program.nodes.len(),
+            program.random,
+            program.reads_unset,
+        );
+        mem.set_rng(seed ^ crate::rng::SplitMix64::GAMMA);
+        for (s, n) in mem.nodes_mut().iter_mut().zip(&program.nodes) {
+            s.add_flags(
+                rule::PAUSED
+                    | if n.does_complete {
+                        rule::DOES_COMPLETE
+                    } else {
+                        0
+                    },
+            );
+        }
+        AgentState {
+            mem,
+            now_ms: 0,
+            ticks: 0,
+            // Allocated on the first insertion, not per agent up front.
+            stimuli: stimuli::Stimuli::default(),
+            redirect_live: false,
+            status: Status::Idle,
+            seed,
+            seen_inputs: (u32::MAX, u32::MAX),
+            skipped: 0,
+            resumed: 0,
+            walked: 0,
+            live: Status::Idle,
+        }
+    }
+
+    /// Resets everything (statuses, flags, timers, stimuli) as at spawn.
+    pub fn reset(&mut self, program: &Program, actions: &mut BtActions) {
+        // Reports of the old activation are dropped (the fresh tree must
+        // not take them); running actions are told to stop.
+        actions
+            .slots
+            .retain(|a| a.is_running() || a.state == ActionState::Aborted);
+        for a in actions.slots.iter_mut() {
+            if a.is_running() {
+                a.state = ActionState::Aborted;
+            }
+        }
+        let now = self.now_ms;
+        let ticks = self.ticks;
+        *self = AgentState::new(program, self.seed);
+        self.now_ms = now;
+        self.ticks = ticks;
+    }
+
+    /// Bytes of tree state held for this agent (heap included).
+    pub fn heap_bytes(&self) -> usize {
+        self.mem.heap_bytes() + self.stimuli.heap_bytes()
+    }
+
+    /// Leaves running after the last tick, in tree order.
+    pub fn active_leaves<'a>(&'a self, program: &'a Program) -> impl Iterator<Item = u32> + 'a {
+        (0..program.nodes.len() as u32).filter(move |&i| {
+            program.nodes[i as usize].kind.is_leaf()
+                && self.mem.node(i as usize).status() == Status::Running
+                && self.mem.node(i as usize).bits() & rule::PAUSED == 0
+        })
+    }
+}
+
+/// The per-node arrays of an agent in one heap allocation of words:
+/// `[node states (u8) | cursors (u16) | aux words | impulse counts]`, each
+/// region aligned for its type, so that an agent's tree state is one
+/// allocation and one pointer. Node states come first: the hottest
+/// accesses (a node's state by index) need no offset.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StateMem {
+    pub(crate) words: Box<[u32]>,
+    /// Node states (bytes from 0; the cursors start on the next u16), in
+    /// the low 30 bits; bit 30: the last two words of the allocation are
+    /// the unset-read mask, bit 31: the two before them (or the last two)
+    /// are the random state. Programs that draw no random numbers and read
+    /// no key unset keep neither.
+    pub(crate) n_nodes: u32,
+    /// Where the cursors end, in u16 units.
+    pub(crate) cur_end: u32,
+    /// Where the aux words start and the impulse counts start, in words
+    /// (the impulse counts run to the end).
+    pub(crate) aux_at: u32,
+    pub(crate) imp_at: u32,
+}
+
+impl StateMem {
+    const UNSET: u32 = 1 << 30;
+    const RNG: u32 = 1 << 31;
+    const NODES: u32 = Self::UNSET - 1;
+
+    /// Zeroed arrays of these sizes (`rng`, `unset`: with the random state,
+    /// with the unset-read mask).
+    pub(crate) fn new(
+        aux: usize,
+        impulses: usize,
+        cursors: usize,
+        nodes: usize,
+        rng: bool,
+        unset: bool,
+    ) -> StateMem {
+        let cur_at = nodes.div_ceil(2);
+        let cur_end = cur_at + cursors;
+        let aux_at = cur_end.div_ceil(2);
+        let imp_at = aux_at + aux;
+        let extra = 2 * usize::from(rng) + 2 * usize::from(unset);
+        let u32_of = |n: usize| u32::try_from(n).expect("tree state under 16 GiB");
+        assert!(nodes <= Self::NODES as usize, "at most 2^30 nodes");
+        StateMem {
+            words: vec![0u32; imp_at + impulses + extra].into_boxed_slice(),
+            n_nodes: u32_of(nodes)
+                | if rng { Self::RNG } else { 0 }
+                | if unset { Self::UNSET } else { 0 },
+            cur_end: u32_of(cur_end),
+            aux_at: u32_of(aux_at),
+            imp_at: u32_of(imp_at),
+        }
+    }
+
+    /// Bytes allocated.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.words.len() * 4
+    }
+
+    /// The allocation as words (the decision table writes whole arrays).
+    #[inline(always)]
+    pub(crate) fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// The allocation as words.
+    #[inline(always)]
+    pub(crate) fn words_mut(&mut self) -> &mut [u32] {
+        &mut self.words
+    }
+
+    /// Where the cursors start, in u16 units.
+    #[inline(always)]
+    pub(crate) fn cur_at(&self) -> usize {
+        ((self.n_nodes & Self::NODES) as usize).div_ceil(2)
+    }
+
+    #[inline(always)]
+    pub(crate) fn bytes(&self) -> &[NodeState] {
+        bytemuck::cast_slice::<u32, NodeState>(&self.words)
+    }
+
+    #[inline(always)]
+    pub(crate) fn bytes_mut(&mut self) -> &mut [NodeState] {
+        bytemuck::cast_slice_mut::<u32, NodeState>(&mut self.words)
+    }
+
+    /// Every node's state.
+    #[inline(always)]
+    pub(crate) fn nodes(&self) -> &[NodeState] {
+        &self.bytes()[..(self.n_nodes & Self::NODES) as usize]
+    }
+
+    /// Every node's state.
+    #[inline(always)]
+    pub(crate) fn nodes_mut(&mut self) -> &mut [NodeState] {
+        let n = (self.n_nodes & Self::NODES) as usize;
+        &mut self.bytes_mut()[..n]
+    }
+
+    /// Node `i`'s state (`i` a node of the program the state was made
+    /// for).
+    #[inline(always)]
+    pub(crate) fn node(&self, i: usize) -> NodeState {
+        self.bytes()[i]
+    }
+
+    /// Node `i`'s state.
+    #[inline(always)]
+    pub(crate) fn node_mut(&mut self, i: usize) -> &mut NodeState {
+        &mut self.bytes_mut()[i]
+    }
+
+    #[inline(always)]
+    pub(crate) fn aux(&self) -> &[u32] {
+        &self.words[self.aux_at as usize..self.imp_at as usize]
+    }
+
+    #[inline(always)]
+    pub(crate) fn aux_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.aux_at as usize, self.imp_at as usize);
+        &mut self.words[a..b]
+    }
+
+    /// Aux word `a`.
+    #[inline(always)]
+    pub(crate) fn aux_word(&self, a: usize) -> u32 {
+        self.words[self.aux_at as usize + a]
+    }
+
+    /// Aux word `a`.
+    #[inline(always)]
+    pub(crate) fn aux_word_mut(&mut self, a: usize) -> &mut u32 {
+        let at = self.aux_at as usize;
+        &mut self.words[at + a]
+    }
+
+    /// Where the impulse counts end (the optional words follow).
+    #[inline(always)]
+    pub(crate) fn imp_end(&self) -> usize {
+        self.words.len()
+            - 2 * usize::from(self.n_nodes & Self::RNG != 0)
+            - 2 * usize::from(self.n_nodes & Self::UNSET != 0)
+    }
+
+    #[inline(always)]
+    pub(crate) fn impulses(&self) -> &[u32] {
+        &self.words[self.imp_at as usize..self.imp_end()]
+    }
+
+    #[inline(always)]
+    pub(crate) fn impulses_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.imp_at as usize, self.imp_end());
+        &mut self.words[a..b]
+    }
+
+    /// The random state, if kept.
+    pub(crate) fn rng(&self) -> Option<u64> {
+        (self.n_nodes & Self::RNG != 0).then(|| {
+            let at = self.imp_end();
+            u64::from(self.words[at]) | u64::from(self.words[at + 1]) << 32
+        })
+    }
+
+    /// Sets the random state (nothing if not kept).
+    pub(crate) fn set_rng(&mut self, rng: u64) {
+        if self.n_nodes & Self::RNG != 0 {
+            let at = self.imp_end();
+            self.words[at] = rng as u32;
+            self.words[at + 1] = (rng >> 32) as u32;
+        }
+    }
+
+    /// Keys read unset so far (0 if not kept).
+    pub(crate) fn unset(&self) -> u64 {
+        if self.n_nodes & Self::UNSET != 0 {
+            let at = self.words.len() - 2;
+            u64::from(self.words[at]) | u64::from(self.words[at + 1]) << 32
+        } else {
+            0
+        }
+    }
+
+    /// Notes keys read unset (a program that keeps no mask reads none).
+    #[cold]
+    pub(crate) fn add_unset(&mut self, keys: u64) {
+        debug_assert!(self.n_nodes & Self::UNSET != 0, "no unset-read mask");
+        if self.n_nodes & Self::UNSET != 0 {
+            let keys = self.unset() | keys;
+            let at = self.words.len() - 2;
+            self.words[at] = keys as u32;
+            self.words[at + 1] = (keys >> 32) as u32;
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn cursors(&self) -> &[u16] {
+        let (a, b) = (self.cur_at(), self.cur_end as usize);
+        &bytemuck::cast_slice::<u32, u16>(&self.words)[a..b]
+    }
+
+    #[inline(always)]
+    pub(crate) fn cursors_mut(&mut self) -> &mut [u16] {
+        let (a, b) = (self.cur_at(), self.cur_end as usize);
+        &mut bytemuck::cast_slice_mut::<u32, u16>(&mut self.words)[a..b]
+    }
+
+    /// Cursor `c`.
+    #[inline(always)]
+    pub(crate) fn cursor(&self, c: usize) -> u16 {
+        bytemuck::cast_slice::<u32, u16>(&self.words)[self.cur_at() + c]
+    }
+
+    /// Cursor `c`.
+    #[inline(always)]
+    pub(crate) fn cursor_mut(&mut self, c: usize) -> &mut u16 {
+        let at = self.cur_at();
+        &mut bytemuck::cast_slice_mut::<u32, u16>(&mut self.words)[at + c]
+    }
+}
