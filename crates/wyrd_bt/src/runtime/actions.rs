@@ -126,15 +126,18 @@ impl BtActions {
 
     /// The pass every tick starts with (walked or skipped): started slots
     /// now run, aborted ones (told last tick) go. Returns whether a slot
-    /// has a report for the tree to take.
-    #[inline]
-    pub(crate) fn settle(&mut self) -> bool {
+    /// has a report for the tree to take; `stop_at_report`: then at once
+    /// (a skip that finds one gives way to a walk, which settles the slots
+    /// again: settling is idempotent).
+    #[inline(always)]
+    pub(crate) fn settle(&mut self, stop_at_report: bool) -> bool {
         let (mut aborted, mut report) = (false, false);
         for a in self.slots.iter_mut() {
             match a.state {
                 ActionState::Started => a.state = ActionState::Running,
                 ActionState::Running => {}
                 ActionState::Aborted => aborted = true,
+                ActionState::Succeeded | ActionState::Failed if stop_at_report => return true,
                 ActionState::Succeeded | ActionState::Failed => report = true,
             }
         }

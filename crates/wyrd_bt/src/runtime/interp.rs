@@ -422,6 +422,7 @@ impl<'a> Interp<'a> {
     /// its loop after the child's result, until one keeps running or the
     /// root finishes. Only for ticks [`resume_point`] allows: what a walk
     /// would ask on the way down has the last walk's answers.
+    #[inline]
     pub(crate) fn bubble(&mut self, leaf: u32) -> Status {
         let mut child = leaf;
         let mut status = self.tick_node(leaf);

@@ -68,9 +68,8 @@ pub(crate) fn quiet_since_walk(
 /// aborted ones go). Returns whether the tick was decided so.
 #[inline(always)]
 pub(crate) fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: u32) -> bool {
-    // A report: the tree walks to take it (the walk settles the slots
-    // again; settling is idempotent).
-    if actions.settle() {
+    // A report: the tree walks to take it.
+    if actions.settle(true) {
         return false;
     }
     state.now_ms = state.now_ms.wrapping_add(dt_ms);

@@ -215,6 +215,7 @@ impl Interp<'_> {
     /// Expired stimuli leave the tree (their behavior is stopped). A
     /// stimulus of S seconds competes in the round(S·hz) ticks after its
     /// insertion (halves up).
+    #[inline]
     pub(super) fn expire_stimuli(&mut self) {
         let mut k = 0;
         while k < self.st.stimuli.len() {
