@@ -304,8 +304,8 @@ pub use resources::{BtGlobals, BtSettings, BtStats, Declared};
 pub use rng::SplitMix64;
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
-    MAX_STIMULI, NodeState, PredicateStub, StateSnapshot, Status, Stimulus, StimulusError, TickEnv,
-    TickTrace, tick_agent, tick_agent_traced,
+    MAX_STIMULI, NodeState, PredicateStub, SnapshotStimulus, StateSnapshot, Status, Stimulus,
+    StimulusError, TickEnv, TickTrace, tick_agent, tick_agent_traced,
 };
 pub use systems::{BtReloads, RestoreTree};
 pub use value::{Bindings, FromValue, Op, Sym, Value, ValueDef, ValueType};

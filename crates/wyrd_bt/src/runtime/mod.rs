@@ -26,7 +26,7 @@ pub use actions::{ActionState, ActiveAction, BtActions};
 
 pub(crate) use interp::Interp;
 pub(crate) use shortcuts::{inputs_key, quiet_since_walk, resume_point, skip_walk, walked};
-pub use state::{AgentState, StateSnapshot};
+pub use state::{AgentState, SnapshotStimulus, StateSnapshot};
 pub use stimuli::{MAX_STIMULI, Stimulus, StimulusError};
 pub use trace::{ActionEvent, TickTrace};
 

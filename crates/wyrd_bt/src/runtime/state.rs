@@ -61,8 +61,8 @@ pub struct StateSnapshot {
     pub now_ms: u32,
     /// Ticks so far.
     pub ticks: u64,
-    /// Stimuli: target, root, priority, expires (ms), duration (ms).
-    pub stimuli: Vec<(u32, u32, u16, u32, u32)>,
+    /// Stimuli.
+    pub stimuli: Vec<SnapshotStimulus>,
     /// Impulse win counts.
     pub impulse_fired: Vec<u32>,
     /// Root status after the last tick, and after the whole tick.
@@ -71,6 +71,45 @@ pub struct StateSnapshot {
     pub redirect_live: bool,
     /// The seed.
     pub seed: u64,
+}
+
+/// A stimulus in a [`StateSnapshot`]. Saved as the array `[target, root,
+/// priority, expires_ms, duration_ms]`, the form recordings have always
+/// had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "StimulusFields", into = "StimulusFields")]
+pub struct SnapshotStimulus {
+    /// The composite it competes in (node index).
+    pub target: u32,
+    /// The detached behavior's root node.
+    pub root: u32,
+    /// Position among the target's children (0 = highest priority).
+    pub priority: u16,
+    /// Agent time (ms) when it expires.
+    pub expires_ms: u32,
+    /// Its duration (ms).
+    pub duration_ms: u32,
+}
+
+/// [`SnapshotStimulus`] as saved.
+type StimulusFields = (u32, u32, u16, u32, u32);
+
+impl From<StimulusFields> for SnapshotStimulus {
+    fn from((target, root, priority, expires_ms, duration_ms): StimulusFields) -> Self {
+        SnapshotStimulus {
+            target,
+            root,
+            priority,
+            expires_ms,
+            duration_ms,
+        }
+    }
+}
+
+impl From<SnapshotStimulus> for StimulusFields {
+    fn from(s: SnapshotStimulus) -> Self {
+        (s.target, s.root, s.priority, s.expires_ms, s.duration_ms)
+    }
 }
 
 impl AgentState {
@@ -94,7 +133,13 @@ impl AgentState {
             stimuli: self
                 .stimuli
                 .iter()
-                .map(|s| (s.target, s.root, s.priority, s.expires_ms, s.duration_ms))
+                .map(|s| SnapshotStimulus {
+                    target: s.target,
+                    root: s.root,
+                    priority: s.priority,
+                    expires_ms: s.expires_ms,
+                    duration_ms: s.duration_ms,
+                })
                 .collect(),
             impulse_fired: self.mem.impulses().to_vec(),
             status: (self.status as u8, self.live as u8),
@@ -114,9 +159,12 @@ impl AgentState {
             || s.stimuli.iter().any(|st| {
                 // A stimulus competes in a main-tree list with one of the
                 // detached behaviors.
-                st.0 >= program.detached_start
-                    || !program.nodes[st.0 as usize].kind.info().stimulus_target
-                    || !program.detached.values().any(|&r| r == st.1)
+                st.target >= program.detached_start
+                    || !program.nodes[st.target as usize]
+                        .kind
+                        .info()
+                        .stimulus_target
+                    || !program.detached.values().any(|&r| r == st.root)
             })
         {
             return None;
@@ -138,13 +186,13 @@ impl AgentState {
         }
         let status = |b: u8| NodeState((b & 7) << 4).status();
         let mut stimuli = stimuli::Stimuli::default();
-        for &(target, root, priority, expires_ms, duration_ms) in &s.stimuli {
+        for st in &s.stimuli {
             stimuli.push(Stimulus {
-                target,
-                root,
-                priority,
-                expires_ms,
-                duration_ms,
+                target: st.target,
+                root: st.root,
+                priority: st.priority,
+                expires_ms: st.expires_ms,
+                duration_ms: st.duration_ms,
             });
         }
         let mut mem = fresh.mem;
@@ -462,5 +510,26 @@ impl StateMem {
     pub(crate) fn cursor_mut(&mut self, c: usize) -> &mut u16 {
         let at = self.cur_at();
         &mut bytemuck::cast_slice_mut::<u32, u16>(&mut self.words)[at + c]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recordings keep their form: a snapshot's stimulus is the array it
+    /// always was, and reads back as the named fields.
+    #[test]
+    fn a_snapshot_stimulus_is_saved_as_the_array_recordings_have() {
+        let s = SnapshotStimulus {
+            target: 1,
+            root: 2,
+            priority: 3,
+            expires_ms: 4,
+            duration_ms: 5,
+        };
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(json, "[1,2,3,4,5]");
+        assert_eq!(serde_json::from_str::<SnapshotStimulus>(&json).unwrap(), s);
     }
 }
