@@ -219,10 +219,23 @@
 //! ## How the crate fits together (and adding a node kind)
 //!
 //! `def` (the file format, serde) → `compile` (checks names, types and
-//! arities, lowers each node to a `Kind`, lays the tree out flat in
-//! depth-first order: a [`Program`]) → `runtime` (one agent's tick over the
-//! shared program: `runtime/mod.rs` walks and keeps the bookkeeping, one
-//! file per node family ticks its kinds). `Kind::info` is the one table of
+//! arities, lowers each node to a `Kind` in `compile/lower.rs`, lays the
+//! tree out flat in depth-first order: a [`Program`]) → `runtime` (one
+//! agent's tick over the shared program: `runtime/mod.rs` is the tick's
+//! entry, `shortcuts.rs` the skip and the resume, `interp.rs` the walk and
+//! its bookkeeping, `state.rs` the agent's state, one file per node family
+//! ticks its kinds) → the Bevy side (`asset.rs` the loader, `agent.rs` the
+//! components and one agent's update, `resources.rs`, `systems.rs`,
+//! `plugin.rs`).
+//!
+//! Modules depend on each other one way, from the ground up: `status`
+//! (node status, rule flags), `kind` (the table), `value` and `rng` import
+//! nothing of the crate; then `blackboard` (owns its key layout), `custom`
+//! (the custom-node API over a host trait the interpreter implements),
+//! `program`, `registry`, `compile` and `runtime` (neither imports the
+//! other: the decision table's data lives beside `Program`, its builder in
+//! `runtime/fresh.rs`), the views and tools, and the Bevy side last.
+//! `tests/bt/layering.rs` reads the `use` lines and fails on any circle. `Kind::info` is the one table of
 //! per-kind facts the compiler and the runtime read: family, child counts,
 //! what state the node needs and how it starts, whether it reads time, how
 //! it folds into one condition when instant, when it can complete, whether
