@@ -520,21 +520,34 @@ fn tick_trees(
             |local, item| each(local, item),
         );
     }
-    stats.ticked = locals
+    let ticked = locals
         .iter_mut()
         .map(|l| std::mem::take(&mut l.ticked))
         .sum();
+    publish_stats(&mut stats, &mut diagnostics, ticked, started, dt);
+    // `Act` starts now (its systems run after this one): timed from here
+    // to `act_end`, without a system of its own.
+    stats.act_start = Some(std::time::Instant::now());
+}
+
+/// The tick's statistics, also published as Bevy diagnostics
+/// ([`TICKED`], [`DECIDE_MS`]).
+fn publish_stats(
+    stats: &mut BtStats,
+    diagnostics: &mut Diagnostics,
+    ticked: u32,
+    started: std::time::Instant,
+    dt: f32,
+) {
+    stats.ticked = ticked;
     stats.decide_ns = started.elapsed().as_nanos() as u64;
-    let per_second = stats.ticked as f32 / dt.max(1e-6);
+    let per_second = ticked as f32 / dt.max(1e-6);
     stats.ticks_per_second = if stats.ticks_per_second == 0.0 {
         per_second
     } else {
         stats.ticks_per_second * 0.9 + per_second * 0.1
     };
-    let (ticked, decide_ms) = (stats.ticked, stats.decide_ns as f64 / 1e6);
+    let decide_ms = stats.decide_ns as f64 / 1e6;
     diagnostics.add_measurement(&TICKED, || f64::from(ticked));
     diagnostics.add_measurement(&DECIDE_MS, || decide_ms);
-    // `Act` starts now (its systems run after this one): timed from here
-    // to `act_end`, without a system of its own.
-    stats.act_start = Some(std::time::Instant::now());
 }
