@@ -470,12 +470,12 @@ impl BtAgent {
 
     /// A condition read a key the game has not set: said once per key.
     fn report_unset_reads(&mut self, program: &Program) {
-        let fresh = self.state.unset_reads() & !self.unset_reported;
-        if fresh == 0 {
+        let new_keys = self.state.unset_reads() & !self.unset_reported;
+        if new_keys == 0 {
             return;
         }
-        self.unset_reported |= fresh;
-        for k in (0..64).filter(|k| fresh & (1u64 << k) != 0) {
+        self.unset_reported |= new_keys;
+        for k in (0..64).filter(|k| new_keys & (1u64 << k) != 0) {
             let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
             let problem = AgentProblem::UnsetKey {
                 tree: program.source().to_owned(),

@@ -39,9 +39,10 @@ impl Status {
     }
 }
 
-/// Rule flag bits of [`NodeState`] (the interpreter's; users read
+/// Flag bits of [`NodeState`] (`flag`, not `rule`: `rule` is a kind's rule
+/// text and `Rule` the Trainz leaf; the interpreter's bits; users read
 /// [`RuleFlags`](crate::RuleFlags)).
-pub(crate) mod rule {
+pub(crate) mod flag {
     use super::RuleFlags;
     pub(crate) const PAUSED: u8 = RuleFlags::PAUSED.bits();
     pub(crate) const COMPLETE: u8 = RuleFlags::COMPLETE.bits();
@@ -121,12 +122,12 @@ impl NodeState {
     /// parent, success or failure now, COMPLETE with it.
     #[inline]
     pub(crate) fn finish_instant(&mut self, ok: bool) -> Status {
-        self.clear_flags(rule::PAUSED);
+        self.clear_flags(flag::PAUSED);
         if ok {
-            self.add_flags(rule::COMPLETE | rule::WAS_COMPLETE);
+            self.add_flags(flag::COMPLETE | flag::WAS_COMPLETE);
             self.set_status(Status::Success);
         } else {
-            self.clear_flags(rule::COMPLETE);
+            self.clear_flags(flag::COMPLETE);
             self.set_status(Status::Failure);
         }
         self.status()

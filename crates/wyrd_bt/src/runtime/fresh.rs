@@ -13,7 +13,7 @@
 //! their rule flags cleared and paused) is done by hand. The tick's
 //! shortcuts are checked against walks from the root in `tests/bt/resume.rs`.
 
-use super::{ActionState, ActiveAction, AgentState, BtActions, Interp, Status, rule};
+use super::{ActionState, ActiveAction, AgentState, BtActions, Interp, Status, flag};
 use crate::blackboard::Blackboard;
 use crate::program::{Cond, FreshTable, Kind, NONE, Program};
 use crate::value::Value;
@@ -98,7 +98,7 @@ impl FreshTable {
             let status = {
                 let mut it = Interp::new(p, &mut state, &mut bb, &mut actions, None);
                 for s in it.st.mem.nodes_mut() {
-                    s.add_flags(rule::PAUSED);
+                    s.add_flags(flag::PAUSED);
                 }
                 it.walk()
             };
@@ -110,7 +110,7 @@ impl FreshTable {
             value.mem.words_mut().fill(0);
             for (i, s) in state.mem.nodes().iter().enumerate() {
                 let node = &p.nodes[i];
-                let ticked = s.bits() & rule::PAUSED == 0;
+                let ticked = s.bits() & flag::PAUSED == 0;
                 if ticked {
                     *keep.mem.node_mut(i) = super::NodeState::from_raw(0);
                     *value.mem.node_mut(i) = *s;
@@ -119,9 +119,9 @@ impl FreshTable {
                     // the flags, the walk paused it.
                     *keep.mem.node_mut(i) = super::NodeState::from_raw(0x70);
                     *value.mem.node_mut(i) = super::NodeState::from_raw(
-                        rule::PAUSED
+                        flag::PAUSED
                             | if node.does_complete {
-                                rule::DOES_COMPLETE
+                                flag::DOES_COMPLETE
                             } else {
                                 0
                             },

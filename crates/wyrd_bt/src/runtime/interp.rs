@@ -58,7 +58,7 @@ impl<'a> Interp<'a> {
     pub(crate) fn sweep_orphans(&mut self) {
         for j in 0..self.p.nodes.len() as u32 {
             let s = self.st.mem.node_mut(j as usize);
-            if s.status() == Status::Running && s.bits() & rule::PAUSED != 0 {
+            if s.status() == Status::Running && s.bits() & flag::PAUSED != 0 {
                 let spare = std::mem::replace(&mut self.spare, NONE);
                 self.halt(j);
                 self.spare = spare;
@@ -261,7 +261,7 @@ impl<'a> Interp<'a> {
             }
         }
         for s in &mut self.st.mem.nodes_mut()[i as usize..n.end as usize] {
-            s.clear_flags(rule::COMPLETE | rule::WAS_COMPLETE);
+            s.clear_flags(flag::COMPLETE | flag::WAS_COMPLETE);
         }
         if let Kind::Action { .. } = n.kind {
             self.start_action(i);
@@ -326,7 +326,7 @@ impl<'a> Interp<'a> {
                 }
                 self.st.mem.node_mut(j as usize).set_status(Status::Idle);
             }
-            self.st.mem.node_mut(j as usize).add_flags(rule::PAUSED);
+            self.st.mem.node_mut(j as usize).add_flags(flag::PAUSED);
             j += 1;
         }
         // Stimuli inserted inside the subtree stop too.
@@ -363,7 +363,7 @@ impl<'a> Interp<'a> {
             return self.masked(i);
         }
         let s = &mut self.st.mem.node_mut(iu);
-        s.clear_flags(rule::PAUSED);
+        s.clear_flags(flag::PAUSED);
         let was_running = s.status() == Status::Running;
         if !was_running {
             self.enter(i);
@@ -386,8 +386,8 @@ impl<'a> Interp<'a> {
         let s = &mut self.st.mem.node_mut(i as usize);
         match status {
             // Skipped: nothing left to do, which for a rule is complete.
-            Status::Success | Status::Skipped => s.add_flags(rule::COMPLETE | rule::WAS_COMPLETE),
-            Status::Failure => s.clear_flags(rule::COMPLETE),
+            Status::Success | Status::Skipped => s.add_flags(flag::COMPLETE | flag::WAS_COMPLETE),
+            Status::Failure => s.clear_flags(flag::COMPLETE),
             _ => {}
         }
         s.set_status(status);
@@ -477,7 +477,7 @@ impl<'a> Interp<'a> {
             self.halt(i);
         }
         let s = &mut self.st.mem.node_mut(iu);
-        s.clear_flags(rule::PAUSED | rule::COMPLETE);
+        s.clear_flags(flag::PAUSED | flag::COMPLETE);
         s.set_status(Status::Skipped);
         Status::Skipped
     }

@@ -1,6 +1,6 @@
 //! Leaves: actions, conditions, rules, thresholds, timers, constants.
 
-use super::{ActionEvent, ActionState, ActiveAction, Interp, Status, rule};
+use super::{ActionEvent, ActionState, ActiveAction, Interp, Status, flag};
 use crate::kind::Instant;
 use crate::program::Kind;
 
@@ -21,7 +21,7 @@ impl Interp<'_> {
                 if self.test(cond) {
                     Status::Success
                 } else {
-                    self.st.mem.node_mut(i as usize).clear_flags(rule::COMPLETE);
+                    self.st.mem.node_mut(i as usize).clear_flags(flag::COMPLETE);
                     Status::Running
                 }
             }
@@ -138,7 +138,7 @@ impl Interp<'_> {
         if let Some(t) = self.trace.as_deref_mut() {
             t.ticked.push(i);
         }
-        self.st.mem.node_mut(iu).clear_flags(rule::PAUSED);
+        self.st.mem.node_mut(iu).clear_flags(flag::PAUSED);
         let ok = (!node.is_tagged() || self.tags_ok(i))
             // The fold of the kind's row (copied into the node's facts).
             && match node.facts.instant {

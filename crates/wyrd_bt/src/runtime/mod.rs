@@ -38,7 +38,7 @@ use crate::program::Program;
 /// the next tick (a tree of instant children cannot hang the game).
 pub const LOOPS_PER_TICK: u32 = 32;
 
-pub(crate) use crate::status::rule;
+pub(crate) use crate::status::flag;
 pub use crate::status::{NodeState, Status};
 
 /// Answers predicates the program has no implementation for (tools).
@@ -160,7 +160,7 @@ fn walk_agent(
         }
         None => {
             for n in it.st.mem.nodes_mut().iter_mut() {
-                n.add_flags(rule::PAUSED);
+                n.add_flags(flag::PAUSED);
             }
             it.walk()
         }

@@ -151,11 +151,11 @@ impl AgentState {
     /// State from a snapshot of the same program; `None` when its sizes do
     /// not fit the program (another tree).
     pub fn from_snapshot(program: &Program, s: &StateSnapshot) -> Option<AgentState> {
-        let fresh = AgentState::new(program, s.seed);
-        if s.nodes.len() != fresh.mem.nodes().len()
-            || s.aux.len() != fresh.mem.aux().len()
-            || s.cursors.len() != fresh.mem.cursors().len()
-            || s.impulse_fired.len() != fresh.mem.impulses().len()
+        let blank = AgentState::new(program, s.seed);
+        if s.nodes.len() != blank.mem.nodes().len()
+            || s.aux.len() != blank.mem.aux().len()
+            || s.cursors.len() != blank.mem.cursors().len()
+            || s.impulse_fired.len() != blank.mem.impulses().len()
             || s.stimuli.iter().any(|st| {
                 // A stimulus competes in a main-tree list with one of the
                 // detached behaviors.
@@ -195,7 +195,7 @@ impl AgentState {
                 duration_ms: st.duration_ms,
             });
         }
-        let mut mem = fresh.mem;
+        let mut mem = blank.mem;
         for (to, &b) in mem.nodes_mut().iter_mut().zip(&s.nodes) {
             *to = NodeState(b);
         }
@@ -232,9 +232,9 @@ impl AgentState {
         mem.set_rng(seed ^ crate::rng::SplitMix64::GAMMA);
         for (s, n) in mem.nodes_mut().iter_mut().zip(&program.nodes) {
             s.add_flags(
-                rule::PAUSED
+                flag::PAUSED
                     | if n.does_complete {
-                        rule::DOES_COMPLETE
+                        flag::DOES_COMPLETE
                     } else {
                         0
                     },
@@ -286,7 +286,7 @@ impl AgentState {
         (0..program.nodes.len() as u32).filter(move |&i| {
             program.nodes[i as usize].kind.is_leaf()
                 && self.mem.node(i as usize).status() == Status::Running
-                && self.mem.node(i as usize).bits() & rule::PAUSED == 0
+                && self.mem.node(i as usize).bits() & flag::PAUSED == 0
         })
     }
 }

@@ -2,7 +2,7 @@
 //! select-one. Rule flags: PAUSED, COMPLETE, WAS_COMPLETE, DOES_COMPLETE
 //! ([`rule`](super::rule)).
 
-use super::{Interp, Status, rule};
+use super::{Interp, Status, flag};
 use crate::program::Kind;
 
 impl Interp<'_> {
@@ -17,7 +17,7 @@ impl Interp<'_> {
     }
 
     pub(super) fn was_complete(&self, c: u32) -> bool {
-        self.st.mem.node(c as usize).bits() & rule::WAS_COMPLETE != 0
+        self.st.mem.node(c as usize).bits() & flag::WAS_COMPLETE != 0
     }
 
     /// Trainz ordered execution: iterate top to bottom, pausing children that
@@ -55,20 +55,20 @@ impl Interp<'_> {
         for k in 0..count {
             let c = self.child(i, k);
             let flags = self.st.mem.node(c as usize).bits();
-            if flags & rule::COMPLETE != 0 {
+            if flags & flag::COMPLETE != 0 {
                 if let Kind::Rule { cond } = self.p.nodes[c as usize].kind {
                     if let Some(t) = self.trace.as_deref_mut() {
                         t.ticked.push(c);
                     }
                     let holds = self.test(cond);
                     let s = &mut self.st.mem.node_mut(c as usize);
-                    s.clear_flags(rule::PAUSED);
+                    s.clear_flags(flag::PAUSED);
                     if !holds {
-                        s.clear_flags(rule::COMPLETE);
+                        s.clear_flags(flag::COMPLETE);
                         s.set_status(Status::Running);
                     }
                 } else {
-                    self.st.mem.node_mut(c as usize).clear_flags(rule::PAUSED);
+                    self.st.mem.node_mut(c as usize).clear_flags(flag::PAUSED);
                 }
             } else {
                 self.tick_node(c);

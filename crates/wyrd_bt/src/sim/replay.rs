@@ -91,8 +91,8 @@ fn replay_from<'p>(
             Some(i)
         }
     };
-    let fresh = rec.start.state.ticks == 0 && rec.start.actions.is_empty();
-    let state = if changed_tree && fresh {
+    let from_start = rec.start.state.ticks == 0 && rec.start.actions.is_empty();
+    let state = if changed_tree && from_start {
         // A changed tree starts fresh, as the recorded agent did.
         Some(AgentState::new(program, rec.start.state.seed))
     } else {
@@ -212,7 +212,7 @@ fn replay_from<'p>(
             if (b >> 4) & 7 == 1 {
                 b
             } else {
-                b & !crate::runtime::rule::PAUSED
+                b & !crate::runtime::flag::PAUSED
             }
         };
         let mut changes = Vec::new();

@@ -42,7 +42,15 @@ fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
     let h = app.world().resource::<AssetServer>().load("t.bt.ron");
     wait_loaded(&mut app, &h).unwrap();
     let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
-    step(&mut app, 5);
+    // The flags file loads on the asset threads: step until it merged (a
+    // fixed count of updates failed on a loaded machine), then a tick.
+    wyrd_test_support::run_until(
+        &mut app,
+        "the flags files to merge",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| w.resource::<wyrd_bt::BtGlobals>().declared() == wyrd_bt::Declared::Complete,
+    );
+    step(&mut app, 2);
     let problems = app.world().get::<BtAgent>(e).unwrap().problems().to_vec();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
