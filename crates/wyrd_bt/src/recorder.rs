@@ -245,6 +245,32 @@ impl Recorder {
         }
         self.ticks.push_back(0);
         self.push(program, Rec::Tick { tick, step_us });
+        self.record_inputs(program, blackboard, globals);
+        for a in actions.iter() {
+            let ok = match a.state {
+                ActionState::Succeeded => true,
+                ActionState::Failed => false,
+                _ => continue,
+            };
+            self.push(program, Rec::Report { node: a.node, ok });
+        }
+        // Stimuli and a restart asked during the last Act come after the
+        // reports the game made then (a restart aborts what runs).
+        for i in 0..self.pending.len() {
+            let r = self.pending[i];
+            self.push(program, r);
+        }
+        self.pending.clear();
+    }
+
+    /// Records the inputs that changed since the last tick: blackboard
+    /// values, tags, world values and predicate results.
+    fn record_inputs(
+        &mut self,
+        program: &Program,
+        blackboard: &Blackboard,
+        globals: &[Option<Value>],
+    ) {
         for k in 0..self.values.len() {
             let now = blackboard.get_index(k as u16);
             if now != self.values[k] {
@@ -296,32 +322,6 @@ impl Recorder {
                 }
             }
         }
-        for a in actions.iter() {
-            match a.state {
-                ActionState::Succeeded => self.push(
-                    program,
-                    Rec::Report {
-                        node: a.node,
-                        ok: true,
-                    },
-                ),
-                ActionState::Failed => self.push(
-                    program,
-                    Rec::Report {
-                        node: a.node,
-                        ok: false,
-                    },
-                ),
-                _ => {}
-            }
-        }
-        // Stimuli and a restart asked during the last Act come after the
-        // reports the game made then (a restart aborts what runs).
-        for i in 0..self.pending.len() {
-            let r = self.pending[i];
-            self.push(program, r);
-        }
-        self.pending.clear();
     }
 
     /// Records what the tick did (call right after it, with its trace).

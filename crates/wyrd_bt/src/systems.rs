@@ -457,12 +457,7 @@ fn tick_trees(
     let paused = settings.paused && settings.steps == 0;
     if waiting || paused {
         stats.ticked = 0;
-        // Bound and restored agents are listed under their actions all the
-        // same (a restored action is the game's to run).
-        let mut local = locals.borrow_local_mut();
-        for (entity, _, _, _, mut actions) in agents.iter_mut() {
-            actions.relist(entity, &mut local.changes);
-        }
+        relist_all(locals, agents);
         return;
     }
     if settings.paused {
@@ -480,44 +475,18 @@ fn tick_trees(
         update_step_us: (f64::from(dt) * 1e6).round() as u64,
     };
     let started = std::time::Instant::now();
-    // Each agent: its tick, then its entry in the running-actions index.
-    let each = |local: &mut TickLocal,
-                (entity, tree, mut agent, mut bb, mut actions): (
-        Entity,
-        &BehaviorTree,
-        Mut<BtAgent>,
-        Mut<Blackboard>,
-        Mut<BtActions>,
-    )| {
-        let (agent, actions) = (&mut *agent, &mut *actions);
-        // The tree writes its blackboard only through `SetBlackboard` /
-        // `UnsetBlackboard`: the component is marked changed only when one
-        // wrote (game systems watching `Changed<Blackboard>` see the
-        // tree's writes and nothing else).
-        let generation = bb.generation();
-        // The ticked count is per thread, borrowed once per batch of
-        // agents (one shared atomic would bounce between cores).
-        if agent.update(tree, bb.bypass_change_detection(), actions, &cx) {
-            local.ticked += 1;
-        }
-        if bb.generation() != generation {
-            bb.set_changed();
-        }
-        actions.now_ms = agent.state.now_ms;
-        actions.relist(entity, &mut local.changes);
-    };
     if agents.iter().len() < PARALLEL_FROM {
         // A parallel iteration hands batches to the compute threads and
         // waits for them: tens of microseconds on a small machine, more
         // than a small crowd's whole tick.
         let mut local = locals.borrow_local_mut();
         for item in agents.iter_mut() {
-            each(&mut local, item);
+            tick_one(&mut local, &cx, item);
         }
     } else {
         agents.par_iter_mut().for_each_init(
             || locals.borrow_local_mut(),
-            |local, item| each(local, item),
+            |local, item| tick_one(local, &cx, item),
         );
     }
     let ticked = locals
@@ -528,6 +497,48 @@ fn tick_trees(
     // `Act` starts now (its systems run after this one): timed from here
     // to `act_end`, without a system of its own.
     stats.act_start = Some(std::time::Instant::now());
+}
+
+/// One agent of the tree tick: its tick, then its entry in the
+/// running-actions index.
+#[inline]
+fn tick_one(
+    local: &mut TickLocal,
+    cx: &TickContext,
+    (entity, tree, mut agent, mut bb, mut actions): (
+        Entity,
+        &BehaviorTree,
+        Mut<BtAgent>,
+        Mut<Blackboard>,
+        Mut<BtActions>,
+    ),
+) {
+    let (agent, actions) = (&mut *agent, &mut *actions);
+    // The tree writes its blackboard only through `SetBlackboard` /
+    // `UnsetBlackboard`: the component is marked changed only when one
+    // wrote (game systems watching `Changed<Blackboard>` see the
+    // tree's writes and nothing else).
+    let generation = bb.generation();
+    // The ticked count is per thread, borrowed once per batch of
+    // agents (one shared atomic would bounce between cores).
+    if agent.update(tree, bb.bypass_change_detection(), actions, cx) {
+        local.ticked += 1;
+    }
+    if bb.generation() != generation {
+        bb.set_changed();
+    }
+    actions.now_ms = agent.state.now_ms;
+    actions.relist(entity, &mut local.changes);
+}
+
+/// No tree ticks this update (the world is still loading, or a debugger
+/// paused them): bound and restored agents are listed under their actions
+/// all the same (a restored action is the game's to run).
+fn relist_all(locals: &mut bevy::utils::Parallel<TickLocal>, agents: &mut TickQuery) {
+    let mut local = locals.borrow_local_mut();
+    for (entity, _, _, _, mut actions) in agents.iter_mut() {
+        actions.relist(entity, &mut local.changes);
+    }
 }
 
 /// The tick's statistics, also published as Bevy diagnostics

@@ -1,0 +1,298 @@
+//! Node kinds of the compiled program and the one table of facts about
+//! each: its family (which interpreter file ticks it), how many children it
+//! takes, what per-agent state it needs and how that state starts, whether
+//! it reads time, and its rule in one line with its BehaviorTree.CPP and
+//! Unreal equivalents (the crate docs' node table is generated from it).
+
+/// What a node does. Payload indexes point into the
+/// [`Program`](crate::Program)'s tables.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(missing_docs)]
+pub(crate) enum Kind {
+    // Standard composites (BT.CPP names and rules).
+    Sequence,
+    SequenceWithMemory,
+    ReactiveSequence,
+    GuardSequence,
+    Selector,
+    ReactiveFallback,
+    Parallel { success: u16, failure: u16 },
+    ParallelAll { max_failures: u32 },
+    IfThenElse,
+    WhileDoElse,
+    Switch { key: u16, cases: u32 },
+    // Halo 2 decision schemes.
+    PrioritizedList,
+    Sequential,
+    SequentialLooping,
+    Probabilistic { weights: u32 },
+    OneOff { random: bool },
+    Impulse { impulse: u32 },
+    // Trainz parent styles.
+    Ordered,
+    Simultaneous,
+    SelectOne { random: bool },
+    // Decorators.
+    Invert,
+    ForceSuccess,
+    ForceFailure,
+    Repeat { count: u32 },
+    RetryUntilSuccessful { attempts: u32 },
+    KeepRunningUntilFailure,
+    RunOnce { then_skip: bool },
+    Delay { ms: u32 },
+    Cooldown { ms: u32 },
+    MinDuration { ms: u32 },
+    Timeout { ms: u32 },
+    Guard { cond: u32 },
+    // Leaves.
+    Action { action: u32 },
+    Condition { cond: u32 },
+    Rule { cond: u32 },
+    Threshold { cond: u32, count: u32 },
+    Wait { ms: u32 },
+    SetBlackboard { write: u32 },
+    UnsetBlackboard { key: u16 },
+    Succeed,
+    Fail,
+    Forever,
+    // Game-registered.
+    Custom { custom: u32 },
+}
+
+/// Which part of the interpreter ticks a kind (one file each under
+/// `runtime/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// `runtime/composites.rs`: sequences, selector, parallel, if / while /
+    /// switch.
+    Standard,
+    /// `runtime/halo.rs`: Halo 2 decision schemes and impulses.
+    Halo,
+    /// `runtime/trainz.rs`: Trainz parent styles.
+    Trainz,
+    /// `runtime/decorators.rs`.
+    Decorator,
+    /// `runtime/leaves.rs`: actions, conditions, rules, timers.
+    Leaf,
+    /// `runtime/custom.rs`: game-registered nodes.
+    Custom,
+}
+
+/// How a node's aux word (timer, counter, remembered child) starts when the
+/// node is entered afresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AuxInit {
+    /// The node has no aux word.
+    None,
+    /// Zero.
+    Zero,
+    /// "No child" ([`NONE`](crate::NONE)).
+    NoChild,
+    /// The agent's time (a timer starts).
+    Now,
+    /// Kept across activations (one-off memories, cooldowns, run-once).
+    Keep,
+}
+
+/// How a node's cursor starts when the node is entered afresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CursorInit {
+    /// The node has no cursor.
+    None,
+    /// The first child.
+    Zero,
+    /// "Not chosen yet" (`u16::MAX`).
+    Unchosen,
+    /// Kept across activations (`SequenceWithMemory` retries the child
+    /// that failed).
+    Keep,
+}
+
+/// The facts about one kind.
+#[derive(Debug, Clone, Copy)]
+pub struct KindInfo {
+    /// The kind as written in tree files.
+    pub name: &'static str,
+    /// The interpreter family that ticks it.
+    pub family: Family,
+    /// Fewest children (leaves: 0).
+    pub min_children: usize,
+    /// Most children (`usize::MAX`: any number).
+    pub max_children: usize,
+    /// Its aux word.
+    pub(crate) aux: AuxInit,
+    /// Its cursor.
+    pub(crate) cursor: CursorInit,
+    /// It reads time or counts ticks, so a walk with unchanged inputs may
+    /// still change something (the agent cannot skip the walk).
+    pub timed: bool,
+    /// Whether, and how, it reads as one condition when it is made of
+    /// conditions only (instant: finishes in the tick it starts, no
+    /// effects, usable as a guard).
+    pub(crate) instant: Instant,
+    /// When it can ever complete (Trainz DOES_COMPLETE).
+    pub(crate) done: Done,
+    /// Whether it draws from the agent's random numbers.
+    pub(crate) random: Random,
+    /// Whether the tick's resume shortcut can continue it from a finished
+    /// child (`bubble` in `runtime/mod.rs` has its continuation).
+    pub(crate) resume: Resume,
+    /// Its leading instant children are guards: re-checked every tick, a
+    /// broken one stops it (and they are its relevancy).
+    pub leading_guards: bool,
+    /// Its children run at the same time: their actions count together for
+    /// the agent's action slots, and their statuses start over when it
+    /// starts afresh.
+    pub concurrent: bool,
+    /// A stimulus can be inserted into it (a competition of children by
+    /// priority).
+    pub stimulus_target: bool,
+    /// Its rule, one line (the crate docs' node table).
+    pub rule: &'static str,
+    /// BehaviorTree.CPP 4.x equivalent (`-`: none).
+    pub bt_cpp: &'static str,
+    /// Unreal Engine behavior tree equivalent (`-`: none).
+    pub unreal: &'static str,
+}
+
+/// How a kind made of conditions only reads as one condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Instant {
+    /// Never instant (it has effects, time or memory).
+    Never,
+    /// Its own condition (a `Condition` leaf).
+    Own,
+    /// Always true (`Succeed`).
+    True,
+    /// Always false (`Fail`).
+    False,
+    /// The opposite of its child, when the child is instant.
+    Not,
+    /// All children hold, when all are instant.
+    All,
+    /// Some child holds, when all are instant.
+    Any,
+}
+
+/// When a kind can ever complete, from what its children can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Done {
+    /// Always can.
+    Always,
+    /// Never does.
+    Never,
+    /// When every child can.
+    AllChildren,
+    /// When some child can.
+    AnyChild,
+    /// When some child after the first can (the branches of if / while).
+    LaterChild,
+    /// When as many children can as its `success` threshold needs.
+    SuccessCount,
+    /// When its count is finite and its child can.
+    RepeatCount,
+    /// When it has a child of its own (not a redirect) that can.
+    OwnChild,
+}
+
+/// Whether a kind draws random numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Random {
+    /// Never.
+    Never,
+    /// Always (custom nodes may).
+    Always,
+    /// When its `random` option is set.
+    WhenAsked,
+}
+
+/// Whether the resume shortcut can continue a kind from a finished child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// No: a tree with it always walks from the root.
+    No,
+    /// Yes.
+    Yes,
+    /// When the node is instant.
+    IfInstant,
+}
+
+#[cfg(test)]
+mod row_tests;
+mod table;
+
+/// The facts of every node kind, in table order (for docs and tools that
+/// list kinds).
+pub fn kinds() -> impl ExactSizeIterator<Item = KindInfo> {
+    Kind::ALL.iter().map(Kind::info)
+}
+
+/// The node table of the crate docs, as markdown (kind, rule, BT.CPP,
+/// Unreal), generated from [`kinds`]. A test keeps the docs equal to
+/// it.
+pub fn node_table() -> String {
+    let mut s =
+        String::from("| kind | rule | BehaviorTree.CPP 4.x | Unreal |\n|---|---|---|---|\n");
+    for k in Kind::ALL {
+        let i = k.info();
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            i.name, i.rule, i.bt_cpp, i.unreal
+        ));
+    }
+    s
+}
+
+/// What the compiler knows of a node's children when it decides the node's
+/// own facts.
+pub(crate) struct ChildFacts {
+    /// Number of children.
+    pub count: usize,
+    /// There are children, all instant (conditions only).
+    pub all_instant: bool,
+    /// Every child can complete.
+    pub all_done: bool,
+    /// Some child can complete.
+    pub any_done: bool,
+    /// How many children can complete.
+    pub done: usize,
+    /// Some child after the first can complete (branches of if / while).
+    pub later_done: bool,
+    /// A redirect impulse (no child of its own).
+    pub redirect: bool,
+}
+
+impl Kind {
+    /// Whether a node of this kind is instant (conditions only: finishes in
+    /// the tick it starts, no effects, usable as a guard) and whether it
+    /// can ever complete (Trainz DOES_COMPLETE).
+    pub(crate) fn completes(&self, f: &ChildFacts) -> (bool, bool) {
+        let row = self.info();
+        let instant = match row.instant {
+            Instant::Never => false,
+            Instant::Own | Instant::True | Instant::False => true,
+            Instant::Not | Instant::All | Instant::Any => f.all_instant,
+        };
+        let done = match row.done {
+            Done::Always => true,
+            Done::Never => false,
+            Done::AllChildren => f.all_done,
+            Done::AnyChild => f.any_done,
+            Done::LaterChild => f.later_done,
+            Done::SuccessCount => f.done >= self.success_needed(f.count),
+            Done::RepeatCount => matches!(self, Kind::Repeat { count } if *count > 0) && f.all_done,
+            Done::OwnChild => !f.redirect && f.all_done && f.count > 0,
+        };
+        (instant, done)
+    }
+
+    /// How many children must succeed for a `Parallel` to (0 in the file:
+    /// all of them).
+    fn success_needed(&self, children: usize) -> usize {
+        match *self {
+            Kind::Parallel { success, .. } if success > 0 => success as usize,
+            _ => children,
+        }
+    }
+}
