@@ -126,6 +126,11 @@ pub struct BtAgent {
     /// The flight recorder, when this agent records.
     #[reflect(ignore)]
     pub(crate) recorder: Option<Box<Recorder>>,
+    /// Breakpoints that apply to this agent (see `BtBreakpoints`).
+    #[reflect(ignore)]
+    pub(crate) breaks: Option<Box<crate::breakpoints::AgentBreaks>>,
+    /// The program (its address) `breaks` was chosen for: 0 before.
+    pub(crate) breaks_bound_to: usize,
     /// Asked to start recording this many ticks at the next tick.
     pub(crate) record_request: Option<usize>,
     /// Unset keys already reported (see `AgentState::unset_reads`).
@@ -205,8 +210,9 @@ impl BtAgent {
     /// that is not traced pays nothing. The inspector turns it on for the
     /// agent it shows.
     pub fn set_tracing(&mut self, on: bool) {
-        // The flight recorder reads the trace: it stays while recording.
-        let on = on || self.recorder.is_some();
+        // The flight recorder and breakpoints read the trace: it stays
+        // while recording or with breakpoints.
+        let on = on || self.recorder.is_some() || self.breaks.is_some();
         match (on, self.trace.is_some()) {
             (true, false) => self.trace = Some(Box::default()),
             (false, true) => self.trace = None,
@@ -381,6 +387,10 @@ impl BtAgent {
                 env.globals,
             );
         }
+        if let Some(b) = self.breaks.as_deref_mut() {
+            b.before_tick(&self.state);
+        }
+        let globals = env.globals;
         let status = tick_agent_traced(
             program,
             &mut self.state,
@@ -392,6 +402,9 @@ impl BtAgent {
         );
         if let (Some(rec), Some(trace)) = (self.recorder.as_mut(), self.trace.as_deref()) {
             rec.after_tick(program, &self.state, trace, status);
+        }
+        if let (Some(b), Some(trace)) = (self.breaks.as_deref_mut(), self.trace.as_deref()) {
+            b.after_tick(program, &self.state, bb, globals, trace);
         }
         self.report_unset_reads(program);
         if tree.mode == RunMode::Once && status != Status::Running {

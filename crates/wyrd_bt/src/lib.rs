@@ -267,9 +267,11 @@
 mod agent;
 mod asset;
 mod blackboard;
+mod breakpoints;
 mod clock;
 mod compile;
 mod custom;
+mod debugger;
 mod def;
 mod dispatch;
 mod kind;
@@ -292,10 +294,15 @@ mod vocab_file;
 pub use agent::{BehaviorTree, BtAgent, RunMode};
 pub use asset::{BtAsset, BtLoader};
 pub use blackboard::{Blackboard, BlackboardError};
+pub use breakpoints::{
+    BreakHit, BreakOn, BreakWatch, BreakpointDef, BreakpointError, Breakpoints, BreakpointsDef,
+    TickSeen,
+};
 pub use compile::{
     BtError, BtProblem, ParsedFile, compile, compile_str, file_refs, load_tree_files, parse_tree,
     resolve, with_caret,
 };
+pub use debugger::{BtBreakpointHit, BtBreakpoints, BtBreakpointsFile, BtBreakpointsLoader};
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use dispatch::{ActionRuns, Running, RunningAction, RunningActions};
 pub use kind::{Family, KindInfo, kinds, node_table};

@@ -16,6 +16,7 @@ use crate::agent::{BehaviorTree, BtAgent, RunMode, TickContext};
 use crate::asset::BtAsset;
 use crate::blackboard::Blackboard;
 use crate::clock::AgentClock;
+use crate::debugger::{BtBreakpointHit, BtBreakpoints};
 use crate::dispatch::RunningActions;
 use crate::persist::{SavedTree, diff, restore};
 use crate::problem::AgentProblem;
@@ -145,6 +146,8 @@ pub(crate) fn decide_trees(
 pub(crate) struct TickLocal {
     ticked: u32,
     changes: Vec<ListingChange>,
+    /// Breakpoints that hit in this tick.
+    hits: Vec<BtBreakpointHit>,
 }
 
 /// What [`decide_trees`] keeps the running-actions index with.
@@ -153,13 +156,32 @@ pub(crate) struct Dispatch<'w, 's> {
     running: ResMut<'w, RunningActions>,
     removed: RemovedComponents<'w, 's, BtAgent>,
     locals: Local<'s, bevy::utils::Parallel<TickLocal>>,
+    breakpoints: ResMut<'w, BtBreakpoints>,
+    hits: MessageWriter<'w, BtBreakpointHit>,
 }
 
 impl Dispatch<'_, '_> {
     /// The tick's changes into the index, and agents that left out of it.
     fn apply(&mut self) {
+        let mut hits = Vec::new();
         for local in self.locals.iter_mut() {
             self.running.gather(&mut local.changes);
+            hits.append(&mut local.hits);
+        }
+        if !hits.is_empty() {
+            // In entity order, whatever threads ticked the agents.
+            hits.sort_by_key(|h| h.entity);
+            self.breakpoints.last_hit = hits.first().cloned();
+            for h in hits {
+                bevy::log::info!(
+                    "breakpoint {:?} hit: {} (agent {}, tick {}); trees paused",
+                    h.hit.name,
+                    h.hit.why,
+                    h.entity,
+                    h.tick
+                );
+                self.hits.write(h);
+            }
         }
         for e in self.removed.read() {
             self.running.forget(e);
@@ -463,12 +485,11 @@ fn tick_trees(
     if settings.paused {
         settings.steps -= 1;
     }
-    let settings = &*settings;
     let dt = time.delta_secs();
     // What every agent reads, once per update (the step of agents that
     // tick every update rounded once).
     let cx = TickContext {
-        settings,
+        settings: &settings,
         world_values: &world.values,
         globals_generation: globals.generation(),
         dt,
@@ -494,6 +515,11 @@ fn tick_trees(
         .map(|l| std::mem::take(&mut l.ticked))
         .sum();
     publish_stats(&mut stats, &mut diagnostics, ticked, started, dt);
+    // A breakpoint hit: the trees pause at the end of this tick.
+    if locals.iter_mut().any(|l| !l.hits.is_empty()) {
+        settings.paused = true;
+        settings.steps = 0;
+    }
     // `Act` starts now (its systems run after this one): timed from here
     // to `act_end`, without a system of its own.
     stats.act_start = Some(std::time::Instant::now());
@@ -529,6 +555,14 @@ fn tick_one(
     }
     actions.now_ms = agent.state.now_ms;
     actions.relist(entity, &mut local.changes);
+    if let Some(hit) = agent.breaks.as_deref_mut().and_then(|b| b.hit.take()) {
+        local.hits.push(BtBreakpointHit {
+            entity,
+            tree: agent.tree_source().to_owned(),
+            tick: agent.state.ticks(),
+            hit,
+        });
+    }
 }
 
 /// No tree ticks this update (the world is still loading, or a debugger

@@ -89,6 +89,7 @@ Examples:
 Examples:
   wyrd sim assets/squad_ai/combat.bt.ron --script crates/wyrd_bt/tests/trees/combat_infantry.script.ron
   wyrd sim session.bt.ron --script drive.script.ron --ticks 100 --seed 7
+  wyrd sim assets/squad_ai/combat.bt.ron --script fight.script.ron --break assets/squad_ai/combat.breakpoints.ron
   wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json
   wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json --emit-script > grunt.script.ron")]
     Sim {
@@ -120,6 +121,11 @@ Examples:
         /// Seed of random choices (default: the script's).
         #[arg(long)]
         seed: Option<u64>,
+        /// Breakpoints (a `NAME.breakpoints.ron` file): stop at the first
+        /// that hits and print the tick's state; with the script's
+        /// `expect_breaks` / `never_breaks`, run to the end and check them.
+        #[arg(long = "break", value_name = "FILE", conflicts_with = "replay")]
+        breaks: Option<String>,
     },
     /// What changed between two versions of a tree, by node path: `~`
     /// changed (kind, parameters, guard, bindings or children), `+` added,
@@ -327,9 +333,10 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             emit_script,
             ticks,
             seed,
+            breaks,
         } => match (script, replay) {
             (_, Some(file)) => replay_recording(&tree, &file, allow_changed, emit_script, out),
-            (Some(script), None) => sim(&tree, &script, ticks, seed, out),
+            (Some(script), None) => sim(&tree, &script, breaks.as_deref(), ticks, seed, out),
             (None, None) => Err(bad("give --script or --replay")),
         },
         Command::Graph { tree, format } => graph(&tree, format, out),
@@ -505,6 +512,7 @@ fn script_error(file: &str, text: &str, e: &wyrd_bt::sim::SimError) -> String {
 fn sim(
     tree: &str,
     script_path: &str,
+    breaks: Option<&str>,
     ticks: Option<u64>,
     seed: Option<u64>,
     out: &mut String,
@@ -520,12 +528,110 @@ fn sim(
     if let Some(s) = seed {
         script.seed = s;
     }
-    wyrd_bt::sim::Sim::run_script(&program, &script, |r| {
+    let breakpoints = breaks
+        .map(|file| load_breakpoints(file, &program))
+        .transpose()?;
+    let asserts = !script.expect_breaks.is_empty() || !script.never_breaks.is_empty();
+    if asserts {
+        check_break_names(&script, script_path, breaks, breakpoints.as_ref())?;
+    }
+    let mut hits: Vec<(u64, wyrd_bt::BreakHit)> = Vec::new();
+    wyrd_bt::sim::Sim::run_script_breaking(&program, &script, breakpoints.as_ref(), |r, sim| {
         out.push_str(&r.to_json());
         out.push('\n');
+        let Some(hit) = sim.last_break() else {
+            return true;
+        };
+        out.push_str(&break_line(r, hit, sim));
+        out.push('\n');
+        hits.push((r.tick, hit.clone()));
+        // Without assertions the run stops at the first hit, as a debugger.
+        asserts
     })
     .map_err(|e| bad(script_error(script_path, &text, &e)))?;
+    for name in &script.expect_breaks {
+        if !hits.iter().any(|(_, h)| &h.name == name) {
+            return Err(bad(format!(
+                "{script_path}: breakpoint {name:?} was expected to hit; it never did"
+            )));
+        }
+    }
+    for name in &script.never_breaks {
+        if let Some((tick, hit)) = hits.iter().find(|(_, h)| &h.name == name) {
+            return Err(bad(format!(
+                "{script_path}: breakpoint {name:?} hit at tick {tick} ({}), and the script says it never does",
+                hit.why
+            )));
+        }
+    }
     Ok(())
+}
+
+/// Reads and resolves a breakpoints file against the tree.
+fn load_breakpoints(
+    file: &str,
+    program: &wyrd_bt::Program,
+) -> Result<wyrd_bt::Breakpoints, Failure> {
+    let text = std::fs::read_to_string(file).map_err(|e| bad(format!("{file}: {e}")))?;
+    let def = wyrd_bt::BreakpointsDef::parse(file, &text).map_err(|e| match &e {
+        wyrd_bt::BreakpointError::Syntax { line, column, .. } => {
+            bad(with_caret(&e.to_string(), Some(&text), *line, *column))
+        }
+        _ => bad(e.to_string()),
+    })?;
+    wyrd_bt::Breakpoints::resolve(&def, program, file).map_err(|errors| {
+        bad(errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"))
+    })
+}
+
+/// A script's breakpoint assertions name breakpoints of the file given.
+fn check_break_names(
+    script: &wyrd_bt::sim::Script,
+    script_path: &str,
+    file: Option<&str>,
+    breakpoints: Option<&wyrd_bt::Breakpoints>,
+) -> Result<(), Failure> {
+    let (Some(file), Some(b)) = (file, breakpoints) else {
+        return Err(bad(format!(
+            "{script_path}: the script checks breakpoints (expect_breaks / never_breaks): give them with --break FILE"
+        )));
+    };
+    for name in script.expect_breaks.iter().chain(&script.never_breaks) {
+        if !b.names().any(|n| n == name) {
+            let known: Vec<String> = b.names().map(|n| format!("{n:?}")).collect();
+            return Err(bad(format!(
+                "{script_path}: no breakpoint named {name:?} in {file} (it has {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One JSON line for a breakpoint that hit: which, why, and the agent's
+/// state after the tick (running leaves, blackboard).
+fn break_line(
+    r: &wyrd_bt::sim::TickRecord,
+    hit: &wyrd_bt::BreakHit,
+    sim: &wyrd_bt::sim::Sim<'_>,
+) -> String {
+    let blackboard: serde_json::Map<String, serde_json::Value> = sim
+        .blackboard_lines()
+        .into_iter()
+        .map(|(k, v)| (k, serde_json::Value::String(v)))
+        .collect();
+    serde_json::json!({
+        "break": hit.name,
+        "tick": r.tick,
+        "why": hit.why,
+        "active": r.active,
+        "blackboard": blackboard,
+    })
+    .to_string()
 }
 
 /// `wyrd sim TREE --replay FILE`: re-runs a flight recording and says

@@ -148,6 +148,9 @@ pub struct KindInfo {
     /// A stimulus can be inserted into it (a competition of children by
     /// priority).
     pub stimulus_target: bool,
+    /// What makes it relevant to a parent that picks by relevancy (a
+    /// prioritized list, an impulse's competition).
+    pub(crate) relevance: Relevance,
     /// Its rule, one line (the crate docs' node table).
     pub rule: &'static str,
     /// BehaviorTree.CPP 4.x equivalent (`-`: none).
@@ -218,6 +221,17 @@ pub(crate) enum Resume {
     IfInstant,
 }
 
+/// What makes a node relevant (its parent may start it) besides its tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Relevance {
+    /// Its guard condition (its leading guards, or its own condition):
+    /// relevant when it holds, or when it has none.
+    Guard,
+    /// Its timer: relevant unless it ran less than its `ms` ago
+    /// (`Cooldown`: a cooling node is not tried, so a lower priority runs).
+    Timer,
+}
+
 #[cfg(test)]
 mod row_tests;
 mod table;
@@ -261,6 +275,21 @@ pub(crate) struct ChildFacts {
     pub later_done: bool,
     /// A redirect impulse (no child of its own).
     pub redirect: bool,
+}
+
+impl Kind {
+    /// The duration of a kind that has one (its `ms`), else 0: a payload
+    /// read, for rows whose rule reads it (`Relevance::Timer`).
+    pub(crate) const fn duration_ms(&self) -> u32 {
+        match *self {
+            Kind::Delay { ms }
+            | Kind::Cooldown { ms }
+            | Kind::MinDuration { ms }
+            | Kind::Timeout { ms }
+            | Kind::Wait { ms } => ms,
+            _ => 0,
+        }
+    }
 }
 
 impl Kind {

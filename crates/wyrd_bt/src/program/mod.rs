@@ -177,6 +177,8 @@ pub(crate) struct NodeFacts {
     pub(crate) concurrent: bool,
     /// How it reads as one condition when instant.
     pub(crate) instant: crate::kind::Instant,
+    /// What makes it relevant.
+    pub(crate) relevance: crate::kind::Relevance,
 }
 
 impl NodeFacts {
@@ -189,6 +191,7 @@ impl NodeFacts {
             cursor: info.cursor,
             concurrent: info.concurrent,
             instant: info.instant,
+            relevance: info.relevance,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::blackboard::Blackboard;
-use crate::kind::{AuxInit, CursorInit, Family};
+use crate::kind::{AuxInit, CursorInit, Family, Relevance};
 use crate::program::{Cond, Kind, NONE, Program};
 
 pub(crate) struct Interp<'a> {
@@ -191,9 +191,9 @@ impl<'a> Interp<'a> {
         if n.tagged && !self.tags_ok(i) {
             return false;
         }
-        match n.kind {
-            Kind::Cooldown { ms } => !self.cooling(i, ms),
-            _ => n.guard == NONE || self.test(n.guard),
+        match n.facts.relevance {
+            Relevance::Guard => n.guard == NONE || self.test(n.guard),
+            Relevance::Timer => !self.cooling(i, n.kind.duration_ms()),
         }
     }
 

@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use crate::blackboard::Blackboard;
+use crate::breakpoints::{BreakHit, BreakWatch, Breakpoints, TickSeen};
 use crate::clock::AgentClock;
 use crate::program::Program;
 use crate::runtime::{
@@ -202,6 +203,11 @@ pub struct Sim<'p> {
     tick: u64,
     /// The agent's clock for [`Sim::step`].
     clock: AgentClock,
+    /// Breakpoints checked after each [`Sim::step`], and what they compare
+    /// with.
+    breaks: Option<(Breakpoints, BreakWatch)>,
+    /// The breakpoint that hit in the last step.
+    last_break: Option<BreakHit>,
 }
 
 impl<'p> Sim<'p> {
@@ -226,7 +232,38 @@ impl<'p> Sim<'p> {
             repeat: false,
             tick: 0,
             clock: AgentClock::default(),
+            breaks: None,
+            last_break: None,
         }
+    }
+
+    /// Checks these breakpoints after every [`Sim::step`] (see
+    /// [`Sim::last_break`]).
+    pub fn with_breakpoints(mut self, breakpoints: Breakpoints) -> Self {
+        self.breaks = Some((breakpoints, BreakWatch::default()));
+        self
+    }
+
+    /// The breakpoint that hit in the last step, if any.
+    pub fn last_break(&self) -> Option<&BreakHit> {
+        self.last_break.as_ref()
+    }
+
+    /// The blackboard's keys with their values (`unset` for a key with
+    /// none), in declaration order: what a breakpoint stop prints.
+    pub fn blackboard_lines(&self) -> Vec<(String, String)> {
+        self.program
+            .bb_keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let v = self.blackboard.get_index(i as u16);
+                (
+                    k.clone(),
+                    v.map_or_else(|| "unset".to_owned(), |v| v.to_string()),
+                )
+            })
+            .collect()
     }
 
     /// Sets the tick rate.
@@ -361,7 +398,23 @@ impl<'p> Sim<'p> {
                 }
             }
         }
+        if let Some((b, watch)) = &mut self.breaks {
+            b.before_tick(&self.state, watch);
+        }
         let status = self.tick_env(step_ms, step_us);
+        if let Some((b, watch)) = &mut self.breaks {
+            self.last_break = b.after_tick(
+                &TickSeen {
+                    program: self.program,
+                    state: &self.state,
+                    blackboard: &self.blackboard,
+                    globals: &self.globals,
+                    trace: &self.trace,
+                },
+                watch,
+                None,
+            );
+        }
         self.record(status)
     }
 
@@ -438,10 +491,29 @@ impl<'p> Sim<'p> {
         script: &Script,
         mut out: impl FnMut(&TickRecord),
     ) -> Result<Vec<TickRecord>, SimError> {
+        Self::run_script_breaking(program, script, None, |r, _| {
+            out(r);
+            true
+        })
+    }
+
+    /// Runs a script with breakpoints: `out` gets each tick's record, the
+    /// simulation (its blackboard, its state) and the breakpoint that hit
+    /// in the tick, if any; it returns whether to go on (`false`: stop
+    /// after this tick).
+    pub fn run_script_breaking(
+        program: &'p Program,
+        script: &Script,
+        breakpoints: Option<&Breakpoints>,
+        mut out: impl FnMut(&TickRecord, &Sim<'_>) -> bool,
+    ) -> Result<Vec<TickRecord>, SimError> {
         let mut sim = Sim::new(program, script.seed)
             .with_hz(script.hz.unwrap_or(30.0))
             .with_auto_finish(script.auto_finish)
             .with_repeat(script.mode == SimMode::Repeat);
+        if let Some(b) = breakpoints {
+            sim = sim.with_breakpoints(b.clone());
+        }
         let ticks = script
             .ticks
             .unwrap_or_else(|| script.events.iter().map(|e| e.tick).max().unwrap_or(0) + 1);
@@ -515,8 +587,14 @@ impl<'p> Sim<'p> {
             } else {
                 sim.step()
             };
-            out(&r);
+            if finished {
+                sim.last_break = None;
+            }
+            let go_on = out(&r, &sim);
             records.push(r);
+            if !go_on {
+                break;
+            }
         }
         Ok(records)
     }

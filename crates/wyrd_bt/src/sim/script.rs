@@ -97,6 +97,14 @@ pub struct Script {
     /// Events in any order.
     #[serde(default)]
     pub events: Vec<Event>,
+    /// Breakpoints (by name) that must hit at least once in the run, with
+    /// `wyrd sim --break FILE`: a script as a CI check.
+    #[serde(default)]
+    pub expect_breaks: Vec<String>,
+    /// Breakpoints that must never hit ("the guard never aborts Shoot while
+    /// the target is visible").
+    #[serde(default)]
+    pub never_breaks: Vec<String>,
     /// Where each event is in the text (for messages).
     #[serde(skip)]
     positions: Vec<(usize, usize)>,

@@ -3,6 +3,7 @@
 //! One test binary for the crate (a cold build links one, not one per file).
 
 mod blackboard_nodes;
+mod breakpoints;
 mod conditions;
 mod conformance;
 mod data_model;

@@ -2,5 +2,6 @@
 //!
 //! One test binary for the crate (a cold build links one, not one per file).
 
+mod breakpoints;
 mod cli;
 mod save_status;

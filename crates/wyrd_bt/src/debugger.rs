@@ -1,0 +1,206 @@
+//! Breakpoints in a running game: the [`BtBreakpoints`] resource (per tree
+//! file, as breakpoints files write them), the `*.breakpoints.ron` asset
+//! that fills it and follows the file's edits, and the system that hands
+//! each agent the breakpoints that apply to it. When one hits, the trees
+//! pause at the end of that tick ([`BtSettings::paused`]), the hit is in
+//! [`BtBreakpoints::last_hit`] and a [`BtBreakpointHit`] message tells
+//! the debugger which agent and why; step or resume with
+//! [`BtSettings::steps`] / `paused = false`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bevy::asset::io::Reader;
+use bevy::asset::{Asset, AssetEvent, AssetLoader, Assets, LoadContext};
+use bevy::ecs::prelude::*;
+use bevy::log::warn;
+use bevy::reflect::TypePath;
+
+use crate::agent::{BehaviorTree, BtAgent};
+use crate::breakpoints::{AgentBreaks, BreakHit, BreakpointError, Breakpoints, BreakpointsDef};
+use crate::program::Program;
+
+/// The breakpoints of every tree, by the tree's asset path
+/// (`squad_ai/combat.bt.ron`). Set them from code or a debugger, or load
+/// a `NAME.breakpoints.ron` file beside the tree ([`BtBreakpointsFile`]).
+/// With none, nothing is checked and the tick pays one `Option` test per
+/// agent.
+#[derive(Resource, Debug, Default)]
+pub struct BtBreakpoints {
+    trees: HashMap<String, BreakpointsDef>,
+    /// Bumped by every change of `trees` (the last hit is not one).
+    generation: u64,
+    /// The last breakpoint that hit (the debugger's "why it stopped").
+    pub last_hit: Option<BtBreakpointHit>,
+}
+
+impl BtBreakpoints {
+    /// Sets a tree's breakpoints (replacing what it had).
+    pub fn set(&mut self, tree: impl Into<String>, breakpoints: BreakpointsDef) {
+        self.trees.insert(tree.into(), breakpoints);
+        self.generation += 1;
+    }
+
+    /// Removes a tree's breakpoints.
+    pub fn clear(&mut self, tree: &str) {
+        if self.trees.remove(tree).is_some() {
+            self.generation += 1;
+        }
+    }
+
+    /// A tree's breakpoints.
+    pub fn get(&self, tree: &str) -> Option<&BreakpointsDef> {
+        self.trees.get(tree)
+    }
+
+    /// Whether no tree has a breakpoint.
+    pub fn is_empty(&self) -> bool {
+        self.trees.values().all(|d| d.breakpoints.is_empty())
+    }
+}
+
+/// A breakpoint hit: the trees paused at the end of this tick.
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct BtBreakpointHit {
+    /// The agent.
+    pub entity: Entity,
+    /// Its tree file.
+    pub tree: String,
+    /// The agent's tick (as its recording and the inspector count).
+    pub tick: u64,
+    /// Which breakpoint, and why.
+    pub hit: BreakHit,
+}
+
+/// A `*.breakpoints.ron` file, loaded as an asset: its breakpoints go to
+/// [`BtBreakpoints`] under the tree file beside it
+/// (`combat.breakpoints.ron` → `combat.bt.ron`), again at every edit when
+/// Bevy watches files. Load it like any asset and keep the handle:
+/// `asset_server.load::<BtBreakpointsFile>("squad_ai/combat.breakpoints.ron")`.
+#[derive(Asset, TypePath, Debug, Clone)]
+pub struct BtBreakpointsFile {
+    /// The tree file the breakpoints are for.
+    pub tree: String,
+    /// The breakpoints.
+    pub def: BreakpointsDef,
+}
+
+/// Loads `*.breakpoints.ron` files.
+#[derive(Default, TypePath)]
+pub struct BtBreakpointsLoader;
+
+impl AssetLoader for BtBreakpointsLoader {
+    type Asset = BtBreakpointsFile;
+    type Settings = ();
+    type Error = BreakpointError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        ctx: &mut LoadContext<'_>,
+    ) -> Result<BtBreakpointsFile, BreakpointError> {
+        let file = ctx.path().path().to_string_lossy().replace('\\', "/");
+        let mut bytes = Vec::new();
+        let text = match reader.read_to_end(&mut bytes).await {
+            Ok(_) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                return Err(BreakpointError::Syntax {
+                    file,
+                    line: 1,
+                    column: 1,
+                    message: e.to_string(),
+                });
+            }
+        };
+        let def = BreakpointsDef::parse(&file, &text)?;
+        let tree = match file.strip_suffix(".breakpoints.ron") {
+            Some(stem) => format!("{stem}.bt.ron"),
+            None => file,
+        };
+        Ok(BtBreakpointsFile { tree, def })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["breakpoints.ron"]
+    }
+}
+
+/// Loaded and edited breakpoints files go into [`BtBreakpoints`].
+pub(crate) fn merge_breakpoint_files(
+    mut events: MessageReader<AssetEvent<BtBreakpointsFile>>,
+    files: Res<Assets<BtBreakpointsFile>>,
+    mut breakpoints: ResMut<BtBreakpoints>,
+) {
+    for e in events.read() {
+        if let AssetEvent::LoadedWithDependencies { id } | AssetEvent::Modified { id } = e
+            && let Some(f) = files.get(*id)
+        {
+            breakpoints.set(f.tree.clone(), f.def.clone());
+        }
+    }
+}
+
+/// Resolved breakpoints per program (its address and content hash; a bad
+/// breakpoint is reported once per version of the tree).
+type ResolvedCache = HashMap<(usize, u64), Option<Arc<Breakpoints>>>;
+
+/// Hands each agent the breakpoints of its tree that apply to it (by its
+/// `Name`), resolved against the program it runs; again when the
+/// breakpoints change or the agent's tree is reloaded. Runs only while
+/// some tree has breakpoints (and once after the last is removed).
+/// A bad breakpoint is logged (file, number, what is wrong) and the tree's
+/// breakpoints are not used until it is fixed.
+pub(crate) fn bind_breakpoints(
+    breakpoints: Res<BtBreakpoints>,
+    mut cache: Local<ResolvedCache>,
+    mut seen: Local<u64>,
+    mut agents: Query<(&mut BtAgent, Option<&Name>), With<BehaviorTree>>,
+) {
+    let changed = std::mem::replace(&mut *seen, breakpoints.generation) != breakpoints.generation;
+    if changed {
+        cache.clear();
+    }
+    for (mut agent, name) in &mut agents {
+        let Some(program) = agent.program.clone() else {
+            continue;
+        };
+        let bound_to = Arc::as_ptr(&program) as usize;
+        if agent.breaks_bound_to == bound_to && !changed {
+            continue;
+        }
+        agent.breaks_bound_to = bound_to;
+        let name = name.map(|n| n.as_str().to_owned());
+        let resolved = resolve_cached(&breakpoints, &mut cache, &program);
+        let applies = resolved
+            .as_ref()
+            .filter(|b| !b.is_empty() && b.applies_to(name.as_deref()));
+        agent.breaks = applies.map(|b| Box::new(AgentBreaks::new(b.clone(), name)));
+        // The breakpoints read what the tick did.
+        let tracing = agent.trace.is_some();
+        agent.set_tracing(tracing);
+    }
+}
+
+fn resolve_cached(
+    breakpoints: &BtBreakpoints,
+    cache: &mut ResolvedCache,
+    program: &Arc<Program>,
+) -> Option<Arc<Breakpoints>> {
+    let key = (Arc::as_ptr(program) as usize, program.content_hash);
+    cache
+        .entry(key)
+        .or_insert_with(|| {
+            let def = breakpoints.get(&program.source)?;
+            match Breakpoints::resolve(def, program, &program.source) {
+                Ok(b) => Some(Arc::new(b)),
+                Err(errors) => {
+                    for e in errors {
+                        warn!("{e}");
+                    }
+                    None
+                }
+            }
+        })
+        .clone()
+}
