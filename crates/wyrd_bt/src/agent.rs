@@ -129,8 +129,6 @@ pub struct BtAgent {
     /// Breakpoints that apply to this agent (see `BtBreakpoints`).
     #[reflect(ignore)]
     pub(crate) breaks: Option<Box<crate::breakpoints::AgentBreaks>>,
-    /// The program (its address) `breaks` was chosen for: 0 before.
-    pub(crate) breaks_bound_to: usize,
     /// Asked to start recording this many ticks at the next tick.
     pub(crate) record_request: Option<usize>,
     /// Unset keys already reported (see `AgentState::unset_reads`).
@@ -144,6 +142,8 @@ pub struct BtAgent {
     /// What the last restore of a saved state kept and did not.
     #[reflect(ignore)]
     pub(crate) restored: Option<RestoreReport>,
+    /// The program (its address) `breaks` was chosen for: 0 before.
+    pub(crate) breaks_bound_to: usize,
 }
 
 impl BtAgent {

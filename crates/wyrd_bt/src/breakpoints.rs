@@ -27,7 +27,10 @@
 //! and starts again within a tick (a repeating root) is seen running. Checked only for agents whose tree has breakpoints: an
 //! agent without pays one `Option` test per tick.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+
+use bevy::ecs::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
@@ -354,7 +357,7 @@ impl Breakpoints {
             (Some(path), None) => {
                 let node = p.node(path).ok_or_else(|| {
                     format!(
-                        "the tree has no node {path:?} (paths as `wyrd check --tree` prints them)"
+                        "the tree has no node {path:?} (paths as `wyrd sim` and `wyrd graph` print them)"
                     )
                 })?;
                 (vec![node], false)
@@ -576,4 +579,56 @@ impl AgentBreaks {
             self.name.as_deref(),
         );
     }
+}
+
+/// The breakpoints of every tree, by the tree's asset path
+/// (`squad_ai/combat.bt.ron`). Set them from code or a debugger, or load
+/// a `NAME.breakpoints.ron` file beside the tree ([`BtBreakpointsFile`]).
+/// With none, nothing is checked and the tick pays one `Option` test per
+/// agent.
+#[derive(Resource, Debug, Default)]
+pub struct BtBreakpoints {
+    trees: HashMap<String, BreakpointsDef>,
+    /// Bumped by every change of `trees` (the last hit is not one).
+    pub(crate) generation: u64,
+    /// The last breakpoint that hit (the debugger's "why it stopped").
+    pub last_hit: Option<BtBreakpointHit>,
+}
+
+impl BtBreakpoints {
+    /// Sets a tree's breakpoints (replacing what it had).
+    pub fn set(&mut self, tree: impl Into<String>, breakpoints: BreakpointsDef) {
+        self.trees.insert(tree.into(), breakpoints);
+        self.generation += 1;
+    }
+
+    /// Removes a tree's breakpoints.
+    pub fn clear(&mut self, tree: &str) {
+        if self.trees.remove(tree).is_some() {
+            self.generation += 1;
+        }
+    }
+
+    /// A tree's breakpoints.
+    pub fn get(&self, tree: &str) -> Option<&BreakpointsDef> {
+        self.trees.get(tree)
+    }
+
+    /// Whether no tree has a breakpoint.
+    pub fn is_empty(&self) -> bool {
+        self.trees.values().all(|d| d.breakpoints.is_empty())
+    }
+}
+
+/// A breakpoint hit: the trees paused at the end of this tick.
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct BtBreakpointHit {
+    /// The agent.
+    pub entity: Entity,
+    /// Its tree file.
+    pub tree: String,
+    /// The agent's tick (as its recording and the inspector count).
+    pub tick: u64,
+    /// Which breakpoint, and why.
+    pub hit: BreakHit,
 }

@@ -1,7 +1,8 @@
-//! Breakpoints in a running game: the [`BtBreakpoints`] resource (per tree
-//! file, as breakpoints files write them), the `*.breakpoints.ron` asset
-//! that fills it and follows the file's edits, and the system that hands
-//! each agent the breakpoints that apply to it. When one hits, the trees
+//! Breakpoints in a running game ([`BtBreakpointsPlugin`]): the
+//! [`BtBreakpoints`] resource (per tree file, as breakpoints files write
+//! them), the `*.breakpoints.ron` asset that fills it and follows the
+//! file's edits, and the system that hands each agent the breakpoints that
+//! apply to it. When one hits, the trees
 //! pause at the end of that tick ([`BtSettings::paused`]), the hit is in
 //! [`BtBreakpoints::last_hit`] and a [`BtBreakpointHit`] message tells
 //! the debugger which agent and why; step or resume with
@@ -11,65 +12,61 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use bevy::asset::io::Reader;
-use bevy::asset::{Asset, AssetEvent, AssetLoader, Assets, LoadContext};
+use bevy::asset::{Asset, AssetLoader, Assets, LoadContext};
 use bevy::ecs::prelude::*;
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::log::warn;
 use bevy::reflect::TypePath;
 
 use crate::agent::{BehaviorTree, BtAgent};
-use crate::breakpoints::{AgentBreaks, BreakHit, BreakpointError, Breakpoints, BreakpointsDef};
+use crate::breakpoints::{
+    AgentBreaks, BreakpointError, Breakpoints, BreakpointsDef, BtBreakpointHit, BtBreakpoints,
+};
 use crate::program::Program;
 
-/// The breakpoints of every tree, by the tree's asset path
-/// (`squad_ai/combat.bt.ron`). Set them from code or a debugger, or load
-/// a `NAME.breakpoints.ron` file beside the tree ([`BtBreakpointsFile`]).
-/// With none, nothing is checked and the tick pays one `Option` test per
-/// agent.
-#[derive(Resource, Debug, Default)]
-pub struct BtBreakpoints {
-    trees: HashMap<String, BreakpointsDef>,
-    /// Bumped by every change of `trees` (the last hit is not one).
-    generation: u64,
-    /// The last breakpoint that hit (the debugger's "why it stopped").
-    pub last_hit: Option<BtBreakpointHit>,
+/// Breakpoints in an app: the `*.breakpoints.ron` asset and the system
+/// that hands agents their breakpoints, in the trees' schedule (the one
+/// given to [`BtPlugin`](crate::BtPlugin); `FixedUpdate` by default). Add it
+/// with [`BtPlugin`](crate::BtPlugin) while debugging: without it no agent
+/// has breakpoints, and the app pays nothing for them (the asset type's
+/// own systems run every frame).
+#[derive(Debug, Clone)]
+pub struct BtBreakpointsPlugin {
+    /// The schedule the trees tick in.
+    pub schedule: bevy::ecs::intern::Interned<dyn ScheduleLabel>,
 }
 
-impl BtBreakpoints {
-    /// Sets a tree's breakpoints (replacing what it had).
-    pub fn set(&mut self, tree: impl Into<String>, breakpoints: BreakpointsDef) {
-        self.trees.insert(tree.into(), breakpoints);
-        self.generation += 1;
-    }
-
-    /// Removes a tree's breakpoints.
-    pub fn clear(&mut self, tree: &str) {
-        if self.trees.remove(tree).is_some() {
-            self.generation += 1;
+impl Default for BtBreakpointsPlugin {
+    fn default() -> Self {
+        BtBreakpointsPlugin {
+            schedule: bevy::app::FixedUpdate.intern(),
         }
     }
-
-    /// A tree's breakpoints.
-    pub fn get(&self, tree: &str) -> Option<&BreakpointsDef> {
-        self.trees.get(tree)
-    }
-
-    /// Whether no tree has a breakpoint.
-    pub fn is_empty(&self) -> bool {
-        self.trees.values().all(|d| d.breakpoints.is_empty())
-    }
 }
 
-/// A breakpoint hit: the trees paused at the end of this tick.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
-pub struct BtBreakpointHit {
-    /// The agent.
-    pub entity: Entity,
-    /// Its tree file.
-    pub tree: String,
-    /// The agent's tick (as its recording and the inspector count).
-    pub tick: u64,
-    /// Which breakpoint, and why.
-    pub hit: BreakHit,
+impl bevy::app::Plugin for BtBreakpointsPlugin {
+    fn build(&self, app: &mut bevy::app::App) {
+        use bevy::asset::AssetApp;
+        app.init_resource::<BtBreakpoints>()
+            .add_message::<BtBreakpointHit>()
+            .init_asset::<BtBreakpointsFile>()
+            .init_asset_loader::<BtBreakpointsLoader>()
+            .add_systems(
+                self.schedule,
+                (
+                    // When a breakpoints file loaded or changed (resource
+                    // change ticks, not messages: a message can pass
+                    // between two fixed steps).
+                    merge_breakpoint_files.run_if(resource_changed::<Assets<BtBreakpointsFile>>),
+                    // Only while some tree has breakpoints, or they changed.
+                    bind_breakpoints
+                        .run_if(|b: Res<BtBreakpoints>| b.is_changed() || !b.is_empty()),
+                )
+                    .chain()
+                    .in_set(crate::BtSystems::Decide)
+                    .before(crate::systems::decide_trees),
+            );
+    }
 }
 
 /// A `*.breakpoints.ron` file, loaded as an asset: its breakpoints go to
@@ -126,16 +123,14 @@ impl AssetLoader for BtBreakpointsLoader {
     }
 }
 
-/// Loaded and edited breakpoints files go into [`BtBreakpoints`].
-pub(crate) fn merge_breakpoint_files(
-    mut events: MessageReader<AssetEvent<BtBreakpointsFile>>,
+/// Loaded and edited breakpoints files go into [`BtBreakpoints`] (a file
+/// whose breakpoints did not change leaves the resource alone).
+fn merge_breakpoint_files(
     files: Res<Assets<BtBreakpointsFile>>,
     mut breakpoints: ResMut<BtBreakpoints>,
 ) {
-    for e in events.read() {
-        if let AssetEvent::LoadedWithDependencies { id } | AssetEvent::Modified { id } = e
-            && let Some(f) = files.get(*id)
-        {
+    for (_, f) in files.iter() {
+        if breakpoints.get(&f.tree) != Some(&f.def) {
             breakpoints.set(f.tree.clone(), f.def.clone());
         }
     }
@@ -151,7 +146,7 @@ type ResolvedCache = HashMap<(usize, u64), Option<Arc<Breakpoints>>>;
 /// some tree has breakpoints (and once after the last is removed).
 /// A bad breakpoint is logged (file, number, what is wrong) and the tree's
 /// breakpoints are not used until it is fixed.
-pub(crate) fn bind_breakpoints(
+fn bind_breakpoints(
     breakpoints: Res<BtBreakpoints>,
     mut cache: Local<ResolvedCache>,
     mut seen: Local<u64>,

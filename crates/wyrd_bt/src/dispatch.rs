@@ -253,16 +253,12 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     pub fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
         let mut listed = self.actions.iter_many_mut(self.index.agents(A::ID));
         while let Some((entity, mut actions)) = listed.fetch_next() {
-            // Marked changed only when a slot's state changed: most visits
-            // see an action running on, and the change tick is one more
-            // write to another place in memory per agent.
-            let mut reported = false;
             let BtActions {
                 slots,
                 program,
                 now_ms,
                 ..
-            } = actions.bypass_change_detection();
+            } = &mut *actions;
             let Some(program) = program.as_deref() else {
                 continue;
             };
@@ -270,7 +266,6 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
                 if slot.id != A::ID || !slot.is_running() {
                     continue;
                 }
-                let before = slot.state;
                 let Some(info) = program.action_of(slot.node) else {
                     continue;
                 };
@@ -283,19 +278,15 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
                     A::read(info, &self.index.no_keys)
                 };
                 match params {
-                    Ok(params) => {
-                        f(RunningAction {
-                            entity,
-                            params,
-                            slot: &mut *slot,
-                            boards: &mut self.boards,
-                            now_ms: *now_ms,
-                        });
-                        reported |= slot.state != before;
-                    }
+                    Ok(params) => f(RunningAction {
+                        entity,
+                        params,
+                        slot,
+                        boards: &mut self.boards,
+                        now_ms: *now_ms,
+                    }),
                     Err(error) => {
                         slot.fail();
-                        reported = true;
                         let problem = AgentProblem::ActionParams {
                             tree: program.source().to_owned(),
                             error,
@@ -307,9 +298,6 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
                         }
                     }
                 }
-            }
-            if reported {
-                actions.set_changed();
             }
         }
     }

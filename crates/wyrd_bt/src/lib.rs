@@ -203,6 +203,24 @@
 //! inserted at (`root/investigate/Listen`) in traces, scripts and the
 //! inspector. `examples/first_ai.rs` inserts one.
 //!
+//! ## Breakpoints
+//!
+//! A `NAME.breakpoints.ron` file beside a tree stops the trees at the
+//! moment something happens: a node becomes running, succeeds, fails or is
+//! aborted; an action starts, finishes or is aborted; a condition in the
+//! tree's own syntax turns true; for the agent with a given `Name` or any
+//! agent of the tree ([`BreakpointsDef`] has the format). Add
+//! [`BtBreakpointsPlugin`], then load the file like any asset
+//! (`asset_server.load::<BtBreakpointsFile>(..)`, keep the handle) or set
+//! [`BtBreakpoints`] from code. A hit pauses every tree at
+//! the end of that tick ([`BtSettings::paused`]; the game keeps running),
+//! and [`BtBreakpoints::last_hit`] and a [`BtBreakpointHit`] message say
+//! which agent, at which tick, and why; `steps` and `paused = false` go
+//! on. `wyrd sim --break FILE` stops at the same breakpoints, and a
+//! script's `expect_breaks` / `never_breaks` check them in CI. Without the
+//! plugin nothing runs for breakpoints; with it, an agent whose tree has
+//! none pays one `Option` test per tick.
+//!
 //! ## Headless (tests, servers, tools)
 //!
 //! `MinimalPlugins` + `AssetPlugin` + `BtPlugin`, with
@@ -234,24 +252,28 @@
 //! (the custom-node API over a host trait the interpreter implements),
 //! `program`, `registry`, `compile` and `runtime` (neither imports the
 //! other: the decision table's data lives beside `Program`, its builder in
-//! `runtime/fresh.rs`), the views and tools, and the Bevy side last.
+//! `runtime/fresh.rs`), the views and tools (`breakpoints` among them),
+//! and the Bevy side last (`debugger`: the breakpoints resource, asset and
+//! system).
 //! `tests/bt/layering.rs` reads the `use` lines and fails on any circle. `Kind::info` is the one table of
 //! per-kind facts the compiler and the runtime read: family, child counts,
 //! what state the node needs and how it starts, whether it reads time, how
 //! it folds into one condition when instant, when it can complete, whether
 //! it draws random numbers, whether the resume shortcut can continue it,
 //! whether its leading conditions are guards, whether its children run at
-//! once, whether a stimulus can target it, its rule and equivalents (the
-//! docs table). No other code lists kinds to decide one of these facts.
+//! once, whether a stimulus can target it, what makes it relevant (its
+//! guard, or `Cooldown`'s timer), its rule and equivalents (the docs
+//! table). No other code lists kinds to decide one of these facts.
 //!
 //! Adding a node kind touches these places, nothing else:
 //! 1. `def.rs`, the file format: its variant of [`NodeDef`] (with a fields
 //!    struct if it has a new shape) and its arms in `kind_name`, `common`,
 //!    `children`;
-//! 2. `kind.rs`, its row: its `Kind` variant, its row in `Kind::info` (a
-//!    struct literal: every field is a fact above), its place in
-//!    `Kind::ALL` and `Kind::ordinal`, its arm in `lower` (file node →
-//!    kind payload). Arity checks, state slots, their initial values,
+//! 2. `kind/`, its row: its `Kind` variant (`kind/mod.rs`), its row in
+//!    `Kind::info` and its place in `Kind::ALL` (`kind/table.rs`: a struct
+//!    literal, every field a fact above), its `Kind::ordinal`
+//!    (`kind/row_tests.rs`), and its arm in `compile/lower.rs` (file node
+//!    → kind payload). Arity checks, state slots, their initial values,
 //!    skippability, instant folding, DOES_COMPLETE, random state, guards,
 //!    action slots and stimuli follow from the row: the compiler and the
 //!    interpreter's bookkeeping need no edit (`kind::row_tests` checks
@@ -296,13 +318,13 @@ pub use asset::{BtAsset, BtLoader};
 pub use blackboard::{Blackboard, BlackboardError};
 pub use breakpoints::{
     BreakHit, BreakOn, BreakWatch, BreakpointDef, BreakpointError, Breakpoints, BreakpointsDef,
-    TickSeen,
+    BtBreakpointHit, BtBreakpoints, TickSeen,
 };
 pub use compile::{
     BtError, BtProblem, ParsedFile, compile, compile_str, file_refs, load_tree_files, parse_tree,
     resolve, with_caret,
 };
-pub use debugger::{BtBreakpointHit, BtBreakpoints, BtBreakpointsFile, BtBreakpointsLoader};
+pub use debugger::{BtBreakpointsFile, BtBreakpointsLoader, BtBreakpointsPlugin};
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};
 pub use dispatch::{ActionRuns, Running, RunningAction, RunningActions};
 pub use kind::{Family, KindInfo, kinds, node_table};

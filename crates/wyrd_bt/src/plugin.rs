@@ -1,6 +1,6 @@
 //! Bevy glue: the tree asset and loader, agent components, systems.
 
-use bevy::app::{App, FixedUpdate, Plugin, Update};
+use bevy::app::{App, FixedUpdate, Plugin};
 use bevy::asset::AssetApp;
 use bevy::diagnostic::{Diagnostic, DiagnosticPath, RegisterDiagnostic};
 use bevy::ecs::intern::Interned;
@@ -11,10 +11,7 @@ use bevy::time::{Fixed, Time};
 use crate::agent::{BehaviorTree, BtAgent};
 use crate::asset::{BtAsset, BtLoader};
 use crate::blackboard::Blackboard;
-use crate::debugger::{
-    BtBreakpointHit, BtBreakpoints, BtBreakpointsFile, BtBreakpointsLoader, bind_breakpoints,
-    merge_breakpoint_files,
-};
+use crate::breakpoints::{BtBreakpointHit, BtBreakpoints};
 use crate::dispatch::RunningActions;
 use crate::registry::{BtRegistry, CustomNode};
 use crate::resources::{BtGlobals, BtSettings, BtStats, BtWorldValues};
@@ -159,8 +156,6 @@ impl Plugin for BtPlugin {
             .init_resource::<RunningActions>()
             .init_resource::<BtBreakpoints>()
             .add_message::<BtBreakpointHit>()
-            .init_asset::<BtBreakpointsFile>()
-            .init_asset_loader::<BtBreakpointsLoader>()
             .register_diagnostic(Diagnostic::new(BtPlugin::TICKED).with_smoothing_factor(0.1))
             .register_diagnostic(
                 Diagnostic::new(BtPlugin::DECIDE_MS)
@@ -197,22 +192,7 @@ impl Plugin for BtPlugin {
                     .in_set(BtSystems::Decide)
                     .run_if(|w: Res<BtWorldValues>| !w.undeclared.is_empty()),
             )
-            .add_systems(self.schedule, act_end.after(BtSystems::Act))
-            // Every frame a breakpoints file loaded or changed (whether or
-            // not a fixed step runs in it).
-            .add_systems(
-                Update,
-                merge_breakpoint_files
-                    .run_if(on_message::<bevy::asset::AssetEvent<BtBreakpointsFile>>),
-            )
-            .add_systems(
-                self.schedule,
-                // Only while some tree has breakpoints, or they changed.
-                bind_breakpoints
-                    .before(decide_trees)
-                    .in_set(BtSystems::Decide)
-                    .run_if(|b: Res<BtBreakpoints>| b.is_changed() || !b.is_empty()),
-            );
+            .add_systems(self.schedule, act_end.after(BtSystems::Act));
         if let Some(hz) = self.tick_hz {
             app.insert_resource(Time::<Fixed>::from_hz(hz));
         }

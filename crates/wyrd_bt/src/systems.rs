@@ -15,8 +15,8 @@ use bevy::time::Time;
 use crate::agent::{BehaviorTree, BtAgent, RunMode, TickContext};
 use crate::asset::BtAsset;
 use crate::blackboard::Blackboard;
+use crate::breakpoints::{BtBreakpointHit, BtBreakpoints};
 use crate::clock::AgentClock;
-use crate::debugger::{BtBreakpointHit, BtBreakpoints};
 use crate::dispatch::RunningActions;
 use crate::persist::{SavedTree, diff, restore};
 use crate::problem::AgentProblem;
@@ -496,18 +496,21 @@ fn tick_trees(
         update_step_us: (f64::from(dt) * 1e6).round() as u64,
     };
     let started = std::time::Instant::now();
+    // A closure over the context, as the parallel iteration wants it (the
+    // compiler inlines it into the iteration's loop).
+    let each = |local: &mut TickLocal, item| tick_one(local, &cx, item);
     if agents.iter().len() < PARALLEL_FROM {
         // A parallel iteration hands batches to the compute threads and
         // waits for them: tens of microseconds on a small machine, more
         // than a small crowd's whole tick.
         let mut local = locals.borrow_local_mut();
         for item in agents.iter_mut() {
-            tick_one(&mut local, &cx, item);
+            each(&mut local, item);
         }
     } else {
         agents.par_iter_mut().for_each_init(
             || locals.borrow_local_mut(),
-            |local, item| tick_one(local, &cx, item),
+            |local, item| each(local, item),
         );
     }
     let ticked = locals
@@ -526,8 +529,9 @@ fn tick_trees(
 }
 
 /// One agent of the tree tick: its tick, then its entry in the
-/// running-actions index.
-#[inline]
+/// running-actions index. Always inlined: its argument is five component
+/// references, copied through memory on every agent when it is a call.
+#[inline(always)]
 fn tick_one(
     local: &mut TickLocal,
     cx: &TickContext,
@@ -555,6 +559,16 @@ fn tick_one(
     }
     actions.now_ms = agent.state.now_ms;
     actions.relist(entity, &mut local.changes);
+    if agent.breaks.is_some() {
+        take_break_hit(local, entity, agent);
+    }
+}
+
+/// A breakpoint that hit in the agent's tick, to report after the tick
+/// (apart from `tick_one`: only agents with breakpoints come here).
+#[cold]
+#[inline(never)]
+fn take_break_hit(local: &mut TickLocal, entity: Entity, agent: &mut BtAgent) {
     if let Some(hit) = agent.breaks.as_deref_mut().and_then(|b| b.hit.take()) {
         local.hits.push(BtBreakpointHit {
             entity,

@@ -56,7 +56,7 @@ fn usage(message: impl Into<String>) -> Failure {
     }
 }
 
-const KINDS: [&str; 3] = [".bt.ron", ".flags.ron", ".script.ron"];
+const KINDS: [&str; 4] = [".bt.ron", ".flags.ron", ".script.ron", ".breakpoints.ron"];
 
 /// Files and folders to the files to check: a folder gives every tree,
 /// flags file and script under it, sorted.
@@ -87,7 +87,7 @@ fn expand(paths: &[String]) -> Result<Vec<String>, Failure> {
                 .map_err(|e| usage(format!("{p}: cannot read the folder: {e}")))?;
             if files.len() == before {
                 return Err(usage(format!(
-                    "{p}: no *.bt.ron, *.flags.ron or *.script.ron file in this folder"
+                    "{p}: no *.bt.ron, *.flags.ron, *.script.ron or *.breakpoints.ron file in this folder"
                 )));
             }
         } else if path.exists() {
@@ -386,9 +386,19 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
             std::fs::read(file)
                 .map_err(|e| format!("{file}: cannot read: {e}"))
                 .and_then(|bytes| check_script(file, &bytes, tree.as_deref()))
+        } else if file.ends_with(".breakpoints.ron") {
+            // Breakpoints are for the tree beside them (NAME.bt.ron).
+            let sibling = format!("{}.bt.ron", file.trim_end_matches(".breakpoints.ron"));
+            let tree = args
+                .tree
+                .clone()
+                .or_else(|| Path::new(&sibling).exists().then_some(sibling));
+            std::fs::read(file)
+                .map_err(|e| format!("{file}: cannot read: {e}"))
+                .and_then(|bytes| check_breakpoints(file, &bytes, tree.as_deref()))
         } else {
             Err(format!(
-                "{file}: unknown file kind (expected *.bt.ron, *.flags.ron or *.script.ron)"
+                "{file}: unknown file kind (expected *.bt.ron, *.flags.ron, *.script.ron or *.breakpoints.ron)"
             ))
         };
         match result {
@@ -406,6 +416,35 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
         Ok(())
     } else {
         Err(bad(errors.join("\n")))
+    }
+}
+
+/// Checks a breakpoints file: its syntax, and every node, action and key
+/// it names against its tree.
+fn check_breakpoints(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8"))?;
+    let def = wyrd_bt::BreakpointsDef::parse(file, text).map_err(|e| match &e {
+        wyrd_bt::BreakpointError::Syntax { line, column, .. } => {
+            with_caret(&e.to_string(), Some(text), *line, *column)
+        }
+        _ => e.to_string(),
+    })?;
+    let Some(tree) = tree else {
+        return Err(format!(
+            "{file}: which tree are these breakpoints for? give --tree TREE or put NAME.bt.ron beside NAME.breakpoints.ron"
+        ));
+    };
+    let program = load_tree_with(tree, &Vocabulary::permissive()).map_err(|e| e.message)?;
+    match wyrd_bt::Breakpoints::resolve(&def, &program, file) {
+        Ok(b) => Ok(format!(
+            "{file}: ok ({} breakpoints, against {tree})",
+            b.len()
+        )),
+        Err(errors) => Err(errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")),
     }
 }
 

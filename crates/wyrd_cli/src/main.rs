@@ -613,25 +613,33 @@ fn check_break_names(
 }
 
 /// One JSON line for a breakpoint that hit: which, why, and the agent's
-/// state after the tick (running leaves, blackboard).
+/// state after the tick (running leaves, blackboard), keys in that order.
 fn break_line(
     r: &wyrd_bt::sim::TickRecord,
     hit: &wyrd_bt::BreakHit,
     sim: &wyrd_bt::sim::Sim<'_>,
 ) -> String {
-    let blackboard: serde_json::Map<String, serde_json::Value> = sim
-        .blackboard_lines()
-        .into_iter()
-        .map(|(k, v)| (k, serde_json::Value::String(v)))
-        .collect();
-    serde_json::json!({
-        "break": hit.name,
-        "tick": r.tick,
-        "why": hit.why,
-        "active": r.active,
-        "blackboard": blackboard,
-    })
-    .to_string()
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        #[serde(rename = "break")]
+        name: &'a str,
+        tick: u64,
+        why: &'a str,
+        active: &'a [String],
+        blackboard: serde_json::Map<String, serde_json::Value>,
+    }
+    let line = Line {
+        name: &hit.name,
+        tick: r.tick,
+        why: &hit.why,
+        active: &r.active,
+        blackboard: sim
+            .blackboard_lines()
+            .into_iter()
+            .map(|(k, v)| (k, serde_json::Value::String(v)))
+            .collect(),
+    };
+    serde_json::to_string(&line).expect("a break line is plain strings and numbers")
 }
 
 /// `wyrd sim TREE --replay FILE`: re-runs a flight recording and says

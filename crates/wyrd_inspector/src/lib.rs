@@ -28,7 +28,7 @@ mod ui;
 
 pub use snapshot::{
     AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, NodeRow, SaveRow, TimelineRow,
-    TimingRow, TreeSnapshot, WorldRow, tree_rows,
+    TimingRow, TreeSnapshot, WorldRow, apply_crowd, crowd_counts, running_names, tree_rows,
 };
 pub use ui::{InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color};
 
@@ -370,10 +370,15 @@ pub fn take_snapshot(
         if Some(e) == state.selected {
             snap.selected = Some(snap.agents.len());
         }
+        // The names of its running nodes, for the `running:NAME` filter.
+        let active = agent
+            .program()
+            .map_or_else(String::new, |p| running_names(p, agent.state()));
         snap.agents.push(AgentRow {
             label,
             tree: tree_name,
             status: agent.status(),
+            active,
         });
         entities.push(e);
     }
@@ -391,6 +396,7 @@ pub fn take_snapshot(
             label: "World State Evaluation".into(),
             tree: program.source().to_owned(),
             status: run.status(),
+            active: String::new(),
         });
         entities.push(Entity::PLACEHOLDER);
     }
@@ -433,6 +439,7 @@ pub fn take_snapshot(
             why: Vec::new(),
             changed_keys: Vec::new(),
             recordable: true,
+            crowd_agents: 0,
         });
         // The flight recorder: the tree as it was at the tick shown,
         // rebuilt by replaying the recording up to it.
@@ -487,6 +494,28 @@ pub fn take_snapshot(
             }
         }
         snap.history = state.history.iter().cloned().collect();
+    }
+    // The crowd view: how many agents of the selected agent's tree are in
+    // each node now (not over a recorded tick: the counts are of now).
+    if let (Some(tree), Some(program)) = (
+        snap.tree
+            .as_mut()
+            .filter(|t| t.timeline.as_ref().is_none_or(|tl| tl.shown.is_none())),
+        state
+            .selected
+            .and_then(|e| agents.get(e).ok())
+            .and_then(|(_, _, _, a, _)| a.program()),
+    ) {
+        let same: Vec<&wyrd_bt::AgentState> = agents
+            .iter()
+            .filter(|(_, _, _, a, _)| {
+                a.program()
+                    .is_some_and(|p| std::sync::Arc::ptr_eq(p, program))
+            })
+            .map(|(_, _, _, a, _)| a.state())
+            .collect();
+        tree.crowd_agents = same.len();
+        apply_crowd(&mut tree.nodes, program, &crowd_counts(program, same));
     }
     if let Some(ws) = world_state {
         for f in ws.flags() {

@@ -12,6 +12,9 @@ pub struct AgentRow {
     pub tree: String,
     /// Root status after the last tick.
     pub status: Status,
+    /// The names of its running nodes, space-separated (the list's
+    /// `running:NAME` filter reads it).
+    pub active: String,
 }
 
 /// One node of the selected agent's tree, in depth-first order.
@@ -42,6 +45,9 @@ pub struct NodeRow {
     pub params: String,
     /// What it checks (its guard), else empty.
     pub guard: String,
+    /// The crowd: how many agents of the same tree have this node running
+    /// now (0 when not counted).
+    pub crowd: u32,
 }
 
 /// The selected agent.
@@ -65,6 +71,9 @@ pub struct TreeSnapshot {
     pub changed_keys: Vec<String>,
     /// The agent can record (a live agent, not the evaluation).
     pub recordable: bool,
+    /// How many agents run the same tree (the crowd the nodes' counts are
+    /// out of).
+    pub crowd_agents: usize,
 }
 
 /// The recorded ticks of the selected agent.
@@ -242,6 +251,7 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
             masked: !n.runs_with_tags(tags),
             note,
             has_children: n.child_count() > 0,
+            crowd: 0,
         });
     }
     // Inserted stimuli appear under the node they compete in.
@@ -276,10 +286,51 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
                         String::new()
                     },
                     has_children: n.child_count() > 0,
+                    crowd: 0,
                 }
             })
             .collect::<Vec<_>>();
         rows.splice(at..at, inserted);
     }
     rows
+}
+
+/// The crowd view: per node of `program` (by index), how many of these
+/// agents' states have it running now. Computed from the states, only
+/// while the panel is open.
+pub fn crowd_counts<'a>(
+    program: &Program,
+    states: impl IntoIterator<Item = &'a wyrd_bt::AgentState>,
+) -> Vec<u32> {
+    let n = program.main_len();
+    let mut counts = vec![0u32; n];
+    for st in states {
+        for (i, c) in counts.iter_mut().enumerate() {
+            if st.node(i as u32).status() == Status::Running {
+                *c += 1;
+            }
+        }
+    }
+    counts
+}
+
+/// Puts the crowd counts on the rows of the tree they were counted for.
+pub fn apply_crowd(rows: &mut [NodeRow], program: &Program, counts: &[u32]) {
+    for row in rows {
+        row.crowd = program
+            .node(&row.path)
+            .and_then(|i| counts.get(i as usize))
+            .copied()
+            .unwrap_or(0);
+    }
+}
+
+/// The names of an agent's running nodes, space-separated (an agent row's
+/// `active`, for the list's `running:NAME` filter).
+pub fn running_names(program: &Program, state: &wyrd_bt::AgentState) -> String {
+    (0..program.main_len() as u32)
+        .filter(|&i| state.node(i).status() == Status::Running)
+        .map(|i| program.name(i))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

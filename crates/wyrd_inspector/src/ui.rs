@@ -93,7 +93,7 @@ pub fn draw_inspector(
             let mut hidden = 0;
             for (i, a) in snap.agents.iter().enumerate() {
                 let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
-                if !state.agent_filter.is_empty() && !text.contains(state.agent_filter.as_str()) {
+                if !agent_matches(a, &text, &state.agent_filter) {
                     continue;
                 }
                 let selected = snap.selected == Some(i);
@@ -538,6 +538,43 @@ fn actions_out(state: &mut InspectorUiState, a: InspectorAction) {
     state.pending.push(a);
 }
 
+/// Whether an agent row passes the list's filter: `running:NAME` keeps the
+/// agents with a running node of that name (a node's name, or an action
+/// leaf's action); other text is matched against the row.
+fn agent_matches(a: &crate::snapshot::AgentRow, text: &str, filter: &str) -> bool {
+    match filter.strip_prefix("running:") {
+        Some(name) => {
+            let name = name.trim();
+            name.is_empty() || a.active.split(' ').any(|leaf| leaf == name)
+        }
+        None => filter.is_empty() || text.contains(filter),
+    }
+}
+
+/// The crowd count of a node: how many of the tree's agents are in it now,
+/// as a number on a heat colour (more agents, hotter); a click filters the
+/// agent list to them.
+fn crowd_badge(ui: &mut egui::Ui, n: u32, of: usize, name: &str, state: &mut InspectorUiState) {
+    let heat = (n as f32 / of.max(1) as f32).clamp(0.0, 1.0);
+    let color = Color32::from_rgb(
+        (120.0 + 135.0 * heat) as u8,
+        (200.0 - 150.0 * heat) as u8,
+        60,
+    );
+    let badge = egui::Button::new(RichText::new(format!("{n}")).color(Color32::BLACK).small())
+        .fill(color)
+        .small();
+    if ui
+        .add(badge)
+        .on_hover_text(format!(
+            "{n} of {of} agents of this tree are in {name} now (click: list them)"
+        ))
+        .clicked()
+    {
+        state.agent_filter = format!("running:{name}");
+    }
+}
+
 fn draw_tree(
     ui: &mut egui::Ui,
     tree: &crate::snapshot::TreeSnapshot,
@@ -574,6 +611,7 @@ fn draw_tree(
             if !row.note.is_empty() {
                 text.push_str(&format!("  ({})", row.note));
             }
+            let crowd = (tree.crowd_agents > 1 && row.crowd > 0).then_some(row.crowd);
             let rich = if row.masked {
                 text.push_str("  (masked by tags)");
                 RichText::new(text).weak()
@@ -585,6 +623,9 @@ fn draw_tree(
                 RichText::new(text).color(status_color(row.status))
             };
             ui.label(rich).on_hover_text(row.path.as_str());
+            if let Some(n) = crowd {
+                crowd_badge(ui, n, tree.crowd_agents, &row.name, state);
+            }
         });
         if collapsed {
             hidden_below = Some(row.depth);

@@ -8,7 +8,7 @@ use wyrd_bt::sim::Sim;
 use wyrd_bt::{Status, Vocabulary, compile_str};
 use wyrd_inspector::{
     AgentRow, InspectorAction, InspectorSnapshot, InspectorUiState, TreeSnapshot, WorldRow,
-    draw_inspector, tree_rows,
+    apply_crowd, crowd_counts, draw_inspector, running_names, tree_rows,
 };
 
 const TREE: &str = r#"(
@@ -34,6 +34,7 @@ fn snapshot() -> InspectorSnapshot {
             label: "Grunt 7".into(),
             tree: "squad/grunt.bt.ron".into(),
             status: Status::Running,
+            active: String::new(),
         }],
         selected: Some(0),
         tree: Some(TreeSnapshot {
@@ -46,6 +47,7 @@ fn snapshot() -> InspectorSnapshot {
             why: vec![],
             changed_keys: vec![],
             recordable: true,
+            crowd_agents: 0,
         }),
         world: vec![
             WorldRow {
@@ -424,4 +426,99 @@ fn the_graph_view_draws_boxes_shows_details_and_collapses() {
     h.run();
     assert!(h.query_by_label_contains("fight\nGuardSequence").is_none());
     h.get_by_label_contains("root\nPrioritizedList");
+}
+
+/// Issue 27's crowd view: each node's count is the number of agents of the
+/// tree whose state has it running (checked against the agents' states),
+/// shown as a badge; a click on it lists those agents.
+#[test]
+fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
+    let program = compile_str("grunt.bt.ron", TREE, &Vocabulary::permissive()).unwrap();
+    // (name, sees the target, passenger): one panics, two fight, two idle.
+    let crowd = [
+        ("a", true, false),
+        ("b", true, true),
+        ("c", true, true),
+        ("d", false, false),
+        ("e", false, true),
+    ];
+    let mut sims = Vec::new();
+    for (_, target, passenger) in crowd {
+        let mut sim = Sim::new(&program, 0);
+        sim.set("target", target).unwrap();
+        sim.tag("passenger", passenger).unwrap();
+        sim.step();
+        sims.push(sim);
+    }
+    let counts = crowd_counts(&program, sims.iter().map(|s| &s.state));
+    for node in program.nodes() {
+        let by_hand = sims
+            .iter()
+            .filter(|s| s.status_of(node.path()) == Some(Status::Running))
+            .count() as u32;
+        assert_eq!(counts[node.index() as usize], by_hand, "{}", node.path());
+    }
+    assert_eq!(counts[program.node("root/fight").unwrap() as usize], 2);
+    assert_eq!(counts[program.node("root/idle").unwrap() as usize], 2);
+    assert_eq!(counts[program.node("root/panic").unwrap() as usize], 1);
+
+    let mut nodes = tree_rows(&program, &sims[1].state, sims[1].blackboard.tags());
+    apply_crowd(&mut nodes, &program, &counts);
+    let snap = InspectorSnapshot {
+        agents: crowd
+            .iter()
+            .zip(&sims)
+            .map(|((name, ..), sim)| AgentRow {
+                label: format!("grunt {name}"),
+                tree: "squad/grunt.bt.ron".into(),
+                status: Status::Running,
+                active: running_names(&program, &sim.state),
+            })
+            .collect(),
+        selected: Some(1),
+        tree: Some(TreeSnapshot {
+            label: "grunt b".into(),
+            nodes,
+            crowd_agents: crowd.len(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut h = harness(snap);
+    // Every agent listed before the click.
+    for name in ["a", "b", "c", "d", "e"] {
+        h.get_by_label_contains(&format!("grunt {name}  squad/grunt.bt.ron"));
+    }
+    // The badge of "fight" says 2 of 5; a click keeps the two fighters.
+    let fight = h
+        .query_all_by_label("2")
+        .next()
+        .expect("a crowd badge with 2");
+    fight.click();
+    h.run();
+    assert!(
+        h.state().1.agent_filter.starts_with("running:"),
+        "{}",
+        h.state().1.agent_filter
+    );
+    let filter = h.state().1.agent_filter.clone();
+    let listed: Vec<&str> = ["a", "b", "c", "d", "e"]
+        .into_iter()
+        .filter(|n| {
+            h.query_by_label_contains(&format!("grunt {n}  squad/grunt.bt.ron"))
+                .is_some()
+        })
+        .collect();
+    let expected: Vec<&str> = crowd
+        .iter()
+        .zip(&sims)
+        .filter(|(_, s)| {
+            running_names(&program, &s.state)
+                .split(' ')
+                .any(|n| n == filter.trim_start_matches("running:"))
+        })
+        .map(|((n, ..), _)| *n)
+        .collect();
+    assert_eq!(listed, expected);
+    assert_eq!(listed.len(), 2, "{filter}");
 }

@@ -11,7 +11,7 @@ use wyrd_bt::prelude::*;
 use wyrd_bt::sim::{Outcome, Sim};
 use wyrd_bt::{
     BreakOn, BreakpointDef, Breakpoints, BreakpointsDef, BtBreakpointHit, BtBreakpoints,
-    BtSettings, Vocabulary, compile_str,
+    BtBreakpointsPlugin, BtSettings, Vocabulary, compile_str,
 };
 
 const TREE: &str = r#"(
@@ -204,6 +204,7 @@ fn app(dir: &std::path::Path) -> App {
             ..Default::default()
         },
         BtPlugin::default(),
+        BtBreakpointsPlugin::default(),
     ))
     .insert_resource(Time::<Fixed>::from_hz(30.0))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(

@@ -150,3 +150,27 @@ fn an_expected_breakpoint_that_never_hits_fails_and_unknown_names_are_errors() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("give them with --break FILE"), "{err}");
 }
+
+#[test]
+fn check_reads_a_breakpoints_file_against_the_tree_beside_it() {
+    let (dir, [_, _, breaks]) = files(SIGHTING);
+    let o = wyrd(&["check", &breaks]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("guard.breakpoints.ron: ok (2 breakpoints, against "),
+        "{out}"
+    );
+    std::fs::write(
+        dir.path().join("guard.breakpoints.ron"),
+        r#"(breakpoints: [(node: "root/figth", on: Aborted)])"#,
+    )
+    .unwrap();
+    let o = wyrd(&["check", &dir.path().to_string_lossy()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("guard.breakpoints.ron: breakpoint 1 (root/figth was aborted): the tree has no node \"root/figth\""),
+        "{err}"
+    );
+}
