@@ -561,7 +561,7 @@ fn crowd_badge(ui: &mut egui::Ui, n: u32, of: usize, name: &str, state: &mut Ins
         (200.0 - 150.0 * heat) as u8,
         60,
     );
-    let badge = egui::Button::new(RichText::new(format!("{n}")).color(Color32::BLACK).small())
+    let badge = egui::Button::new(RichText::new(format!("{n}")).color(Color32::BLACK).strong())
         .fill(color)
         .small();
     if ui
