@@ -283,6 +283,57 @@ fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
         "{stdout}"
     );
 
+    // Issue 27: node statistics, checked against counts made by hand from
+    // the recording's own fields (the root's status after each tick, the
+    // action events of each leaf).
+    let (code, table, stderr) = replay(&tree, &["--stats"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let recording: Json = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    let ticks = recording["ticks"].as_array().unwrap();
+    let row = |path: &str| -> Vec<u64> {
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(path))
+            .unwrap_or_else(|| panic!("no row for {path} in\n{table}"));
+        line.split_whitespace()
+            .skip(1)
+            .map(|n| n.parse().unwrap())
+            .collect()
+    };
+    let root_running = ticks.iter().filter(|t| t["status"] == "running").count() as u64;
+    let mut longest = 0u64;
+    let mut streak = 0u64;
+    for t in ticks {
+        streak = if t["status"] == "running" {
+            streak + 1
+        } else {
+            0
+        };
+        longest = longest.max(streak);
+    }
+    let root = row("root");
+    assert_eq!((root[0], root[1]), (root_running, longest), "{table}");
+    // Every leaf that reported: its successes and failures are the events.
+    let paths = recording["paths"].as_array().unwrap();
+    let mut checked = 0;
+    for (i, path) in paths.iter().enumerate() {
+        let count = |what: &str| {
+            ticks
+                .iter()
+                .flat_map(|t| t["actions"].as_array().into_iter().flatten())
+                .filter(|a| a[0] == i as u64 && a[1] == what)
+                .count() as u64
+        };
+        let (ok, failed) = (count("success"), count("failure"));
+        if ok + failed == 0 {
+            continue;
+        }
+        let r = row(path.as_str().unwrap());
+        assert_eq!((r[3], r[4]), (ok, failed), "{path}: {table}");
+        checked += 1;
+    }
+    assert!(checked >= 2, "leaves that reported: {checked}\n{table}");
+
     // The idle behavior's two steps swapped: the AI starts idle, so the
     // first tick already differs.
     let edited = dir.path().join("combat.bt.ron");

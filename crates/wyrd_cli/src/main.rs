@@ -91,7 +91,8 @@ Examples:
   wyrd sim session.bt.ron --script drive.script.ron --ticks 100 --seed 7
   wyrd sim assets/squad_ai/combat.bt.ron --script fight.script.ron --break assets/squad_ai/combat.breakpoints.ron
   wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json
-  wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json --emit-script > grunt.script.ron")]
+  wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json --emit-script > grunt.script.ron
+  wyrd sim assets/squad_ai/combat.bt.ron --replay grunt.recording.json --stats")]
     Sim {
         /// The tree file.
         tree: String,
@@ -115,6 +116,10 @@ Examples:
         /// regression test of what the agent did) instead of replaying.
         #[arg(long, requires = "replay")]
         emit_script: bool,
+        /// With --replay: per node, the ticks it ran, its longest run, its
+        /// status changes, successes and failures over the recording.
+        #[arg(long, requires = "replay", conflicts_with = "emit_script")]
+        stats: bool,
         /// Ticks to run (default: the script's).
         #[arg(long)]
         ticks: Option<u64>,
@@ -331,10 +336,12 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             replay,
             allow_changed,
             emit_script,
+            stats,
             ticks,
             seed,
             breaks,
         } => match (script, replay) {
+            (_, Some(file)) if stats => recording_stats(&file, out),
             (_, Some(file)) => replay_recording(&tree, &file, allow_changed, emit_script, out),
             (Some(script), None) => sim(&tree, &script, breaks.as_deref(), ticks, seed, out),
             (None, None) => Err(bad("give --script or --replay")),
@@ -640,6 +647,27 @@ fn break_line(
             .collect(),
     };
     serde_json::to_string(&line).expect("a break line is plain strings and numbers")
+}
+
+/// `wyrd sim TREE --replay FILE --stats`: what each node did over the
+/// recording, as a table.
+fn recording_stats(file: &str, out: &mut String) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(file).map_err(|e| bad(format!("{file}: {e}")))?;
+    let rec: wyrd_bt::Recording =
+        serde_json::from_str(&text).map_err(|e| bad(format!("{file}: not a recording: {e}")))?;
+    let (first, last) = (
+        rec.ticks.first().map_or(0, |t| t.tick),
+        rec.ticks.last().map_or(0, |t| t.tick),
+    );
+    out.push_str(&format!(
+        "{file}: {} ticks recorded ({first}..={last}) of {}\n",
+        rec.ticks.len(),
+        rec.tree
+    ));
+    out.push_str(&wyrd_bt::sim::stats_table(&wyrd_bt::sim::recording_stats(
+        &rec,
+    )));
+    Ok(())
 }
 
 /// `wyrd sim TREE --replay FILE`: re-runs a flight recording and says

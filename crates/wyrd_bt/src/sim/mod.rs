@@ -38,8 +38,10 @@ use crate::value::Value;
 
 mod replay;
 mod script;
+mod stats;
 pub use replay::*;
 pub use script::*;
+pub use stats::*;
 
 /// Why a simulated agent refused a change or a script could not run. The
 /// messages are what `wyrd sim` prints.
