@@ -187,7 +187,12 @@ fn resolve_cached(
         .entry(key)
         .or_insert_with(|| {
             let def = breakpoints.get(&program.source)?;
-            match Breakpoints::resolve(def, program, &program.source) {
+            // Named as the file beside the tree they load from.
+            let file = program.source.strip_suffix(".bt.ron").map_or_else(
+                || format!("{} (breakpoints)", program.source),
+                |stem| format!("{stem}.breakpoints.ron"),
+            );
+            match Breakpoints::resolve(def, program, &file) {
                 Ok(b) => Some(Arc::new(b)),
                 Err(errors) => {
                     for e in errors {

@@ -28,7 +28,8 @@ mod ui;
 
 pub use snapshot::{
     AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, NodeRow, SaveRow, TimelineRow,
-    TimingRow, TreeSnapshot, WorldRow, apply_crowd, crowd_counts, running_names, tree_rows,
+    TimingRow, TreeSnapshot, WorldRow, apply_breakpoints, apply_crowd, crowd_counts, running_names,
+    tree_rows,
 };
 pub use ui::{InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color};
 
@@ -247,6 +248,8 @@ pub struct InspectorState {
     toggle: Option<KeyCode>,
     /// The recorded tick the tree panel shows (`None`: live).
     pub shown_tick: Option<u64>,
+    /// The breakpoint the trees stopped at, while they stay paused.
+    pub stopped_at: Option<String>,
     /// Where "save" writes flight recordings.
     pub recordings: std::path::PathBuf,
     /// The agent whose ticks are traced for the history.
@@ -259,6 +262,10 @@ impl Plugin for WyrdInspectorPlugin {
         if !app.is_plugin_added::<EguiPlugin>() {
             app.add_plugins(EguiPlugin::default());
         }
+        // Breakpoints set from the panel (right-click a node).
+        if !app.is_plugin_added::<wyrd_bt::BtBreakpointsPlugin>() {
+            app.add_plugins(wyrd_bt::BtBreakpointsPlugin::default());
+        }
         app.register_type::<InspectorState>()
             .insert_resource(InspectorState {
                 capacity: self.history,
@@ -266,7 +273,7 @@ impl Plugin for WyrdInspectorPlugin {
                 recordings: self.recordings.clone(),
                 ..Default::default()
             })
-            .add_systems(Update, toggle)
+            .add_systems(Update, (toggle, show_breakpoint_hits))
             .add_systems(FixedUpdate, record_history.after(BtSystems::Decide))
             .add_systems(EguiPrimaryContextPass, draw);
     }
@@ -277,6 +284,70 @@ fn toggle(keys: Option<Res<ButtonInput<KeyCode>>>, mut state: ResMut<InspectorSt
         && keys.just_pressed(key)
     {
         state.open = !state.open;
+    }
+}
+
+/// A breakpoint on a node of the selected agent's tree set, or cleared
+/// when it is set (for every agent of the tree).
+fn toggle_breakpoint(world: &mut World, path: String, on: wyrd_bt::BreakOn) {
+    let selected = world
+        .get_resource::<InspectorState>()
+        .and_then(|s| s.selected);
+    let Some(tree) = selected
+        .and_then(|e| world.get::<BtAgent>(e))
+        .map(|a| a.tree_source().to_owned())
+    else {
+        return;
+    };
+    let Some(mut breakpoints) = world.get_resource_mut::<wyrd_bt::BtBreakpoints>() else {
+        warn!("inspector: breakpoints need wyrd_bt::BtBreakpointsPlugin");
+        return;
+    };
+    let mut def = breakpoints.get(&tree).cloned().unwrap_or_default();
+    let same = |b: &wyrd_bt::BreakpointDef| {
+        b.node.as_deref() == Some(path.as_str())
+            && b.on.unwrap_or_default() == on
+            && b.agent.is_none()
+            && b.when.is_none()
+    };
+    if def.breakpoints.iter().any(same) {
+        def.breakpoints.retain(|b| !same(b));
+    } else {
+        def.breakpoints.push(wyrd_bt::BreakpointDef {
+            node: Some(path),
+            on: Some(on),
+            ..Default::default()
+        });
+    }
+    breakpoints.set(tree, def);
+}
+
+/// A breakpoint hit: the inspector opens on the agent that hit it, live
+/// (the trees are paused in the tick it happened), and says which and why.
+fn show_breakpoint_hits(
+    mut hits: MessageReader<wyrd_bt::BtBreakpointHit>,
+    mut state: ResMut<InspectorState>,
+) {
+    if let Some(hit) = hits.read().last() {
+        state.follow_breakpoint_hit(hit);
+    }
+}
+
+impl InspectorState {
+    /// Opens the panel on the agent that hit a breakpoint, live (the trees
+    /// paused in the tick it happened), with a line saying which and why.
+    pub fn follow_breakpoint_hit(&mut self, hit: &wyrd_bt::BtBreakpointHit) {
+        self.open = true;
+        if self.selected != Some(hit.entity) {
+            self.selected = Some(hit.entity);
+            self.history.clear();
+            self.last.clear();
+        }
+        self.shown_tick = None;
+        self.stopped_at = Some(format!(
+            "stopped at breakpoint \"{}\": {} (tick {})",
+            hit.hit.name, hit.hit.why, hit.tick
+        ));
     }
 }
 
@@ -588,6 +659,7 @@ pub fn apply_actions(world: &mut World, actions: Vec<InspectorAction>, entities:
                     warn!("inspector: {e}");
                 }
             }
+            InspectorAction::ToggleBreakpoint(path, on) => toggle_breakpoint(world, path, on),
             InspectorAction::SaveNow => {
                 world.write_message(SaveWorldState::default());
             }
@@ -645,6 +717,7 @@ fn draw(
     evaluation: Option<Res<WorldStateEvaluation>>,
     settings: Option<Res<wyrd_bt::BtSettings>>,
     reloads: Option<Res<wyrd_bt::BtReloads>>,
+    breakpoints: Option<Res<wyrd_bt::BtBreakpoints>>,
 ) -> Result {
     if !state.open {
         state.wants_pointer = false;
@@ -668,7 +741,23 @@ fn draw(
         evaluation.as_deref(),
     );
     snap.paused = paused;
+    if !paused {
+        state.stopped_at = None;
+    }
+    snap.stopped_at = state.stopped_at.clone();
     snap.reloads = reloads.map(|r| r.0.clone()).unwrap_or_default();
+    // The selected tree's breakpoints, marked on its nodes.
+    if let (Some(tree), Some(b), Some(source)) = (
+        snap.tree.as_mut(),
+        breakpoints.as_deref(),
+        state
+            .selected
+            .and_then(|e| agents.get(e).ok())
+            .map(|(_, _, _, a, _)| a.tree_source()),
+    ) && let Some(def) = b.get(source)
+    {
+        apply_breakpoints(&mut tree.nodes, def);
+    }
     // The tick's timings as Bevy's diagnostics smooth them (what any
     // diagnostics overlay shows too).
     if let Some(d) = diagnostics.as_deref() {

@@ -48,6 +48,9 @@ pub struct NodeRow {
     /// The crowd: how many agents of the same tree have this node running
     /// now (0 when not counted).
     pub crowd: u32,
+    /// Breakpoints on this node (`aborted`, `running`...), set from the
+    /// inspector or a breakpoints file.
+    pub breaks: Vec<wyrd_bt::BreakOn>,
 }
 
 /// The selected agent.
@@ -202,6 +205,8 @@ pub struct InspectorSnapshot {
     pub paused: bool,
     /// The last hot reloads of trees (what changed, who kept their state).
     pub reloads: Vec<String>,
+    /// The breakpoint the trees stopped at, one line (while paused by it).
+    pub stopped_at: Option<String>,
 }
 
 /// An action's parameters as bound at its place (keys as `{key}`).
@@ -252,6 +257,7 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
             note,
             has_children: n.child_count() > 0,
             crowd: 0,
+            breaks: Vec::new(),
         });
     }
     // Inserted stimuli appear under the node they compete in.
@@ -287,6 +293,7 @@ pub fn tree_rows(program: &Program, state: &wyrd_bt::AgentState, tags: u64) -> V
                     },
                     has_children: n.child_count() > 0,
                     crowd: 0,
+                    breaks: Vec::new(),
                 }
             })
             .collect::<Vec<_>>();
@@ -333,4 +340,16 @@ pub fn running_names(program: &Program, state: &wyrd_bt::AgentState) -> String {
         .map(|i| program.name(i))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Marks the rows that have node breakpoints in these breakpoints.
+pub fn apply_breakpoints(rows: &mut [NodeRow], breakpoints: &wyrd_bt::BreakpointsDef) {
+    for row in rows {
+        row.breaks = breakpoints
+            .breakpoints
+            .iter()
+            .filter(|b| b.node.as_deref() == Some(row.path.as_str()) && b.agent.is_none())
+            .map(|b| b.on.unwrap_or_default())
+            .collect();
+    }
 }

@@ -36,6 +36,9 @@ pub enum InspectorAction {
     /// Show the last recorded tick before the one shown where this node
     /// (a path) changed.
     PreviousChange(String),
+    /// Set, or clear when it is set, a breakpoint on a node (a path) of
+    /// the selected agent's tree, for every agent of the tree.
+    ToggleBreakpoint(String, wyrd_bt::BreakOn),
 }
 
 /// UI-only state: filters and collapsed subtrees.
@@ -114,6 +117,9 @@ pub fn draw_inspector(
             }
         });
     if let Some(tree) = &snap.tree {
+        if let Some(stop) = &snap.stopped_at {
+            ui.colored_label(Color32::from_rgb(240, 90, 80), stop);
+        }
         ui.horizontal(|ui| {
             if snap.paused {
                 ui.colored_label(Color32::from_rgb(250, 200, 90), "trees paused");
@@ -168,6 +174,7 @@ pub fn draw_inspector(
                     actions.append(&mut state.pending);
                 } else {
                     draw_tree(ui, tree, state);
+                    actions.append(&mut state.pending);
                 }
             });
         egui::CollapsingHeader::new("History")
@@ -538,6 +545,45 @@ fn actions_out(state: &mut InspectorUiState, a: InspectorAction) {
     state.pending.push(a);
 }
 
+/// The word a breakpoint event reads as.
+fn break_word(on: wyrd_bt::BreakOn) -> &'static str {
+    match on {
+        wyrd_bt::BreakOn::Running => "running",
+        wyrd_bt::BreakOn::Success => "success",
+        wyrd_bt::BreakOn::Failure => "failure",
+        wyrd_bt::BreakOn::Aborted => "aborted",
+    }
+}
+
+/// A node's right-click menu: breakpoints on its events, for every agent
+/// of the tree (a set one is cleared).
+fn breakpoint_menu(
+    ui: &mut egui::Ui,
+    row: &crate::snapshot::NodeRow,
+    state: &mut InspectorUiState,
+) {
+    use wyrd_bt::BreakOn;
+    for (on, text) in [
+        (BreakOn::Running, "becomes running"),
+        (BreakOn::Success, "succeeds"),
+        (BreakOn::Failure, "fails"),
+        (BreakOn::Aborted, "is aborted"),
+    ] {
+        let verb = if row.breaks.contains(&on) {
+            "clear"
+        } else {
+            "break"
+        };
+        if ui.button(format!("{verb} when it {text}")).clicked() {
+            actions_out(
+                state,
+                InspectorAction::ToggleBreakpoint(row.path.clone(), on),
+            );
+            ui.close();
+        }
+    }
+}
+
 /// Whether an agent row passes the list's filter: `running:NAME` keeps the
 /// agents with a running node of that name (a node's name, or an action
 /// leaf's action); other text is matched against the row.
@@ -622,7 +668,13 @@ fn draw_tree(
             } else {
                 RichText::new(text).color(status_color(row.status))
             };
-            ui.label(rich).on_hover_text(row.path.as_str());
+            let label = ui.label(rich).on_hover_text(row.path.as_str());
+            label.context_menu(|ui| breakpoint_menu(ui, row, state));
+            if !row.breaks.is_empty() {
+                let on: Vec<&str> = row.breaks.iter().map(|b| break_word(*b)).collect();
+                ui.colored_label(Color32::from_rgb(240, 90, 80), "●")
+                    .on_hover_text(format!("breakpoint: {}", on.join(", ")));
+            }
             if let Some(n) = crowd {
                 crowd_badge(ui, n, tree.crowd_agents, &row.name, state);
             }

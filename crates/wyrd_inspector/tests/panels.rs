@@ -522,3 +522,153 @@ fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
     assert_eq!(listed, expected);
     assert_eq!(listed.len(), 2, "{filter}");
 }
+
+/// Issue 27: a right-click on a node offers its breakpoints; choosing one
+/// asks for it (applied to the tree's breakpoints by `apply_actions`), and a
+/// node with a breakpoint is marked.
+#[test]
+fn a_right_click_on_a_node_sets_a_breakpoint_and_marked_nodes_show_it() {
+    let mut h = harness(snapshot());
+    h.get_by_label_contains("GuardSequence fight")
+        .click_secondary();
+    h.run();
+    h.get_by_label("break when it is aborted").click();
+    h.run();
+    let actions = std::mem::take(&mut h.state_mut().2);
+    assert!(
+        actions.contains(&InspectorAction::ToggleBreakpoint(
+            "root/fight".into(),
+            wyrd_bt::BreakOn::Aborted
+        )),
+        "{actions:?}"
+    );
+    // A node with a breakpoint shows a mark; its menu offers to clear it.
+    let mut snap = snapshot();
+    let def = wyrd_bt::BreakpointsDef::parse(
+        "grunt.breakpoints.ron",
+        r#"(breakpoints: [(node: "root/fight", on: Aborted)])"#,
+    )
+    .unwrap();
+    wyrd_inspector::apply_breakpoints(&mut snap.tree.as_mut().unwrap().nodes, &def);
+    let mut h = harness(snap);
+    assert_eq!(h.query_all_by_label("●").count(), 1);
+    h.get_by_label_contains("GuardSequence fight")
+        .click_secondary();
+    h.run();
+    h.get_by_label("clear when it is aborted");
+}
+
+/// Issue 27, in an app: a breakpoint set from the panel (as `apply_actions`
+/// applies it) for the selected agent's tree hits when that node is
+/// aborted, pauses the trees, and the inspector follows the hit to the
+/// agent with a line saying why.
+#[test]
+fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
+    use bevy::time::TimeUpdateStrategy;
+    use std::time::Duration;
+    use wyrd_bt::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("guard.bt.ron"),
+        r#"(
+    blackboard: {"target": false},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "fight", children: [Condition(check: Is("target")), Action(action: "Shoot")]),
+        Action(name: "patrol", action: "Patrol"),
+    ]),
+)"#,
+    )
+    .unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.path().to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        BtPlugin::default(),
+        wyrd_bt::BtBreakpointsPlugin::default(),
+    ))
+    .insert_resource(Time::<Fixed>::from_hz(30.0))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 30.0,
+    )))
+    .register_bt_action("Shoot")
+    .register_bt_action("Patrol")
+    .init_resource::<wyrd_inspector::InspectorState>();
+    let tree: Handle<BtAsset> = app.world().resource::<AssetServer>().load("guard.bt.ron");
+    let guard = app
+        .world_mut()
+        .spawn((
+            Name::new("guard"),
+            BehaviorTree::new(tree),
+            Blackboard::default(),
+        ))
+        .id();
+    wyrd_test_support::run_until(
+        &mut app,
+        "the guard ticking",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| {
+            w.get::<BtAgent>(guard)
+                .is_some_and(|a| a.state().ticks() > 1)
+        },
+    );
+    app.world_mut()
+        .resource_mut::<wyrd_inspector::InspectorState>()
+        .selected = Some(guard);
+    wyrd_inspector::apply_actions(
+        app.world_mut(),
+        vec![InspectorAction::ToggleBreakpoint(
+            "root/patrol".into(),
+            wyrd_bt::BreakOn::Aborted,
+        )],
+        &[],
+    );
+    assert_eq!(
+        app.world()
+            .resource::<wyrd_bt::BtBreakpoints>()
+            .get("guard.bt.ron")
+            .map(|d| d.breakpoints.len()),
+        Some(1)
+    );
+    wyrd_test_support::step(&mut app, 2);
+    assert!(!app.world().resource::<wyrd_bt::BtSettings>().paused);
+    app.world_mut()
+        .get_mut::<Blackboard>(guard)
+        .unwrap()
+        .set("target", true)
+        .unwrap();
+    wyrd_test_support::step(&mut app, 1);
+    assert!(app.world().resource::<wyrd_bt::BtSettings>().paused);
+    let hit = app
+        .world()
+        .resource::<wyrd_bt::BtBreakpoints>()
+        .last_hit
+        .clone()
+        .unwrap();
+    let mut state = wyrd_inspector::InspectorState::default();
+    state.follow_breakpoint_hit(&hit);
+    assert_eq!(state.selected, Some(guard));
+    assert!(state.open);
+    assert_eq!(
+        state.stopped_at.as_deref(),
+        Some(format!("stopped at breakpoint \"root/patrol was aborted\": root/patrol was aborted (tick {})", hit.tick).as_str())
+    );
+    // The same toggle again clears it.
+    wyrd_inspector::apply_actions(
+        app.world_mut(),
+        vec![InspectorAction::ToggleBreakpoint(
+            "root/patrol".into(),
+            wyrd_bt::BreakOn::Aborted,
+        )],
+        &[],
+    );
+    assert_eq!(
+        app.world()
+            .resource::<wyrd_bt::BtBreakpoints>()
+            .get("guard.bt.ron")
+            .map(|d| d.breakpoints.len()),
+        Some(0)
+    );
+}
