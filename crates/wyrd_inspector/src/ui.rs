@@ -672,7 +672,8 @@ fn draw_tree(
             label.context_menu(|ui| breakpoint_menu(ui, row, state));
             if !row.breaks.is_empty() {
                 let on: Vec<&str> = row.breaks.iter().map(|b| break_word(*b)).collect();
-                ui.colored_label(Color32::from_rgb(240, 90, 80), "●")
+                // Text, not a dot glyph: egui's default fonts have none.
+                ui.colored_label(Color32::from_rgb(240, 90, 80), "break")
                     .on_hover_text(format!("breakpoint: {}", on.join(", ")));
             }
             if let Some(n) = crowd {

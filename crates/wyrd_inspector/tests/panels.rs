@@ -551,7 +551,7 @@ fn a_right_click_on_a_node_sets_a_breakpoint_and_marked_nodes_show_it() {
     .unwrap();
     wyrd_inspector::apply_breakpoints(&mut snap.tree.as_mut().unwrap().nodes, &def);
     let mut h = harness(snap);
-    assert_eq!(h.query_all_by_label("●").count(), 1);
+    assert_eq!(h.query_all_by_label("break").count(), 1);
     h.get_by_label_contains("GuardSequence fight")
         .click_secondary();
     h.run();
