@@ -489,8 +489,38 @@ fn draw_graph(
                 if row.running {
                     button = button.stroke(egui::Stroke::new(2.5, status_color(Status::Running)));
                 }
-                if ui.put(rect, button).clicked() {
+                let boxed = ui.put(rect, button);
+                boxed.context_menu(|ui| breakpoint_menu(ui, row, state));
+                if boxed.clicked() {
                     state.picked = Some(row.path.clone());
+                }
+                // The crowd on the box's top right corner, a breakpoint on
+                // its top left (as in the list).
+                if tree.crowd_agents > 1 && row.crowd > 0 {
+                    let at = egui::Rect::from_center_size(
+                        rect.right_top() + egui::vec2(-12.0, 0.0),
+                        egui::vec2(24.0, 14.0),
+                    );
+                    let badge = ui
+                        .put(at, crowd_button(row.crowd, tree.crowd_agents))
+                        .on_hover_text(crowd_hover(row.crowd, tree.crowd_agents, &row.name));
+                    if badge.clicked() {
+                        state.agent_filter = format!("running:{}", row.name);
+                    }
+                }
+                if !row.breaks.is_empty() {
+                    let at = egui::Rect::from_center_size(
+                        rect.left_top() + egui::vec2(18.0, 0.0),
+                        egui::vec2(36.0, 14.0),
+                    );
+                    ui.put(
+                        at,
+                        egui::Label::new(
+                            RichText::new("break")
+                                .color(Color32::from_rgb(240, 90, 80))
+                                .small(),
+                        ),
+                    );
                 }
                 if row.has_children {
                     let collapsed = state.collapsed.contains(&row.path);
@@ -601,24 +631,30 @@ fn agent_matches(a: &crate::snapshot::AgentRow, text: &str, filter: &str) -> boo
 /// as a number on a heat colour (more agents, hotter); a click filters the
 /// agent list to them.
 fn crowd_badge(ui: &mut egui::Ui, n: u32, of: usize, name: &str, state: &mut InspectorUiState) {
+    let clicked = ui
+        .add(crowd_button(n, of))
+        .on_hover_text(crowd_hover(n, of, name))
+        .clicked();
+    if clicked {
+        state.agent_filter = format!("running:{name}");
+    }
+}
+
+/// The crowd count as a button on its heat colour (more agents, hotter).
+fn crowd_button(n: u32, of: usize) -> egui::Button<'static> {
     let heat = (n as f32 / of.max(1) as f32).clamp(0.0, 1.0);
     let color = Color32::from_rgb(
         (120.0 + 135.0 * heat) as u8,
         (200.0 - 150.0 * heat) as u8,
         60,
     );
-    let badge = egui::Button::new(RichText::new(format!("{n}")).color(Color32::BLACK).strong())
+    egui::Button::new(RichText::new(format!("{n}")).color(Color32::BLACK).strong())
         .fill(color)
-        .small();
-    if ui
-        .add(badge)
-        .on_hover_text(format!(
-            "{n} of {of} agents of this tree are in {name} now (click: list them)"
-        ))
-        .clicked()
-    {
-        state.agent_filter = format!("running:{name}");
-    }
+        .small()
+}
+
+fn crowd_hover(n: u32, of: usize, name: &str) -> String {
+    format!("{n} of {of} agents of this tree are in {name} now (click: list them)")
 }
 
 fn draw_tree(

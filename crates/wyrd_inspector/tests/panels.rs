@@ -521,6 +521,27 @@ fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
         .collect();
     assert_eq!(listed, expected);
     assert_eq!(listed.len(), 2, "{filter}");
+
+    // The graph view shows the same counts on the boxes: root 5, and the
+    // two branches with 2 (fight, idle) and their running children.
+    h.get_by_label("graph").click();
+    h.run();
+    h.get_by_label("5");
+    assert!(h.query_all_by_label("2").count() >= 2);
+    // A right-click on a box offers its breakpoints too.
+    h.get_by_label_contains("fight\nGuardSequence")
+        .click_secondary();
+    h.run();
+    h.get_by_label("break when it is aborted").click();
+    h.run();
+    assert!(
+        h.state().2.contains(&InspectorAction::ToggleBreakpoint(
+            "root/fight".into(),
+            wyrd_bt::BreakOn::Aborted
+        )),
+        "{:?}",
+        h.state().2
+    );
 }
 
 /// Issue 27: a right-click on a node offers its breakpoints; choosing one
