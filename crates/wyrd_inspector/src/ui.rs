@@ -73,6 +73,9 @@ pub fn status_color(status: Status) -> Color32 {
     }
 }
 
+/// Height of the agent list (it scrolls inside; the tree stays in view).
+const AGENT_LIST_HEIGHT: f32 = 150.0;
+
 /// Agents listed at most (the filter narrows the list).
 pub const MAX_AGENT_ROWS: usize = 40;
 
@@ -90,31 +93,38 @@ pub fn draw_inspector(
                 ui.label("filter");
                 ui.text_edit_singleline(&mut state.agent_filter);
             });
-            // Thousands of agents: list the first matches (and the
-            // selected one); the filter finds the rest.
-            let mut shown = 0;
-            let mut hidden = 0;
-            for (i, a) in snap.agents.iter().enumerate() {
-                let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
-                if !agent_matches(a, &text, &state.agent_filter) {
-                    continue;
-                }
-                let selected = snap.selected == Some(i);
-                if shown >= MAX_AGENT_ROWS && !selected {
-                    hidden += 1;
-                    continue;
-                }
-                shown += 1;
-                if ui.selectable_label(selected, text).clicked() {
-                    actions.push(InspectorAction::SelectAgent(i));
-                }
-            }
-            if hidden > 0 {
-                ui.weak(format!("... {hidden} more (narrow the filter)"));
-            }
-            if snap.agents.is_empty() {
-                ui.weak("no agents run a tree");
-            }
+            // A list of its own height: 48 AIs no longer push the tree
+            // below the panel (it scrolls inside, the tree stays in view).
+            egui::ScrollArea::vertical()
+                .id_salt("wyrd_agents")
+                .max_height(AGENT_LIST_HEIGHT)
+                .show(ui, |ui| {
+                    // Thousands of agents: list the first matches (and the
+                    // selected one); the filter finds the rest.
+                    let mut shown = 0;
+                    let mut hidden = 0;
+                    for (i, a) in snap.agents.iter().enumerate() {
+                        let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
+                        if !agent_matches(a, &text, &state.agent_filter) {
+                            continue;
+                        }
+                        let selected = snap.selected == Some(i);
+                        if shown >= MAX_AGENT_ROWS && !selected {
+                            hidden += 1;
+                            continue;
+                        }
+                        shown += 1;
+                        if ui.selectable_label(selected, text).clicked() {
+                            actions.push(InspectorAction::SelectAgent(i));
+                        }
+                    }
+                    if hidden > 0 {
+                        ui.weak(format!("... {hidden} more (narrow the filter)"));
+                    }
+                    if snap.agents.is_empty() {
+                        ui.weak("no agents run a tree");
+                    }
+                });
         });
     if let Some(tree) = &snap.tree {
         if let Some(stop) = &snap.stopped_at {
