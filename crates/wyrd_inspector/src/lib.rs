@@ -511,6 +511,7 @@ pub fn take_snapshot(
             changed_keys: Vec::new(),
             recordable: true,
             crowd_agents: 0,
+            stats: Vec::new(),
         });
         // The flight recorder: the tree as it was at the tick shown,
         // rebuilt by replaying the recording up to it.
@@ -536,6 +537,9 @@ pub fn take_snapshot(
                 shown,
                 marks,
             });
+            tree.stats = recording
+                .as_ref()
+                .map_or_else(Vec::new, wyrd_bt::sim::recording_stats);
             if let (Some(t), Some(recording)) = (shown, recording.as_ref()) {
                 let upto = (t - first + 1) as usize;
                 match wyrd_bt::sim::rebuild(program, recording, upto) {

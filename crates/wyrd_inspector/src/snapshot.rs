@@ -77,6 +77,9 @@ pub struct TreeSnapshot {
     /// How many agents run the same tree (the crowd the nodes' counts are
     /// out of).
     pub crowd_agents: usize,
+    /// Node statistics over the recorded window (Groot2's log view), when
+    /// the agent records.
+    pub stats: Vec<wyrd_bt::sim::NodeStats>,
 }
 
 /// The recorded ticks of the selected agent.

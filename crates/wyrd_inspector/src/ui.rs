@@ -187,6 +187,11 @@ pub fn draw_inspector(
                     actions.append(&mut state.pending);
                 }
             });
+        if !tree.stats.is_empty() {
+            egui::CollapsingHeader::new("Statistics (recorded ticks)")
+                .default_open(false)
+                .show(ui, |ui| draw_stats(ui, &tree.stats));
+        }
         egui::CollapsingHeader::new("History")
             .default_open(true)
             .show(ui, |ui| {
@@ -583,6 +588,32 @@ fn draw_graph(
 /// Actions the graph asks for, picked up by [`draw_inspector`].
 fn actions_out(state: &mut InspectorUiState, a: InspectorAction) {
     state.pending.push(a);
+}
+
+/// Per node over the recorded ticks: ticks running, longest run, status
+/// changes, successes, failures (the nodes that did something).
+fn draw_stats(ui: &mut egui::Ui, stats: &[wyrd_bt::sim::NodeStats]) {
+    egui::Grid::new("wyrd_stats").striped(true).show(ui, |ui| {
+        for head in [
+            "node", "running", "longest", "changes", "success", "failure",
+        ] {
+            ui.strong(head);
+        }
+        ui.end_row();
+        for s in stats {
+            ui.label(s.path.as_str());
+            for n in [
+                s.running_ticks,
+                s.longest_run,
+                s.changes,
+                s.successes,
+                s.failures,
+            ] {
+                ui.label(n.to_string());
+            }
+            ui.end_row();
+        }
+    });
 }
 
 /// The word a breakpoint event reads as.

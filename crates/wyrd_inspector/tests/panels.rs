@@ -48,6 +48,7 @@ fn snapshot() -> InspectorSnapshot {
             changed_keys: vec![],
             recordable: true,
             crowd_agents: 0,
+            stats: Vec::new(),
         }),
         world: vec![
             WorldRow {
@@ -692,4 +693,26 @@ fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
             .map(|d| d.breakpoints.len()),
         Some(0)
     );
+}
+
+/// Issue 27: the node statistics of the recorded ticks, in a section of
+/// their own (closed until opened).
+#[test]
+fn the_statistics_of_the_recorded_ticks_are_shown_per_node() {
+    let mut snap = snapshot();
+    snap.tree.as_mut().unwrap().stats = vec![wyrd_bt::sim::NodeStats {
+        path: "root/fight/burst/Shoot".into(),
+        running_ticks: 17,
+        longest_run: 9,
+        changes: 6,
+        successes: 3,
+        failures: 1,
+    }];
+    let mut h = harness(snap);
+    h.get_by_label("Statistics (recorded ticks)").click();
+    h.run();
+    h.get_by_label("root/fight/burst/Shoot");
+    for n in ["17", "9", "6", "3", "1"] {
+        assert!(h.query_all_by_label(n).count() >= 1, "{n}");
+    }
 }
