@@ -163,7 +163,7 @@ impl BtAgent {
         true
     }
 
-    /// What the last restore of a saved state ([`RestoreTree`]) kept and
+    /// What the last restore of a saved state ([`RestoreTree`](crate::RestoreTree)) kept and
     /// could not keep; `None` if the agent was not restored. (A restore
     /// that keeps less than everything is not a problem: an edited tree
     /// keeps what it can.)
@@ -233,7 +233,7 @@ impl BtAgent {
     }
 
     /// The agent's tree state keyed by node paths, to save with the game
-    /// (restore it with [`RestoreTree`]); `None` before the tree is bound.
+    /// (restore it with [`RestoreTree`](crate::RestoreTree)); `None` before the tree is bound.
     pub fn save_state(&self, blackboard: &Blackboard, actions: &BtActions) -> Option<SavedTree> {
         let p = self.program.as_ref()?;
         Some(self.state.save(p, actions, blackboard, self.clock.us()))
@@ -272,7 +272,7 @@ impl BtAgent {
     }
 
     /// Asks for a clean restart (all nodes reset, actions aborted) on the
-    /// next tick. Bounded: more than [`BtPlugin::max_restarts_per_tick`] in
+    /// next tick. Bounded: more than [`BtPlugin::max_restarts_per_tick`](crate::BtPlugin::max_restarts_per_tick) in
     /// one tick is reported as an error.
     pub fn restart(&mut self) {
         self.restart = true;

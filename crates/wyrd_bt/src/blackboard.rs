@@ -249,7 +249,7 @@ impl Blackboard {
     }
 
     /// Sets a value by index (fast path; the index comes from
-    /// [`Program::bb_key`]). A value of the wrong type is ignored (use
+    /// [`Program::bb_key`](crate::Program::bb_key)). A value of the wrong type is ignored (use
     /// [`Blackboard::set`] or [`Blackboard::write`] to be told).
     pub fn set_index(&mut self, key: u16, value: Value) {
         let i = key as usize;

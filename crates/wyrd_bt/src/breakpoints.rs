@@ -583,7 +583,7 @@ impl AgentBreaks {
 
 /// The breakpoints of every tree, by the tree's asset path
 /// (`squad_ai/combat.bt.ron`). Set them from code or a debugger, or load
-/// a `NAME.breakpoints.ron` file beside the tree ([`BtBreakpointsFile`]).
+/// a `NAME.breakpoints.ron` file beside the tree ([`BtBreakpointsFile`](crate::BtBreakpointsFile)).
 /// With none, nothing is checked and the tick pays one `Option` test per
 /// agent.
 #[derive(Resource, Debug, Default)]

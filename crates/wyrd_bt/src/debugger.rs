@@ -2,11 +2,11 @@
 //! [`BtBreakpoints`] resource (per tree file, as breakpoints files write
 //! them), the `*.breakpoints.ron` asset that fills it and follows the
 //! file's edits, and the system that hands each agent the breakpoints that
-//! apply to it. When one hits, the trees
-//! pause at the end of that tick ([`BtSettings::paused`]), the hit is in
-//! [`BtBreakpoints::last_hit`] and a [`BtBreakpointHit`] message tells
-//! the debugger which agent and why; step or resume with
-//! [`BtSettings::steps`] / `paused = false`.
+//! apply to it. When one hits, the trees pause at the end of that tick
+//! ([`BtSettings::paused`](crate::BtSettings::paused)), the hit is in
+//! [`BtBreakpoints::last_hit`] and a [`BtBreakpointHit`] message tells the
+//! debugger which agent and why; step or resume with
+//! [`BtSettings::steps`](crate::BtSettings::steps) / `paused = false`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,9 +27,10 @@ use crate::program::Program;
 /// Breakpoints in an app: the `*.breakpoints.ron` asset and the system
 /// that hands agents their breakpoints, in the trees' schedule (the one
 /// given to [`BtPlugin`](crate::BtPlugin); `FixedUpdate` by default). Add it
-/// with [`BtPlugin`](crate::BtPlugin) while debugging: without it no agent
-/// has breakpoints, and the app pays nothing for them (the asset type's
-/// own systems run every frame).
+/// with [`BtPlugin`](crate::BtPlugin) while debugging (the inspector adds
+/// it): without it no agent has breakpoints and nothing runs for them. It
+/// is not part of `BtPlugin` because an asset type alone adds systems that
+/// run every frame.
 #[derive(Debug, Clone)]
 pub struct BtBreakpointsPlugin {
     /// The schedule the trees tick in.

@@ -48,7 +48,7 @@ fn act_end(world: &mut World) {
 ///   program reads are looked up (once per program); agents whose tree is
 ///   new or whose asset was (re)loaded bind to its program (`AssetChanged`,
 ///   asked only after a tree asset event); saved states given with
-///   [`RestoreTree`] are restored; then restarts, per-tree rates and the
+///   [`RestoreTree`](crate::RestoreTree) are restored; then restarts, per-tree rates and the
 ///   tick of every agent (in parallel from [`BtPlugin::PARALLEL_FROM`]
 ///   agents; each agent only touches its own components), with the tick's
 ///   statistics in [`BtStats`] and Bevy's diagnostics ([`BtPlugin::TICKED`],

@@ -135,7 +135,7 @@ pub struct BtSettings {
     /// Restarts allowed per agent per tick before it is an error.
     pub max_restarts_per_tick: u32,
     /// Record every agent's last N ticks (the flight recorder; `None`, the
-    /// default: only agents asked with [`BtAgent::record`]).
+    /// default: only agents asked with [`BtAgent::record`](crate::BtAgent::record)).
     pub record_all: Option<usize>,
     /// Trees do not tick (a debugger's pause; the rest of the game runs).
     pub paused: bool,

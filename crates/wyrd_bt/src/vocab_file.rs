@@ -1,41 +1,5 @@
-//! The game's vocabulary as a file: what an app registered (actions with
-//! their parameter schemas, predicates, custom nodes, the flags files that
-//! declare its world values), written by the game and read by `wyrd check`,
-//! which then checks trees exactly as the game's loader does.
-//!
-//! The format is JSON, versioned by `version` ([`VOCABULARY_VERSION`]):
-//!
-//! ```json
-//! {
-//!   "format": "wyrd-vocabulary",
-//!   "version": 1,
-//!   "actions": [
-//!     { "name": "Chase", "params": [
-//!         { "name": "target", "type": "Entity" },
-//!         { "name": "speed", "type": "float", "default": 3.5 },
-//!         { "name": "found", "type": "Entity", "output": true } ] },
-//!     { "name": "Wave" }
-//!   ],
-//!   "predicates": ["within"],
-//!   "nodes": [ { "kind": "Majority", "min_children": 1, "max_children": null } ],
-//!   "world_files": ["guard/world.flags.ron"]
-//! }
-//! ```
-//!
-//! - `actions`: every registered action; `params` is present for actions
-//!   declared as types ([`bt_action!`](crate::bt_action)), whose parameters
-//!   are then checked by name, type and presence. `type` is a
-//!   [`ValueType`] name (`bool`, `int`, `float`, `Entity`, `Vec2`, `Vec3`,
-//!   `String`); `default` is the value a tree may leave out (absent:
-//!   required); `output` marks a port the action writes.
-//! - `predicates`: names usable in `Predicate("name")`.
-//! - `nodes`: custom composites and decorators (`Custom(kind: ..)`) with
-//!   the number of children they take.
-//! - `world_files`: asset paths of the flags files whose flags and counters
-//!   trees may read with `World(..)`.
-//!
-//! A file of a newer `version` is refused with a message; unknown fields
-//! are ignored, so that later minor additions stay readable.
+//! The game's vocabulary as a file (the format is documented on
+//! [`VocabularyFile`]).
 
 use std::sync::Arc;
 
@@ -52,8 +16,44 @@ pub const VOCABULARY_VERSION: u32 = 1;
 /// The `format` field's value.
 pub const VOCABULARY_FORMAT: &str = "wyrd-vocabulary";
 
-/// A game's vocabulary, as written to and read from a file (see the
-/// [module docs](self) for the format).
+/// The game's vocabulary as a file: what an app registered (actions with
+/// their parameter schemas, predicates, custom nodes, the flags files that
+/// declare its world values), written by the game and read by `wyrd check`,
+/// which then checks trees exactly as the game's loader does.
+///
+/// The format is JSON, versioned by `version` ([`VOCABULARY_VERSION`]):
+///
+/// ```json
+/// {
+///   "format": "wyrd-vocabulary",
+///   "version": 1,
+///   "actions": [
+///     { "name": "Chase", "params": [
+///         { "name": "target", "type": "Entity" },
+///         { "name": "speed", "type": "float", "default": 3.5 },
+///         { "name": "found", "type": "Entity", "output": true } ] },
+///     { "name": "Wave" }
+///   ],
+///   "predicates": ["within"],
+///   "nodes": [ { "kind": "Majority", "min_children": 1, "max_children": null } ],
+///   "world_files": ["guard/world.flags.ron"]
+/// }
+/// ```
+///
+/// - `actions`: every registered action; `params` is present for actions
+///   declared as types ([`bt_action!`](crate::bt_action)), whose parameters
+///   are then checked by name, type and presence. `type` is a
+///   [`ValueType`] name (`bool`, `int`, `float`, `Entity`, `Vec2`, `Vec3`,
+///   `String`); `default` is the value a tree may leave out (absent:
+///   required); `output` marks a port the action writes.
+/// - `predicates`: names usable in `Predicate("name")`.
+/// - `nodes`: custom composites and decorators (`Custom(kind: ..)`) with
+///   the number of children they take.
+/// - `world_files`: asset paths of the flags files whose flags and counters
+///   trees may read with `World(..)`.
+///
+/// A file of a newer `version` is refused with a message; unknown fields
+/// are ignored, so that later minor additions stay readable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VocabularyFile {
     /// Always [`VOCABULARY_FORMAT`].

@@ -15,7 +15,7 @@ pub enum Param {
     Const(Value),
     /// A blackboard key (`"{key}"`), with its declared type.
     Key {
-        /// Key index (see [`Program::blackboard_keys`]).
+        /// Key index (see [`Program::blackboard_keys`](crate::Program::blackboard_keys)).
         key: u16,
         /// Its type.
         ty: ValueType,
