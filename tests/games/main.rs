@@ -4,6 +4,7 @@
 
 mod support;
 
+mod breakpoints_user;
 mod checking;
 mod drone_quest;
 mod first_ai;

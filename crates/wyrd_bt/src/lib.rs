@@ -361,7 +361,8 @@ pub use vocab_file::{
 pub mod prelude {
     pub use crate::{
         ActionId, ActionRuns, ActionState, AgentProblem, BehaviorTree, Blackboard, BtAction,
-        BtActions, BtAgent, BtAppExt, BtAsset, BtGlobals, BtPlugin, BtSystems, Out, RunMode,
-        Running, Status, Sym, Value, bt_action,
+        BtActions, BtAgent, BtAppExt, BtAsset, BtBreakpointHit, BtBreakpoints, BtBreakpointsFile,
+        BtBreakpointsPlugin, BtGlobals, BtPlugin, BtSystems, Out, RunMode, Running, Status, Sym,
+        Value, bt_action,
     };
 }
