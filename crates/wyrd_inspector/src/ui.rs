@@ -60,6 +60,11 @@ pub struct InspectorUiState {
     pub graph_scrolled: bool,
     /// Actions asked for inside the tree view, handed out with the others.
     pub pending: Vec<InspectorAction>,
+    /// Find a node by name: matching nodes are marked `»`, and the view
+    /// jumps to the first when the text changes.
+    pub find: String,
+    /// The find text the view last jumped for.
+    pub found_for: String,
 }
 
 /// The colour of a status.
@@ -167,10 +172,12 @@ pub fn draw_inspector(
                 ui.horizontal(|ui| {
                     if ui.selectable_label(!state.graph, "list").clicked() {
                         state.graph = false;
+                        state.found_for.clear(); // the new view jumps too
                     }
                     if ui.selectable_label(state.graph, "graph").clicked() {
                         state.graph = true;
                         state.graph_scrolled = false;
+                        state.found_for.clear();
                     }
                     if state.graph {
                         if state.zoom <= 0.0 {
@@ -178,6 +185,8 @@ pub fn draw_inspector(
                         }
                         ui.add(egui::Slider::new(&mut state.zoom, 0.3..=2.0).text("zoom"));
                     }
+                    ui.label("find");
+                    ui.add(egui::TextEdit::singleline(&mut state.find).desired_width(110.0));
                 });
                 if state.graph {
                     draw_graph(ui, tree, state);
@@ -496,7 +505,12 @@ fn draw_graph(
                 }
                 // The running path is bold-bordered, and marked `>` as in
                 // the list.
-                let mark = if row.running { "> " } else { "" };
+                let found = finds(&state.find, &row.name);
+                let mark = match (found, row.running) {
+                    (true, _) => "» ",
+                    (false, true) => "> ",
+                    (false, false) => "",
+                };
                 let text = format!("{mark}{}\n{} [{}]", row.name, row.kind, row.flags);
                 let mut button =
                     egui::Button::new(egui::RichText::new(text).color(color).size(11.0 * zoom))
@@ -504,7 +518,16 @@ fn draw_graph(
                 if row.running {
                     button = button.stroke(egui::Stroke::new(2.5, status_color(Status::Running)));
                 }
+                let button = if found {
+                    button.stroke(egui::Stroke::new(3.0, FOUND_MARK))
+                } else {
+                    button
+                };
                 let boxed = ui.put(rect, button);
+                if found && state.found_for != state.find {
+                    ui.scroll_to_rect(rect, Some(egui::Align::Center));
+                    state.found_for = state.find.clone();
+                }
                 boxed.context_menu(|ui| breakpoint_menu(ui, row, state));
                 if boxed.clicked() {
                     state.picked = Some(row.path.clone());
@@ -616,6 +639,18 @@ fn draw_stats(ui: &mut egui::Ui, stats: &[wyrd_bt::sim::NodeStats]) {
     });
 }
 
+/// Background of a row found by name.
+const FOUND: Color32 = Color32::from_rgb(70, 60, 20);
+/// The mark of a node found by name.
+const FOUND_MARK: Color32 = Color32::from_rgb(250, 210, 80);
+
+/// Whether a node's name matches the find text (case-insensitive; empty
+/// finds nothing).
+fn finds(find: &str, name: &str) -> bool {
+    let find = find.trim();
+    !find.is_empty() && name.to_lowercase().contains(&find.to_lowercase())
+}
+
 /// The word a breakpoint event reads as.
 fn break_word(on: wyrd_bt::BreakOn) -> &'static str {
     match on {
@@ -712,6 +747,7 @@ fn draw_tree(
             hidden_below = None;
         }
         let collapsed = state.collapsed.contains(&row.path);
+        let found = finds(&state.find, &row.name);
         ui.horizontal(|ui| {
             ui.add_space(row.depth as f32 * 14.0);
             if row.has_children {
@@ -745,7 +781,20 @@ fn draw_tree(
             } else {
                 RichText::new(text).color(status_color(row.status))
             };
+            let rich = if found {
+                rich.background_color(FOUND)
+            } else {
+                rich
+            };
+            if found {
+                ui.label(RichText::new("»").color(FOUND_MARK));
+            }
             let label = ui.label(rich).on_hover_text(row.path.as_str());
+            if found && state.found_for != state.find {
+                // Jump once per find text, not every frame.
+                label.scroll_to_me(Some(egui::Align::Center));
+                state.found_for = state.find.clone();
+            }
             label.context_menu(|ui| breakpoint_menu(ui, row, state));
             if !row.breaks.is_empty() {
                 let on: Vec<&str> = row.breaks.iter().map(|b| break_word(*b)).collect();

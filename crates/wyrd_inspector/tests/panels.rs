@@ -2,6 +2,7 @@
 //! an edit that goes through the world-state API.
 
 use bevy::prelude::*;
+use bevy_egui::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use wyrd_bt::sim::Sim;
@@ -715,4 +716,65 @@ fn the_statistics_of_the_recorded_ticks_are_shown_per_node() {
     for n in ["17", "9", "6", "3", "1"] {
         assert!(h.query_all_by_label(n).count() >= 1, "{n}");
     }
+}
+
+/// Issue 27: find a node by name: matching nodes are marked `»` in the
+/// list and the graph, and the view jumps to the first one (a node far
+/// below the fold comes into the panel's view).
+#[test]
+fn find_marks_the_nodes_by_name_and_jumps_to_the_first() {
+    let leaves: Vec<String> = (0..40)
+        .map(|k| format!("Action(name: \"step{k}\", action: \"Step\")"))
+        .collect();
+    let text = format!(
+        "(root: Sequence(name: \"root\", children: [{}, Action(name: \"far_away\", action: \"Look\")]))",
+        leaves.join(", ")
+    );
+    let program = compile_str("long.bt.ron", &text, &Vocabulary::permissive()).unwrap();
+    let mut sim = Sim::new(&program, 0);
+    sim.step();
+    let snap = InspectorSnapshot {
+        tree: Some(TreeSnapshot {
+            label: "walker".into(),
+            nodes: tree_rows(&program, &sim.state, 0),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut h = Harness::new_ui_state(
+        |ui, (snap, ui_state, actions): &mut State| {
+            egui::ScrollArea::vertical().show(ui, |ui| {
+                actions.extend(draw_inspector(ui, snap, ui_state));
+            });
+        },
+        (snap, InspectorUiState::default(), Vec::new()),
+    );
+    h.set_size(egui::Vec2::new(700.0, 400.0));
+    h.run();
+    let far = |h: &Harness<'_, State>| h.get_by_label_contains("far_away  [").rect();
+    assert!(
+        far(&h).min.y > 400.0,
+        "below the fold at first: {:?}",
+        far(&h)
+    );
+    assert_eq!(h.query_all_by_label("»").count(), 0);
+    h.state_mut().1.find = "FAR".into();
+    h.run();
+    h.run();
+    assert_eq!(h.query_all_by_label("»").count(), 1);
+    let r = far(&h);
+    assert!(
+        r.min.y >= 0.0 && r.max.y <= 400.0,
+        "in view after find: {r:?}"
+    );
+    // The graph marks the same node (switched to by the state: the list
+    // has scrolled its toggle out of view).
+    h.state_mut().1.graph = true;
+    h.run();
+    h.run();
+    let boxes: Vec<String> = h
+        .query_all_by_label_contains("far_away")
+        .map(|n| format!("{n:?}"))
+        .collect();
+    assert!(boxes.iter().any(|b| b.contains("» far_away")), "{boxes:?}");
 }
