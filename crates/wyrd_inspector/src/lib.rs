@@ -55,6 +55,11 @@ pub struct WyrdInspectorPlugin {
     pub history: usize,
     /// Where "save" writes flight recordings.
     pub recordings: std::path::PathBuf,
+    /// Keys and clicks egui uses (typing in the panel's filter and find
+    /// fields, clicking its buttons) do not reach the game: turns on
+    /// bevy_egui's `enable_absorb_bevy_input_system` (on by default; off
+    /// leaves bevy_egui's settings as the game made them).
+    pub absorb_input: bool,
 }
 
 impl Default for WyrdInspectorPlugin {
@@ -63,6 +68,7 @@ impl Default for WyrdInspectorPlugin {
             toggle: KeyCode::F1,
             history: 200,
             recordings: "recordings".into(),
+            absorb_input: true,
         }
     }
 }
@@ -266,6 +272,9 @@ impl Plugin for WyrdInspectorPlugin {
         if !app.is_plugin_added::<wyrd_bt::BtBreakpointsPlugin>() {
             app.add_plugins(wyrd_bt::BtBreakpointsPlugin::default());
         }
+        if self.absorb_input {
+            app.add_systems(Startup, absorb_egui_input);
+        }
         app.register_type::<InspectorState>()
             .insert_resource(InspectorState {
                 capacity: self.history,
@@ -276,6 +285,14 @@ impl Plugin for WyrdInspectorPlugin {
             .add_systems(Update, (toggle, show_breakpoint_hits))
             .add_systems(FixedUpdate, record_history.after(BtSystems::Decide))
             .add_systems(EguiPrimaryContextPass, draw);
+    }
+}
+
+/// Input egui uses does not reach the game (see
+/// [`WyrdInspectorPlugin::absorb_input`]).
+fn absorb_egui_input(settings: Option<ResMut<bevy_egui::EguiGlobalSettings>>) {
+    if let Some(mut s) = settings {
+        s.enable_absorb_bevy_input_system = true;
     }
 }
 
