@@ -3,10 +3,7 @@
 //! breakpoints file loaded as an asset, the hit read as a message): a
 //! guard whose patrol is aborted when it sees its target stops the trees.
 
-use std::time::Duration;
-
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use wyrd::prelude::*;
 
 /// What the game saw: the hits its own system read.
@@ -41,24 +38,15 @@ fn a_users_guard_stops_at_its_breakpoint() {
         r#"(breakpoints: [(action: "Patrol", on: Aborted)])"#,
     )
     .unwrap();
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: dir.path().to_string_lossy().into_owned(),
-            ..Default::default()
-        },
-        BtPlugin::default(),
-        BtBreakpointsPlugin::default(),
-    ))
-    .insert_resource(Time::<Fixed>::from_hz(30.0))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 30.0,
-    )))
-    .register_bt_action("Chase")
-    .register_bt_action("Patrol")
-    .init_resource::<Seen>()
-    .add_systems(Update, watch);
+    let mut app = wyrd_test_support::TestApp::in_folder(dir.path(), 30.0)
+        .plugins((BtPlugin::default(), BtBreakpointsPlugin::default()))
+        .with(|app| {
+            app.register_bt_action("Chase")
+                .register_bt_action("Patrol")
+                .init_resource::<Seen>()
+                .add_systems(Update, watch);
+        })
+        .build();
     let server = app.world().resource::<AssetServer>().clone();
     let _breakpoints: Handle<BtBreakpointsFile> = server.load("guard.breakpoints.ron");
     let guard = app

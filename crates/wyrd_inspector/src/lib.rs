@@ -450,6 +450,7 @@ pub fn take_snapshot(
 ) -> (InspectorSnapshot, Vec<Entity>) {
     let mut snap = InspectorSnapshot::default();
     let mut entities = Vec::new();
+    let by_running = state.ui.agent_filter.starts_with("running:");
     for (e, name, tree, agent, _) in agents.iter() {
         let label = name.map_or_else(|| format!("{e}"), |n| n.as_str().to_owned());
         let tree_name = server
@@ -459,9 +460,11 @@ pub fn take_snapshot(
             snap.selected = Some(snap.agents.len());
         }
         // The names of its running nodes, for the `running:NAME` filter.
-        let active = agent
-            .program()
-            .map_or_else(String::new, |p| running_names(p, agent.state()));
+        // Only while the list is filtered by it: it is a string per agent.
+        let active = match agent.program() {
+            Some(p) if by_running => running_names(p, agent.state()),
+            _ => String::new(),
+        };
         snap.agents.push(AgentRow {
             label,
             tree: tree_name,

@@ -12,8 +12,8 @@ pub struct AgentRow {
     pub tree: String,
     /// Root status after the last tick.
     pub status: Status,
-    /// The names of its running nodes, space-separated (the list's
-    /// `running:NAME` filter reads it).
+    /// The names of its running nodes, space-separated, while the list is
+    /// filtered with `running:NAME` (empty otherwise).
     pub active: String,
 }
 

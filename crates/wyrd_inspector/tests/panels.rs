@@ -587,8 +587,6 @@ fn a_right_click_on_a_node_sets_a_breakpoint_and_marked_nodes_show_it() {
 /// agent with a line saying why.
 #[test]
 fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
-    use bevy::time::TimeUpdateStrategy;
-    use std::time::Duration;
     use wyrd_bt::prelude::*;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -602,23 +600,14 @@ fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
 )"#,
     )
     .unwrap();
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: dir.path().to_string_lossy().into_owned(),
-            ..Default::default()
-        },
-        BtPlugin::default(),
-        wyrd_bt::BtBreakpointsPlugin::default(),
-    ))
-    .insert_resource(Time::<Fixed>::from_hz(30.0))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 30.0,
-    )))
-    .register_bt_action("Shoot")
-    .register_bt_action("Patrol")
-    .init_resource::<wyrd_inspector::InspectorState>();
+    let mut app = wyrd_test_support::TestApp::in_folder(dir.path(), 30.0)
+        .plugins((BtPlugin::default(), wyrd_bt::BtBreakpointsPlugin::default()))
+        .with(|app| {
+            app.register_bt_action("Shoot")
+                .register_bt_action("Patrol")
+                .init_resource::<wyrd_inspector::InspectorState>();
+        })
+        .build();
     let tree: Handle<BtAsset> = app.world().resource::<AssetServer>().load("guard.bt.ron");
     let guard = app
         .world_mut()

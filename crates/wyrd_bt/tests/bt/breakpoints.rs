@@ -2,11 +2,7 @@
 //! tree's syntax, for one agent or any; in the sim (what `wyrd sim --break`
 //! runs) and in an app, where a hit pauses the trees at the end of the tick.
 
-use std::time::Duration;
-
-use bevy::asset::AssetPlugin;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use wyrd_bt::prelude::*;
 use wyrd_bt::sim::{Outcome, Sim};
 use wyrd_bt::{
@@ -196,23 +192,13 @@ fn the_default_event_is_running_and_names_say_what_they_watch() {
 }
 
 fn app(dir: &std::path::Path) -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: dir.to_string_lossy().into_owned(),
-            ..Default::default()
-        },
-        BtPlugin::default(),
-        BtBreakpointsPlugin::default(),
-    ))
-    .insert_resource(Time::<Fixed>::from_hz(30.0))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 30.0,
-    )))
-    .register_bt_action("Shoot")
-    .register_bt_action("Patrol");
-    app
+    wyrd_test_support::TestApp::in_folder(dir, 30.0)
+        .plugins((BtPlugin::default(), BtBreakpointsPlugin::default()))
+        .collect::<BtBreakpointHit>()
+        .with(|app| {
+            app.register_bt_action("Shoot").register_bt_action("Patrol");
+        })
+        .build()
 }
 
 /// In an app: a breakpoints file beside the tree, loaded as an asset; a
@@ -282,11 +268,7 @@ fn a_hit_in_an_app_pauses_the_trees_at_the_end_of_the_tick() {
     assert_eq!((last.entity, last.tick), (two, hit_tick));
     assert_eq!(last.tree, "guard.bt.ron");
     assert_eq!(last.hit.why, "root/patrol was aborted");
-    let sent: Vec<BtBreakpointHit> = app
-        .world_mut()
-        .resource_mut::<Messages<BtBreakpointHit>>()
-        .drain()
-        .collect();
+    let sent = wyrd_test_support::take_collected::<BtBreakpointHit>(app.world_mut());
     assert_eq!(sent, [last]);
     // Paused: no tree ticks while the game's updates go on; a step ticks one.
     wyrd_test_support::step(&mut app, 5);
