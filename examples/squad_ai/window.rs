@@ -46,8 +46,11 @@ pub enum View {
     List,
     /// The flight recorder's timeline at an earlier tick.
     Timeline,
-    /// The tree as a graph.
+    /// The tree as a graph, in its window, fitted.
     Graph,
+    /// A breakpoint ("Shoot aborted") that hit: the trees paused, the
+    /// timeline at the hit.
+    Breakpoint,
 }
 
 /// Opens the window and plays.
@@ -410,10 +413,20 @@ fn take_screenshot(
     agents: Query<&wyrd::bt::BtAgent>,
     behaviors: Res<Behaviors>,
     mut inspector: ResMut<InspectorState>,
+    mut breakpoints: ResMut<wyrd::bt::BtBreakpoints>,
+    settings: Res<wyrd::bt::BtSettings>,
     mut exit: MessageWriter<AppExit>,
 ) {
     // Some seconds into the fight: squads engaged, one in its vehicle.
     if time.elapsed_secs() < 9.0 {
+        return;
+    }
+    if plan.view == View::Breakpoint && plan.frame == 1 && !settings.paused {
+        // Waiting for the breakpoint to hit.
+        if time.elapsed_secs() > 60.0 {
+            error!("the breakpoint did not hit in a minute");
+            exit.write(AppExit::error());
+        }
         return;
     }
     plan.frame += 1;
@@ -432,7 +445,22 @@ fn take_screenshot(
                 View::List => {}
                 View::Graph => {
                     inspector.ui.graph = true;
-                    inspector.ui.zoom = 0.75;
+                    inspector.ui.graph_view.fit();
+                }
+                View::Breakpoint => {
+                    // Any AI's Shoot aborted (the panel follows the hit).
+                    inspector.ui.agent_filter.clear();
+                    breakpoints.set(
+                        "squad_ai/combat.bt.ron",
+                        wyrd::bt::BreakpointsDef {
+                            breakpoints: vec![wyrd::bt::BreakpointDef {
+                                name: Some("Shoot aborted".into()),
+                                action: Some("Shoot".into()),
+                                on: Some(wyrd::bt::BreakOn::Aborted),
+                                ..Default::default()
+                            }],
+                        },
+                    );
                 }
                 View::Timeline => {
                     // A second back in the recording.

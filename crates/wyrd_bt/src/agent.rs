@@ -136,6 +136,9 @@ pub struct BtAgent {
     pub(crate) restarts_this_tick: u32,
     pub(crate) finished: bool,
     pub(crate) restart: bool,
+    /// The flight recorder was started because a breakpoint watches this
+    /// agent (stopped again when none does).
+    pub(crate) recording_for_breaks: bool,
     /// What went wrong (each once), for the inspector and tests.
     #[reflect(ignore)]
     pub(crate) problems: Vec<AgentProblem>,
@@ -243,6 +246,7 @@ impl BtAgent {
     pub fn stop_recording(&mut self) {
         self.recorder = None;
         self.record_request = None;
+        self.recording_for_breaks = false;
     }
 
     /// The flight recorder, while recording.

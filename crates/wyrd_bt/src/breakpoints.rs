@@ -593,6 +593,11 @@ pub struct BtBreakpoints {
     pub(crate) generation: u64,
     /// The last breakpoint that hit (the debugger's "why it stopped").
     pub last_hit: Option<BtBreakpointHit>,
+    /// Ticks of flight recording kept by every agent a breakpoint watches,
+    /// so that when one hits, the debugger's timeline holds the ticks that
+    /// led to it (0: none). [`BtBreakpointsPlugin::record`](crate::BtBreakpointsPlugin::record)
+    /// sets it.
+    pub record: usize,
 }
 
 impl BtBreakpoints {

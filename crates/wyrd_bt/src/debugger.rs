@@ -35,12 +35,18 @@ use crate::program::Program;
 pub struct BtBreakpointsPlugin {
     /// The schedule the trees tick in.
     pub schedule: bevy::ecs::intern::Interned<dyn ScheduleLabel>,
+    /// Ticks of flight recording each agent a breakpoint watches keeps
+    /// (the lead-up a debugger shows when one hits; 0: none). 300 by
+    /// default: ten seconds at 30 Hz, a few hundred kilobytes per agent at
+    /// most. Only agents some breakpoint applies to record.
+    pub record: usize,
 }
 
 impl Default for BtBreakpointsPlugin {
     fn default() -> Self {
         BtBreakpointsPlugin {
             schedule: bevy::app::FixedUpdate.intern(),
+            record: 300,
         }
     }
 }
@@ -48,8 +54,9 @@ impl Default for BtBreakpointsPlugin {
 impl bevy::app::Plugin for BtBreakpointsPlugin {
     fn build(&self, app: &mut bevy::app::App) {
         use bevy::asset::AssetApp;
-        app.init_resource::<BtBreakpoints>()
-            .add_message::<BtBreakpointHit>()
+        app.init_resource::<BtBreakpoints>();
+        app.world_mut().resource_mut::<BtBreakpoints>().record = self.record;
+        app.add_message::<BtBreakpointHit>()
             .init_asset::<BtBreakpointsFile>()
             .init_asset_loader::<BtBreakpointsLoader>()
             .add_systems(
@@ -172,9 +179,25 @@ fn bind_breakpoints(
             .as_ref()
             .filter(|b| !b.is_empty() && b.applies_to(name.as_deref()));
         agent.breaks = applies.map(|b| Box::new(AgentBreaks::new(b.clone(), name)));
+        keep_lead_up(&mut agent, breakpoints.record);
         // The breakpoints read what the tick did.
         let tracing = agent.trace.is_some();
         agent.set_tracing(tracing);
+    }
+}
+
+/// An agent a breakpoint watches records its last ticks (unless it
+/// records already); one no longer watched stops the recording that
+/// watching started.
+fn keep_lead_up(agent: &mut BtAgent, ticks: usize) {
+    let watched = agent.breaks.is_some();
+    let records = agent.recorder.is_some() || agent.record_request.is_some();
+    if watched && ticks > 0 && !records {
+        agent.record(ticks);
+        agent.recording_for_breaks = true;
+    } else if !watched && agent.recording_for_breaks {
+        agent.stop_recording();
+        agent.recording_for_breaks = false;
     }
 }
 

@@ -23,9 +23,11 @@
 //! without a GPU. Snapshots are only taken while the panel is open: closed,
 //! it costs nothing.
 
+mod graph;
 mod snapshot;
 mod ui;
 
+pub use graph::{GraphOrientation, GraphView, draw_graph, draw_graph_window};
 pub use snapshot::{
     AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, NodeRow, SaveRow, TimelineRow,
     TimingRow, TreeSnapshot, WorldRow, apply_breakpoints, apply_crowd, crowd_counts, running_names,
@@ -192,6 +194,7 @@ fn previous_change(world: &mut World, path: &str) {
         .map(|t| t.tick);
     if let (Some(t), Some(mut s)) = (found, world.get_resource_mut::<InspectorState>()) {
         s.shown_tick = Some(t);
+        s.shown_for = Some(selected);
     }
 }
 
@@ -260,6 +263,12 @@ pub struct InspectorState {
     pub recordings: std::path::PathBuf,
     /// The agent whose ticks are traced for the history.
     traced: Option<Entity>,
+    /// The inspector started the traced agent's flight recorder (one a
+    /// breakpoint or the game started is left running when it moves on).
+    started_recording: bool,
+    /// The agent `shown_tick` was chosen for (a breakpoint hit chooses it
+    /// before the panel has moved to the agent).
+    shown_for: Option<Entity>,
     last_traced_tick: u64,
 }
 
@@ -351,8 +360,9 @@ fn show_breakpoint_hits(
 }
 
 impl InspectorState {
-    /// Opens the panel on the agent that hit a breakpoint, live (the trees
-    /// paused in the tick it happened), with a line saying which and why.
+    /// Opens the panel on the agent that hit a breakpoint, its timeline at
+    /// the tick of the hit (the trees are paused at the end of it), with a
+    /// line saying which breakpoint and why.
     pub fn follow_breakpoint_hit(&mut self, hit: &wyrd_bt::BtBreakpointHit) {
         self.open = true;
         if self.selected != Some(hit.entity) {
@@ -360,7 +370,10 @@ impl InspectorState {
             self.history.clear();
             self.last.clear();
         }
-        self.shown_tick = None;
+        // The timeline moves to the hit (when the agent records it: a
+        // breakpoint makes the agents it watches record their last ticks).
+        self.shown_tick = Some(hit.tick);
+        self.shown_for = Some(hit.entity);
         self.stopped_at = Some(format!(
             "stopped at breakpoint \"{}\": {} (tick {})",
             hit.hit.name, hit.hit.why, hit.tick
@@ -378,15 +391,21 @@ fn record_history(mut state: ResMut<InspectorState>, mut agents: Query<&mut BtAg
         // stops (off costs nothing).
         if let Some(mut old) = state.traced.and_then(|e| agents.get_mut(e).ok()) {
             old.set_tracing(false);
-            old.stop_recording();
+            if state.started_recording {
+                old.stop_recording();
+            }
         }
+        state.started_recording = false;
         if let Some(mut new) = want.and_then(|e| agents.get_mut(e).ok()) {
             new.set_tracing(true);
             if new.recorder().is_none() {
                 new.record(RECORD_TICKS);
+                state.started_recording = true;
             }
         }
-        state.shown_tick = None;
+        if state.shown_for != want {
+            state.shown_tick = None;
+        }
         state.traced = want;
     }
     let Some(agent) = want.and_then(|e| agents.get(e).ok()) else {
@@ -721,6 +740,7 @@ pub fn apply_actions(world: &mut World, actions: Vec<InspectorAction>, entities:
             InspectorAction::ShowTick(t) => {
                 if let Some(mut s) = world.get_resource_mut::<InspectorState>() {
                     s.shown_tick = t;
+                    s.shown_for = s.selected;
                 }
             }
         }
@@ -799,14 +819,14 @@ fn draw(
     let ctx = contexts.ctx_mut()?;
     let mut actions = Vec::new();
     egui::Window::new("Wyrd inspector (F1)")
-        .default_width(560.0)
-        .default_height(560.0)
-        .default_pos((680.0, 70.0))
+        .default_width(720.0)
+        .default_height(600.0)
+        .default_pos((540.0, 60.0))
+        .scroll(false)
         .show(ctx, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                actions = draw_inspector(ui, &snap, &mut state.ui);
-            });
+            actions = draw_inspector(ui, &snap, &mut state.ui);
         });
+    actions.extend(draw_graph_window(ctx, &snap, &mut state.ui));
     state.wants_pointer = ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
     if !actions.is_empty() {
         commands.queue(move |world: &mut World| apply_actions(world, actions, &entities));

@@ -50,21 +50,23 @@ pub struct InspectorUiState {
     pub world_filter: String,
     /// Collapsed node paths.
     pub collapsed: HashSet<String>,
-    /// The tree drawn as a graph instead of a list.
+    /// The graph window is open (the tree list stays in the panel).
     pub graph: bool,
-    /// The graph's zoom (1 = 100 %).
-    pub zoom: f32,
+    /// The graph's camera and options.
+    pub graph_view: crate::graph::GraphView,
     /// The node clicked in the graph (its path).
     pub picked: Option<String>,
-    /// The graph was scrolled to the running path once since it opened.
-    pub graph_scrolled: bool,
+    /// The agent list's column is folded away.
+    pub hide_agents: bool,
     /// Actions asked for inside the tree view, handed out with the others.
     pub pending: Vec<InspectorAction>,
     /// Find a node by name: matching nodes are marked `»`, and the view
     /// jumps to the first when the text changes.
     pub find: String,
-    /// The find text the view last jumped for.
+    /// The find text the list last jumped for.
     pub found_for: String,
+    /// The find text the graph last jumped for.
+    pub(crate) graph_found_for: String,
 }
 
 /// The colour of a status.
@@ -78,59 +80,120 @@ pub fn status_color(status: Status) -> Color32 {
     }
 }
 
-/// Height of the agent list (it scrolls inside; the tree stays in view).
-const AGENT_LIST_HEIGHT: f32 = 150.0;
+/// The agent column's width at first (it can be dragged wider).
+const AGENT_COLUMN_WIDTH: f32 = 230.0;
 
 /// Agents listed at most (the filter narrows the list).
 pub const MAX_AGENT_ROWS: usize = 40;
 
-/// Draws every panel; returns what the user asked for.
+/// Draws every panel: the agent list as a column on the left (folded
+/// away with «), the selected agent's tree and the rest beside it, in a
+/// scroll area of their own. Returns what the user asked for. The graph
+/// has a window of its own: [`draw_graph_window`](crate::draw_graph_window).
 pub fn draw_inspector(
     ui: &mut egui::Ui,
     snap: &InspectorSnapshot,
     state: &mut InspectorUiState,
 ) -> Vec<InspectorAction> {
     let mut actions = Vec::new();
-    egui::CollapsingHeader::new("Agents")
-        .default_open(true)
+    if !state.hide_agents {
+        egui::Panel::left("wyrd_agent_column")
+            .resizable(true)
+            .default_size(AGENT_COLUMN_WIDTH)
+            .size_range(120.0..=480.0)
+            .show(ui, |ui| draw_agents(ui, snap, state, &mut actions));
+    }
+    egui::CentralPanel::default().show(ui, |ui| {
+        egui::ScrollArea::vertical()
+            .id_salt("wyrd_inspector_body")
+            .show(ui, |ui| draw_body(ui, snap, state, &mut actions));
+    });
+    actions.append(&mut state.pending);
+    actions
+}
+
+/// The agent column: a filter (text, or `running:NAME`) and the agents,
+/// one line each, scrolling in the column's full height.
+fn draw_agents(
+    ui: &mut egui::Ui,
+    snap: &InspectorSnapshot,
+    state: &mut InspectorUiState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    ui.horizontal(|ui| {
+        ui.strong(format!("Agents ({})", snap.agents.len()));
+        if ui
+            .small_button("«")
+            .on_hover_text("fold the list away")
+            .clicked()
+        {
+            state.hide_agents = true;
+        }
+    });
+    ui.add(
+        egui::TextEdit::singleline(&mut state.agent_filter)
+            .hint_text("filter, or running:NAME")
+            .desired_width(f32::INFINITY),
+    );
+    // One line per agent however narrow the column (the whole text is
+    // still what a screen reader reads).
+    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+    egui::ScrollArea::vertical()
+        .id_salt("wyrd_agents")
+        .auto_shrink([false, false])
         .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.label("filter");
-                ui.text_edit_singleline(&mut state.agent_filter);
-            });
-            // A list of its own height: 48 AIs no longer push the tree
-            // below the panel (it scrolls inside, the tree stays in view).
-            egui::ScrollArea::vertical()
-                .id_salt("wyrd_agents")
-                .max_height(AGENT_LIST_HEIGHT)
-                .show(ui, |ui| {
-                    // Thousands of agents: list the first matches (and the
-                    // selected one); the filter finds the rest.
-                    let mut shown = 0;
-                    let mut hidden = 0;
-                    for (i, a) in snap.agents.iter().enumerate() {
-                        let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
-                        if !agent_matches(a, &text, &state.agent_filter) {
-                            continue;
-                        }
-                        let selected = snap.selected == Some(i);
-                        if shown >= MAX_AGENT_ROWS && !selected {
-                            hidden += 1;
-                            continue;
-                        }
-                        shown += 1;
-                        if ui.selectable_label(selected, text).clicked() {
-                            actions.push(InspectorAction::SelectAgent(i));
-                        }
-                    }
-                    if hidden > 0 {
-                        ui.weak(format!("... {hidden} more (narrow the filter)"));
-                    }
-                    if snap.agents.is_empty() {
-                        ui.weak("no agents run a tree");
-                    }
-                });
+            // Thousands of agents: list the first matches (and the
+            // selected one); the filter finds the rest.
+            let mut shown = 0;
+            let mut hidden = 0;
+            for (i, a) in snap.agents.iter().enumerate() {
+                let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
+                if !agent_matches(a, &text, &state.agent_filter) {
+                    continue;
+                }
+                let selected = snap.selected == Some(i);
+                if shown >= MAX_AGENT_ROWS && !selected {
+                    hidden += 1;
+                    continue;
+                }
+                shown += 1;
+                if ui.selectable_label(selected, text).clicked() {
+                    actions.push(InspectorAction::SelectAgent(i));
+                }
+            }
+            if hidden > 0 {
+                ui.weak(format!("... {hidden} more (narrow the filter)"));
+            }
+            if snap.agents.is_empty() {
+                ui.weak("no agents run a tree");
+            }
         });
+}
+
+/// Beside the agents: the selected tree, its timeline, history and
+/// blackboard; the world state, the save, reloads and timing.
+fn draw_body(
+    ui: &mut egui::Ui,
+    snap: &InspectorSnapshot,
+    state: &mut InspectorUiState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    if state.hide_agents && ui.small_button("agents »").clicked() {
+        state.hide_agents = false;
+    }
+    draw_selected(ui, snap, state, actions);
+    draw_world(ui, snap, state, actions);
+    draw_save_and_timing(ui, snap, actions);
+}
+
+/// The selected agent: pause and step, the timeline, its tree (a list; the
+/// graph opens in its window), statistics, history, blackboard and tags.
+fn draw_selected(
+    ui: &mut egui::Ui,
+    snap: &InspectorSnapshot,
+    state: &mut InspectorUiState,
+    actions: &mut Vec<InspectorAction>,
+) {
     if let Some(tree) = &snap.tree {
         if let Some(stop) = &snap.stopped_at {
             ui.colored_label(Color32::from_rgb(240, 90, 80), stop);
@@ -149,7 +212,7 @@ pub fn draw_inspector(
             }
         });
         if let Some(tl) = &tree.timeline {
-            draw_timeline(ui, tl, &mut actions);
+            draw_timeline(ui, tl, actions);
             for w in &tree.why {
                 ui.label(format!("why: {w}"));
             }
@@ -170,31 +233,19 @@ pub fn draw_inspector(
             .default_open(true)
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
-                    if ui.selectable_label(!state.graph, "list").clicked() {
-                        state.graph = false;
-                        state.found_for.clear(); // the new view jumps too
-                    }
-                    if ui.selectable_label(state.graph, "graph").clicked() {
-                        state.graph = true;
-                        state.graph_scrolled = false;
-                        state.found_for.clear();
-                    }
-                    if state.graph {
-                        if state.zoom <= 0.0 {
-                            state.zoom = 1.0;
-                        }
-                        ui.add(egui::Slider::new(&mut state.zoom, 0.3..=2.0).text("zoom"));
+                    // The graph opens in a window of its own, fitted.
+                    if ui
+                        .selectable_label(state.graph, "graph")
+                        .on_hover_text("open the tree as a graph in its own window")
+                        .clicked()
+                    {
+                        state.graph = !state.graph;
+                        state.graph_view.fit();
                     }
                     ui.label("find");
                     ui.add(egui::TextEdit::singleline(&mut state.find).desired_width(110.0));
                 });
-                if state.graph {
-                    draw_graph(ui, tree, state);
-                    actions.append(&mut state.pending);
-                } else {
-                    draw_tree(ui, tree, state);
-                    actions.append(&mut state.pending);
-                }
+                draw_tree(ui, tree, state);
             });
         if !tree.stats.is_empty() {
             egui::CollapsingHeader::new("Statistics (recorded ticks)")
@@ -233,6 +284,15 @@ pub fn draw_inspector(
                 }
             });
     }
+}
+
+/// The world state's flags and counters (editable).
+fn draw_world(
+    ui: &mut egui::Ui,
+    snap: &InspectorSnapshot,
+    state: &mut InspectorUiState,
+    actions: &mut Vec<InspectorAction>,
+) {
     egui::CollapsingHeader::new("World state")
         .default_open(true)
         .show(ui, |ui| {
@@ -278,6 +338,14 @@ pub fn draw_inspector(
                 }
             });
         });
+}
+
+/// The save's status and buttons, tree reloads, tick timing.
+fn draw_save_and_timing(
+    ui: &mut egui::Ui,
+    snap: &InspectorSnapshot,
+    actions: &mut Vec<InspectorAction>,
+) {
     if let Some(save) = &snap.save {
         egui::CollapsingHeader::new("Save")
             .default_open(true)
@@ -329,7 +397,6 @@ pub fn draw_inspector(
                 snap.timing.decide_ms, snap.timing.act_ms
             ));
         });
-    actions
 }
 
 /// The flight recorder's timeline: a scrubber over the recorded ticks, one
@@ -384,235 +451,6 @@ fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<I
     }
 }
 
-/// The tree as boxes and edges, top down: leaves side by side, each parent
-/// centred over its children. Status colours, the running path in bold,
-/// masked nodes dimmed, rule flags on each box; click a box for its
-/// details, the small "-" under a parent to collapse its subtree; the
-/// scroll area pans. No node limit.
-fn draw_graph(
-    ui: &mut egui::Ui,
-    tree: &crate::snapshot::TreeSnapshot,
-    state: &mut InspectorUiState,
-) {
-    let zoom = if state.zoom > 0.0 { state.zoom } else { 1.0 };
-    let (w, h, gap_x, gap_y) = (128.0 * zoom, 40.0 * zoom, 10.0 * zoom, 30.0 * zoom);
-    // Visible rows (collapsed subtrees left out), their parents, children.
-    let mut visible: Vec<usize> = Vec::new();
-    let mut parent: Vec<Option<usize>> = Vec::new();
-    let mut stack: Vec<(usize, usize)> = Vec::new(); // (depth, visible index)
-    let mut hidden_below: Option<usize> = None;
-    for (i, row) in tree.nodes.iter().enumerate() {
-        if let Some(d) = hidden_below {
-            if row.depth > d {
-                continue;
-            }
-            hidden_below = None;
-        }
-        while stack.last().is_some_and(|&(d, _)| d >= row.depth) {
-            stack.pop();
-        }
-        parent.push(stack.last().map(|&(_, v)| v));
-        let v = visible.len();
-        visible.push(i);
-        stack.push((row.depth, v));
-        if state.collapsed.contains(&row.path) {
-            hidden_below = Some(row.depth);
-        }
-    }
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); visible.len()];
-    for (v, p) in parent.iter().enumerate() {
-        if let Some(p) = p {
-            children[*p].push(v);
-        }
-    }
-    // Leaves get the next slot; a parent sits over its children.
-    let mut x = vec![0.0f32; visible.len()];
-    let mut next = 0.0f32;
-    fn place(v: usize, children: &[Vec<usize>], x: &mut [f32], next: &mut f32) {
-        if children[v].is_empty() {
-            x[v] = *next;
-            *next += 1.0;
-        } else {
-            for &c in &children[v] {
-                place(c, children, x, next);
-            }
-            let first = x[children[v][0]];
-            let last = x[*children[v].last().unwrap()];
-            x[v] = (first + last) / 2.0;
-        }
-    }
-    for (v, p) in parent.iter().enumerate() {
-        if p.is_none() {
-            place(v, &children, &mut x, &mut next);
-        }
-    }
-    let depth_max = visible
-        .iter()
-        .map(|&i| tree.nodes[i].depth)
-        .max()
-        .unwrap_or(0);
-    let size = egui::vec2(
-        next.max(1.0) * (w + gap_x),
-        (depth_max + 1) as f32 * (h + gap_y) + gap_y,
-    );
-    egui::ScrollArea::both()
-        .id_salt("graph")
-        .max_height(520.0)
-        .show(ui, |ui| {
-            let (area, _) = ui.allocate_exact_size(size, egui::Sense::hover());
-            let origin = area.min;
-            let rect_of = |v: usize| {
-                let row = &tree.nodes[visible[v]];
-                let min = origin
-                    + egui::vec2(
-                        x[v] * (w + gap_x),
-                        row.depth as f32 * (h + gap_y) + gap_y / 2.0,
-                    );
-                egui::Rect::from_min_size(min, egui::vec2(w, h))
-            };
-            let painter = ui.painter().clone();
-            for v in 0..visible.len() {
-                if let Some(p) = parent[v] {
-                    let (a, b) = (rect_of(p), rect_of(v));
-                    let on_path = tree.nodes[visible[v]].running;
-                    let stroke = if on_path {
-                        egui::Stroke::new(3.0, status_color(Status::Running))
-                    } else {
-                        egui::Stroke::new(1.0, Color32::from_gray(110))
-                    };
-                    painter.line_segment([a.center_bottom(), b.center_top()], stroke);
-                }
-            }
-            // Opened: scroll to the deepest node of the running path.
-            if !state.graph_scrolled {
-                state.graph_scrolled = true;
-                if let Some(v) = (0..visible.len())
-                    .rev()
-                    .find(|&v| tree.nodes[visible[v]].running && children[v].is_empty())
-                {
-                    // The running leaf with its parent above it.
-                    let leaf = rect_of(v);
-                    let around = parent[v].map_or(leaf, |p| leaf.union(rect_of(p)));
-                    ui.scroll_to_rect(around, Some(egui::Align::Center));
-                }
-            }
-            for (v, &i) in visible.iter().enumerate() {
-                let row = &tree.nodes[i];
-                let rect = rect_of(v);
-                let mut color = status_color(row.status);
-                if row.masked {
-                    color = color.gamma_multiply(0.35);
-                }
-                // The running path is bold-bordered, and marked `>` as in
-                // the list.
-                let found = finds(&state.find, &row.name);
-                let mark = match (found, row.running) {
-                    (true, _) => "» ",
-                    (false, true) => "> ",
-                    (false, false) => "",
-                };
-                let text = format!("{mark}{}\n{} [{}]", row.name, row.kind, row.flags);
-                let mut button =
-                    egui::Button::new(egui::RichText::new(text).color(color).size(11.0 * zoom))
-                        .min_size(rect.size());
-                if row.running {
-                    button = button.stroke(egui::Stroke::new(2.5, status_color(Status::Running)));
-                }
-                let button = if found {
-                    button.stroke(egui::Stroke::new(3.0, FOUND_MARK))
-                } else {
-                    button
-                };
-                let boxed = ui.put(rect, button);
-                if found && state.found_for != state.find {
-                    ui.scroll_to_rect(rect, Some(egui::Align::Center));
-                    state.found_for = state.find.clone();
-                }
-                boxed.context_menu(|ui| breakpoint_menu(ui, row, state));
-                if boxed.clicked() {
-                    state.picked = Some(row.path.clone());
-                }
-                // The crowd on the box's top right corner, a breakpoint on
-                // its top left (as in the list).
-                if tree.crowd_agents > 1 && row.crowd > 0 {
-                    let at = egui::Rect::from_center_size(
-                        rect.right_top() + egui::vec2(-12.0, 0.0),
-                        egui::vec2(24.0, 14.0),
-                    );
-                    let badge = ui
-                        .put(at, crowd_button(row.crowd, tree.crowd_agents))
-                        .on_hover_text(crowd_hover(row.crowd, tree.crowd_agents, &row.name));
-                    if badge.clicked() {
-                        state.agent_filter = format!("running:{}", row.name);
-                    }
-                }
-                if !row.breaks.is_empty() {
-                    let at = egui::Rect::from_center_size(
-                        rect.left_top() + egui::vec2(18.0, 0.0),
-                        egui::vec2(36.0, 14.0),
-                    );
-                    ui.put(
-                        at,
-                        egui::Label::new(
-                            RichText::new("break")
-                                .color(Color32::from_rgb(240, 90, 80))
-                                .small(),
-                        ),
-                    );
-                }
-                if row.has_children {
-                    let collapsed = state.collapsed.contains(&row.path);
-                    let small = egui::Rect::from_center_size(
-                        rect.center_bottom() + egui::vec2(0.0, 8.0 * zoom),
-                        egui::vec2(16.0, 14.0),
-                    );
-                    if ui
-                        .put(
-                            small,
-                            egui::Button::new(if collapsed { "+" } else { "-" }).small(),
-                        )
-                        .clicked()
-                    {
-                        if collapsed {
-                            state.collapsed.remove(&row.path);
-                        } else {
-                            state.collapsed.insert(row.path.clone());
-                        }
-                    }
-                }
-            }
-        });
-    if let Some(picked) = &state.picked
-        && let Some(row) = tree.nodes.iter().find(|r| &r.path == picked)
-    {
-        ui.separator();
-        ui.label(format!("{}  ({})", row.path, row.kind));
-        ui.label(format!(
-            "{}  [{}]  {}",
-            row.status.as_str(),
-            row.flags,
-            row.note
-        ));
-        if !row.params.is_empty() {
-            ui.label(format!("params: {}", row.params));
-        }
-        if !row.guard.is_empty() {
-            ui.label(format!("guard: {}", row.guard));
-        }
-        if row.masked {
-            ui.weak("masked by the agent's tags");
-        }
-        if tree.timeline.is_some() && ui.button("previous change of this node").clicked() {
-            actions_out(state, InspectorAction::PreviousChange(row.path.clone()));
-        }
-    }
-}
-
-/// Actions the graph asks for, picked up by [`draw_inspector`].
-fn actions_out(state: &mut InspectorUiState, a: InspectorAction) {
-    state.pending.push(a);
-}
-
 /// Per node over the recorded ticks: ticks running, longest run, status
 /// changes, successes, failures (the nodes that did something).
 fn draw_stats(ui: &mut egui::Ui, stats: &[wyrd_bt::sim::NodeStats]) {
@@ -642,11 +480,11 @@ fn draw_stats(ui: &mut egui::Ui, stats: &[wyrd_bt::sim::NodeStats]) {
 /// Background of a row found by name.
 const FOUND: Color32 = Color32::from_rgb(70, 60, 20);
 /// The mark of a node found by name.
-const FOUND_MARK: Color32 = Color32::from_rgb(250, 210, 80);
+pub(crate) const FOUND_MARK: Color32 = Color32::from_rgb(250, 210, 80);
 
 /// Whether a node's name matches the find text (case-insensitive; empty
 /// finds nothing).
-fn finds(find: &str, name: &str) -> bool {
+pub(crate) fn finds(find: &str, name: &str) -> bool {
     let find = find.trim();
     !find.is_empty() && name.to_lowercase().contains(&find.to_lowercase())
 }
@@ -663,7 +501,7 @@ fn break_word(on: wyrd_bt::BreakOn) -> &'static str {
 
 /// A node's right-click menu: breakpoints on its events, for every agent
 /// of the tree (a set one is cleared).
-fn breakpoint_menu(
+pub(crate) fn breakpoint_menu(
     ui: &mut egui::Ui,
     row: &crate::snapshot::NodeRow,
     state: &mut InspectorUiState,
@@ -681,10 +519,9 @@ fn breakpoint_menu(
             "break"
         };
         if ui.button(format!("{verb} when it {text}")).clicked() {
-            actions_out(
-                state,
-                InspectorAction::ToggleBreakpoint(row.path.clone(), on),
-            );
+            state
+                .pending
+                .push(InspectorAction::ToggleBreakpoint(row.path.clone(), on));
             ui.close();
         }
     }
@@ -717,7 +554,7 @@ fn crowd_badge(ui: &mut egui::Ui, n: u32, of: usize, name: &str, state: &mut Ins
 }
 
 /// The crowd count as a button on its heat colour (more agents, hotter).
-fn crowd_button(n: u32, of: usize) -> egui::Button<'static> {
+pub(crate) fn crowd_button(n: u32, of: usize) -> egui::Button<'static> {
     let heat = (n as f32 / of.max(1) as f32).clamp(0.0, 1.0);
     let color = Color32::from_rgb(
         (120.0 + 135.0 * heat) as u8,
@@ -729,7 +566,7 @@ fn crowd_button(n: u32, of: usize) -> egui::Button<'static> {
         .small()
 }
 
-fn crowd_hover(n: u32, of: usize, name: &str) -> String {
+pub(crate) fn crowd_hover(n: u32, of: usize, name: &str) -> String {
     format!("{n} of {of} agents of this tree are in {name} now (click: list them)")
 }
 

@@ -9,8 +9,11 @@ use wyrd_bt::sim::Sim;
 use wyrd_bt::{Status, Vocabulary, compile_str};
 use wyrd_inspector::{
     AgentRow, InspectorAction, InspectorSnapshot, InspectorUiState, TreeSnapshot, WorldRow,
-    apply_crowd, crowd_counts, draw_inspector, running_names, tree_rows,
+    apply_crowd, crowd_counts, draw_graph_window, draw_inspector, running_names, tree_rows,
 };
+
+#[path = "panels/graph.rs"]
+mod graph;
 
 const TREE: &str = r#"(
     tags: ["infantry", "passenger"],
@@ -75,16 +78,37 @@ fn snapshot() -> InspectorSnapshot {
 
 type State = (InspectorSnapshot, InspectorUiState, Vec<InspectorAction>);
 
+/// The panel and, while open, the graph window, as the plugin draws them.
 fn harness(snap: InspectorSnapshot) -> Harness<'static, State> {
+    harness_sized(snap, egui::Vec2::new(900.0, 1400.0))
+}
+
+fn harness_sized(snap: InspectorSnapshot, size: egui::Vec2) -> Harness<'static, State> {
     let mut h = Harness::new_ui_state(
         |ui, (snap, ui_state, actions): &mut State| {
+            let ctx = ui.ctx().clone();
             actions.extend(draw_inspector(ui, snap, ui_state));
+            actions.extend(draw_graph_window(&ctx, snap, ui_state));
         },
         (snap, InspectorUiState::default(), Vec::new()),
     );
-    h.set_size(bevy_egui::egui::Vec2::new(900.0, 1400.0));
+    h.set_size(size);
     h.run();
     h
+}
+
+/// The graph's "-" of a node: the one on the node's right (left-right
+/// layout), not the list's.
+fn graph_collapse_button<'h>(
+    h: &'h Harness<'static, State>,
+    node: egui::Rect,
+) -> egui_kittest::Node<'h> {
+    h.get_all_by_label("-")
+        .find(|b| {
+            let r = b.rect();
+            (r.center().y - node.center().y).abs() < 2.0 && r.left() >= node.right()
+        })
+        .expect("the node's collapse button in the graph")
 }
 
 #[test]
@@ -423,8 +447,9 @@ fn the_graph_view_draws_boxes_shows_details_and_collapses() {
     h.get_by_label_contains("> fight\nGuardSequence").click();
     h.run();
     h.get_by_label_contains("guard: ?target");
-    // Collapse the root: only its box is left.
-    h.get_all_by_label("-").next().unwrap().click();
+    // Collapse the root in the graph: only its box is left.
+    let root = h.get_by_label_contains("root\nPrioritizedList").rect();
+    graph_collapse_button(&h, root).click();
     h.run();
     assert!(h.query_by_label_contains("fight\nGuardSequence").is_none());
     h.get_by_label_contains("root\nPrioritizedList");
@@ -528,8 +553,9 @@ fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
     // two branches with 2 (fight, idle) and their running children.
     h.get_by_label("graph").click();
     h.run();
-    h.get_by_label("5");
-    assert!(h.query_all_by_label("2").count() >= 2);
+    // The list's badges and the graph's: 5 twice, 2 on four nodes twice.
+    assert_eq!(h.query_all_by_label("5").count(), 2);
+    assert!(h.query_all_by_label("2").count() >= 4);
     // A right-click on a box offers its breakpoints too.
     h.get_by_label_contains("fight\nGuardSequence")
         .click_secondary();
@@ -685,6 +711,176 @@ fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
     );
 }
 
+/// Issue 27: a breakpoint on "Shoot aborted" pauses the trees in the tick
+/// it happens; the panel selects the agent and its timeline moves to that
+/// tick, with the ticks before it recorded (an agent a breakpoint watches
+/// keeps a flight recording), and the abort marked on the timeline.
+#[test]
+fn a_shoot_aborted_breakpoint_pauses_selects_the_agent_and_moves_the_timeline_there() {
+    use bevy::ecs::system::SystemState;
+    use wyrd_bt::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("guard.bt.ron"),
+        r#"(
+    blackboard: {"target_visible": false},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "fight", children: [Condition(check: Is("target_visible")), Action(action: "Shoot")]),
+        Action(name: "patrol", action: "Patrol"),
+    ]),
+)"#,
+    )
+    .unwrap();
+    let mut app = wyrd_test_support::TestApp::in_folder(dir.path(), 30.0)
+        .plugins((BtPlugin::default(), wyrd_bt::BtBreakpointsPlugin::default()))
+        .with(|app| {
+            app.register_bt_action("Shoot")
+                .register_bt_action("Patrol")
+                .init_resource::<wyrd_inspector::InspectorState>();
+        })
+        .build();
+    let tree: Handle<BtAsset> = app.world().resource::<AssetServer>().load("guard.bt.ron");
+    let spawn = |app: &mut App, name: &str| {
+        app.world_mut()
+            .spawn((
+                Name::new(name.to_owned()),
+                BehaviorTree::new(tree.clone()),
+                Blackboard::default(),
+            ))
+            .id()
+    };
+    let (guard, other) = (spawn(&mut app, "guard"), spawn(&mut app, "other"));
+    app.world_mut()
+        .resource_mut::<wyrd_bt::BtBreakpoints>()
+        .set(
+            "guard.bt.ron",
+            wyrd_bt::BreakpointsDef {
+                breakpoints: vec![wyrd_bt::BreakpointDef {
+                    node: Some("root/fight/Shoot".into()),
+                    on: Some(wyrd_bt::BreakOn::Aborted),
+                    agent: Some("guard".into()),
+                    ..Default::default()
+                }],
+            },
+        );
+    wyrd_test_support::run_until(
+        &mut app,
+        "the guard ticking",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| {
+            w.get::<BtAgent>(guard)
+                .is_some_and(|a| a.state().ticks() > 2)
+        },
+    );
+    for e in [guard, other] {
+        app.world_mut()
+            .get_mut::<Blackboard>(e)
+            .unwrap()
+            .set("target_visible", true)
+            .unwrap();
+    }
+    wyrd_test_support::step(&mut app, 5);
+    assert!(!app.world().resource::<wyrd_bt::BtSettings>().paused);
+    for e in [guard, other] {
+        app.world_mut()
+            .get_mut::<Blackboard>(e)
+            .unwrap()
+            .set("target_visible", false)
+            .unwrap();
+    }
+    wyrd_test_support::step(&mut app, 1);
+    assert!(
+        app.world().resource::<wyrd_bt::BtSettings>().paused,
+        "paused"
+    );
+    let hit = app
+        .world()
+        .resource::<wyrd_bt::BtBreakpoints>()
+        .last_hit
+        .clone()
+        .unwrap();
+    assert_eq!(hit.entity, guard);
+    let ticks = app.world().get::<BtAgent>(guard).unwrap().state().ticks();
+    assert_eq!(hit.tick, ticks, "paused at the end of the tick it hit");
+    // Only the watched agent records.
+    assert!(
+        app.world()
+            .get::<BtAgent>(other)
+            .unwrap()
+            .recorder()
+            .is_none()
+    );
+    let recording = app
+        .world()
+        .get::<BtAgent>(guard)
+        .unwrap()
+        .recording()
+        .unwrap();
+    let first = recording.ticks.first().unwrap().tick;
+    assert!(
+        first + 5 <= hit.tick,
+        "the lead-up is recorded: from {first} to {}",
+        hit.tick
+    );
+    // The panel follows: the agent selected, the timeline at the hit.
+    app.world_mut()
+        .resource_mut::<wyrd_inspector::InspectorState>()
+        .follow_breakpoint_hit(&hit);
+    let mut agents = SystemState::<
+        Query<(Entity, Option<&Name>, &BehaviorTree, &BtAgent, &Blackboard)>,
+    >::new(app.world_mut());
+    let query = agents.get(app.world()).unwrap();
+    let state = app.world().resource::<wyrd_inspector::InspectorState>();
+    assert_eq!(state.selected, Some(guard));
+    let (snap, _) = wyrd_inspector::take_snapshot(
+        state,
+        &query,
+        Some(app.world().resource::<AssetServer>()),
+        None,
+        None,
+        None,
+        None,
+    );
+    let tree = snap.tree.unwrap();
+    let timeline = tree.timeline.unwrap();
+    assert_eq!(timeline.shown, Some(hit.tick), "the timeline at the hit");
+    assert!(
+        timeline.marks.contains(&(hit.tick, 'A')),
+        "{:?}",
+        timeline.marks
+    );
+    let row = |path: &str| tree.nodes.iter().find(|r| r.path == path).unwrap();
+    assert!(!row("root/fight/Shoot").running);
+    assert!(row("root/patrol").running);
+    // The same tick one step before the hit had Shoot running.
+    let mut state = std::mem::take(
+        &mut *app
+            .world_mut()
+            .resource_mut::<wyrd_inspector::InspectorState>(),
+    );
+    state.shown_tick = Some(hit.tick - 1);
+    let query = agents.get(app.world()).unwrap();
+    let (snap, _) = wyrd_inspector::take_snapshot(&state, &query, None, None, None, None, None);
+    let tree = snap.tree.unwrap();
+    assert!(
+        tree.nodes
+            .iter()
+            .any(|r| r.path == "root/fight/Shoot" && r.running)
+    );
+    // Breakpoints cleared: the recording they started stops.
+    app.world_mut()
+        .resource_mut::<wyrd_bt::BtBreakpoints>()
+        .clear("guard.bt.ron");
+    wyrd_test_support::step(&mut app, 1);
+    assert!(
+        app.world()
+            .get::<BtAgent>(guard)
+            .unwrap()
+            .recorder()
+            .is_none()
+    );
+}
+
 /// Issue 27: the node statistics of the recorded ticks, in a section of
 /// their own (closed until opened).
 #[test]
@@ -730,16 +926,7 @@ fn find_marks_the_nodes_by_name_and_jumps_to_the_first() {
         }),
         ..Default::default()
     };
-    let mut h = Harness::new_ui_state(
-        |ui, (snap, ui_state, actions): &mut State| {
-            egui::ScrollArea::vertical().show(ui, |ui| {
-                actions.extend(draw_inspector(ui, snap, ui_state));
-            });
-        },
-        (snap, InspectorUiState::default(), Vec::new()),
-    );
-    h.set_size(egui::Vec2::new(700.0, 400.0));
-    h.run();
+    let mut h = harness_sized(snap, egui::Vec2::new(700.0, 400.0));
     let far = |h: &Harness<'_, State>| h.get_by_label_contains("far_away  [").rect();
     assert!(
         far(&h).min.y > 400.0,
@@ -756,8 +943,8 @@ fn find_marks_the_nodes_by_name_and_jumps_to_the_first() {
         r.min.y >= 0.0 && r.max.y <= 400.0,
         "in view after find: {r:?}"
     );
-    // The graph marks the same node (switched to by the state: the list
-    // has scrolled its toggle out of view).
+    // The graph marks the same node (opened by the state: the list has
+    // scrolled its toggle out of view).
     h.state_mut().1.graph = true;
     h.run();
     h.run();
