@@ -70,23 +70,27 @@ pub fn run(
         &config.assets,
     ));
     add_game(&mut app, config)?;
-    app.add_plugins(WyrdInspectorPlugin::default())
-        .init_resource::<Toast>()
-        .add_systems(Startup, setup)
-        .add_systems(
-            Update,
-            (
-                move_player,
-                interact,
-                sync_npcs,
-                sync_enemies,
-                update_hud,
-                portal,
-            )
-                .chain(),
+    app.add_plugins(WyrdInspectorPlugin {
+        // "save to file" writes breakpoints into the game's assets.
+        assets: config.assets.clone(),
+        ..Default::default()
+    })
+    .init_resource::<Toast>()
+    .add_systems(Startup, setup)
+    .add_systems(
+        Update,
+        (
+            move_player,
+            interact,
+            sync_npcs,
+            sync_enemies,
+            update_hud,
+            portal,
         )
-        .add_systems(OnEnter(Mode::Hub), reset_player)
-        .add_systems(OnEnter(Mode::Run), reset_player);
+            .chain(),
+    )
+    .add_systems(OnEnter(Mode::Hub), reset_player)
+    .add_systems(OnEnter(Mode::Run), reset_player);
     if inspector {
         // Open the inspector once at start (for screenshots and demos).
         app.add_systems(

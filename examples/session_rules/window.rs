@@ -66,7 +66,11 @@ pub fn run(config: &GameConfig, pilot: Option<Vec<Step>>, screenshot: Option<Pat
     .insert_resource(ClearColor(Color::srgb(0.16, 0.2, 0.17)));
     add_game(&mut app);
     app.insert_resource(crate::game::Playing)
-        .add_plugins(WyrdInspectorPlugin::default())
+        .add_plugins(WyrdInspectorPlugin {
+            // "save to file" writes breakpoints into the game's assets.
+            assets: config.assets.clone(),
+            ..Default::default()
+        })
         .add_systems(Startup, setup)
         .add_systems(Update, (keyboard, show_inspector, sync_car, update_hud));
     if let Some(steps) = pilot {

@@ -62,20 +62,24 @@ pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<(Pa
     .insert_resource(ClearColor(Color::srgb(0.13, 0.14, 0.12)));
     add_game(&mut app, agents, seed);
     app.insert_resource(crate::game::Playing);
-    app.add_plugins(WyrdInspectorPlugin::default())
-        .insert_resource(ShowLabels(true))
-        .add_systems(Startup, setup)
-        .add_systems(
-            Update,
-            (
-                attach_sprites,
-                sync_sprites,
-                update_labels,
-                draw_effects,
-                update_counter,
-            )
-                .chain(),
-        );
+    app.add_plugins(WyrdInspectorPlugin {
+        // "save to file" writes breakpoints into the game's assets.
+        assets: config.assets.clone(),
+        ..Default::default()
+    })
+    .insert_resource(ShowLabels(true))
+    .add_systems(Startup, setup)
+    .add_systems(
+        Update,
+        (
+            attach_sprites,
+            sync_sprites,
+            update_labels,
+            draw_effects,
+            update_counter,
+        )
+            .chain(),
+    );
     if let Some((path, view)) = screenshot {
         if view == View::Timeline {
             // Every AI records, so the one shown has a history.

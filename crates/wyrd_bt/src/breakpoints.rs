@@ -152,6 +152,31 @@ pub enum BreakpointError {
 
 impl BreakpointsDef {
     /// Parses a breakpoints file; `file` names it in errors.
+    /// The breakpoints as a file's text, one breakpoint per line (what
+    /// [`BreakpointsDef::parse`] reads back to the same breakpoints).
+    pub fn to_ron(&self) -> String {
+        let mut out = String::from("(\n    breakpoints: [\n");
+        for b in &self.breakpoints {
+            let mut fields = Vec::new();
+            let text =
+                |name: &str, v: &Option<String>| v.as_ref().map(|v| format!("{name}: {v:?}"));
+            fields.extend(text("name", &b.name));
+            fields.extend(text("node", &b.node));
+            fields.extend(text("action", &b.action));
+            if let Some(on) = b.on {
+                fields.push(format!("on: {}", ron_text(&on)));
+            }
+            if let Some(when) = &b.when {
+                fields.push(format!("when: {}", ron_text(when)));
+            }
+            fields.extend(text("agent", &b.agent));
+            out.push_str(&format!("        ({}),\n", fields.join(", ")));
+        }
+        out.push_str("    ],\n)\n");
+        out
+    }
+
+    /// Reads a breakpoints file's text (`file` names it in errors).
     pub fn parse(file: &str, text: &str) -> Result<Self, BreakpointError> {
         ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
@@ -163,6 +188,31 @@ impl BreakpointsDef {
                 message: e.code.to_string(),
             })
     }
+}
+
+/// A value as RON writes it, with a space after each comma.
+fn ron_text(v: &impl Serialize) -> String {
+    let compact = ron::to_string(v).unwrap_or_default();
+    // Commas outside strings get a space (RON's compact form has none).
+    let mut out = String::with_capacity(compact.len() + 8);
+    let (mut in_string, mut escaped) = (false, false);
+    for c in compact.chars() {
+        out.push(c);
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c == ',' {
+            out.push(' ');
+        }
+    }
+    out
 }
 
 /// A condition of a breakpoint, resolved against the tree.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::value::{Op, Value, ValueDef};
 
@@ -30,7 +30,7 @@ pub struct TreeDef {
 }
 
 /// One condition, as written in the file.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub enum Check {
     /// A bool blackboard key is true: `Is("grenade_near")`.
     Is(String),

@@ -395,6 +395,18 @@ impl<'de> Deserialize<'de> for ValueDef {
     }
 }
 
+/// As a tree file writes it: a constant as itself, a reference as
+/// `"{key}"`, a type by its name.
+impl Serialize for ValueDef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ValueDef::Value(v) => v.serialize(s),
+            ValueDef::Ref(k) => s.serialize_str(&format!("{{{k}}}")),
+            ValueDef::Type(t) => s.serialize_str(t.name()),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match ValueDef::deserialize(d)? {

@@ -57,6 +57,10 @@ pub struct WyrdInspectorPlugin {
     pub history: usize,
     /// Where "save" writes flight recordings.
     pub recordings: std::path::PathBuf,
+    /// The game's asset folder (`AssetPlugin::file_path`, relative to
+    /// Bevy's base path as the asset server resolves it, or absolute):
+    /// "save to file" writes a tree's breakpoints beside it there.
+    pub assets: std::path::PathBuf,
     /// Keys and clicks egui uses (typing in the panel's filter and find
     /// fields, clicking its buttons) do not reach the game: turns on
     /// bevy_egui's `enable_absorb_bevy_input_system` (on by default; off
@@ -70,6 +74,7 @@ impl Default for WyrdInspectorPlugin {
             toggle: KeyCode::F1,
             history: 200,
             recordings: "recordings".into(),
+            assets: "assets".into(),
             absorb_input: true,
         }
     }
@@ -261,6 +266,8 @@ pub struct InspectorState {
     pub stopped_at: Option<String>,
     /// Where "save" writes flight recordings.
     pub recordings: std::path::PathBuf,
+    /// The game's asset folder (see [`WyrdInspectorPlugin::assets`]).
+    pub assets: std::path::PathBuf,
     /// The agent whose ticks are traced for the history.
     traced: Option<Entity>,
     /// The inspector started the traced agent's flight recorder (one a
@@ -289,6 +296,7 @@ impl Plugin for WyrdInspectorPlugin {
                 capacity: self.history,
                 toggle: Some(self.toggle),
                 recordings: self.recordings.clone(),
+                assets: self.assets.clone(),
                 ..Default::default()
             })
             .add_systems(Update, (toggle, show_breakpoint_hits))
@@ -346,6 +354,69 @@ fn toggle_breakpoint(world: &mut World, path: String, on: wyrd_bt::BreakOn) {
         });
     }
     breakpoints.set(tree, def);
+}
+
+/// Writes the selected agent's tree's breakpoints to the file beside the
+/// tree in the game's asset folder (the file's leading comments are kept).
+fn save_breakpoints(world: &mut World) {
+    let Some((selected, assets)) = world
+        .get_resource::<InspectorState>()
+        .and_then(|s| Some((s.selected?, s.assets.clone())))
+    else {
+        return;
+    };
+    let Some(tree) = world
+        .get::<BtAgent>(selected)
+        .map(|a| a.tree_source().to_owned())
+    else {
+        return;
+    };
+    let def = world
+        .get_resource::<wyrd_bt::BtBreakpoints>()
+        .and_then(|b| b.get(&tree).cloned())
+        .unwrap_or_default();
+    let Some(stem) = tree.strip_suffix(".bt.ron") else {
+        warn!("inspector: {tree} is not a .bt.ron file: no breakpoints file beside it");
+        return;
+    };
+    let folder = if assets.is_absolute() {
+        assets
+    } else {
+        bevy::asset::io::file::FileAssetReader::get_base_path().join(assets)
+    };
+    let path = folder.join(format!("{stem}.breakpoints.ron"));
+    match write_breakpoints(&path, &def) {
+        Ok(()) => info!(
+            "inspector: wrote {} breakpoints of {tree} to {}",
+            def.breakpoints.len(),
+            path.display()
+        ),
+        Err(e) => warn!("inspector: cannot write {}: {e}", path.display()),
+    }
+}
+
+/// Writes a breakpoints file (through a temporary file, so a watching
+/// asset server never reads half of it), keeping the comment lines the
+/// file starts with.
+pub fn write_breakpoints(
+    path: &std::path::Path,
+    def: &wyrd_bt::BreakpointsDef,
+) -> std::io::Result<()> {
+    let header: String = std::fs::read_to_string(path)
+        .map(|old| {
+            old.lines()
+                .take_while(|l| l.trim_start().starts_with("//"))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".tmp");
+    std::fs::write(&temporary, header + &def.to_ron())?;
+    std::fs::rename(&temporary, path)
 }
 
 /// A breakpoint hit: the inspector opens on the agent that hit it, live
@@ -550,6 +621,7 @@ pub fn take_snapshot(
             changed_keys: Vec::new(),
             recordable: true,
             crowd_agents: 0,
+            breakpoints: 0,
             stats: Vec::new(),
         });
         // The flight recorder: the tree as it was at the tick shown,
@@ -703,6 +775,7 @@ pub fn apply_actions(world: &mut World, actions: Vec<InspectorAction>, entities:
                 }
             }
             InspectorAction::ToggleBreakpoint(path, on) => toggle_breakpoint(world, path, on),
+            InspectorAction::SaveBreakpoints => save_breakpoints(world),
             InspectorAction::SaveNow => {
                 world.write_message(SaveWorldState::default());
             }
@@ -801,6 +874,7 @@ fn draw(
     ) && let Some(def) = b.get(source)
     {
         apply_breakpoints(&mut tree.nodes, def);
+        tree.breakpoints = def.breakpoints.len();
     }
     // The tick's timings as Bevy's diagnostics smooth them (what any
     // diagnostics overlay shows too).

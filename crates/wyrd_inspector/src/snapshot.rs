@@ -77,6 +77,8 @@ pub struct TreeSnapshot {
     /// How many agents run the same tree (the crowd the nodes' counts are
     /// out of).
     pub crowd_agents: usize,
+    /// How many breakpoints the tree has (any node, action or condition).
+    pub breakpoints: usize,
     /// Node statistics over the recorded window (Groot2's log view), when
     /// the agent records.
     pub stats: Vec<wyrd_bt::sim::NodeStats>,

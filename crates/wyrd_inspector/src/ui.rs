@@ -39,6 +39,9 @@ pub enum InspectorAction {
     /// Set, or clear when it is set, a breakpoint on a node (a path) of
     /// the selected agent's tree, for every agent of the tree.
     ToggleBreakpoint(String, wyrd_bt::BreakOn),
+    /// Write the selected agent's tree's breakpoints to the file beside
+    /// the tree (`NAME.breakpoints.ron`), to keep and commit.
+    SaveBreakpoints,
 }
 
 /// UI-only state: filters and collapsed subtrees.
@@ -58,6 +61,8 @@ pub struct InspectorUiState {
     pub picked: Option<String>,
     /// The agent list's column is folded away.
     pub hide_agents: bool,
+    /// The selected row the list last showed (it scrolls to a new one).
+    listed_selected: Option<usize>,
     /// Actions asked for inside the tree view, handed out with the others.
     pub pending: Vec<InspectorAction>,
     /// Find a node by name: matching nodes are marked `»`, and the view
@@ -147,7 +152,8 @@ fn draw_agents(
             let mut shown = 0;
             let mut hidden = 0;
             for (i, a) in snap.agents.iter().enumerate() {
-                let text = format!("{}  {}  {}", a.label, a.tree, a.status.as_str());
+                // Status before the tree's file: a narrow column cuts the end.
+                let text = format!("{}  {}  {}", a.label, a.status.as_str(), a.tree);
                 if !agent_matches(a, &text, &state.agent_filter) {
                     continue;
                 }
@@ -157,13 +163,20 @@ fn draw_agents(
                     continue;
                 }
                 shown += 1;
-                if ui.selectable_label(selected, text).clicked() {
+                let row = ui.selectable_label(selected, text);
+                if row.clicked() {
                     actions.push(InspectorAction::SelectAgent(i));
+                }
+                if selected && state.listed_selected != snap.selected {
+                    // Chosen elsewhere (a breakpoint hit, a click in the
+                    // game): bring its row into view once.
+                    row.scroll_to_me(None);
                 }
             }
             if hidden > 0 {
                 ui.weak(format!("... {hidden} more (narrow the filter)"));
             }
+            state.listed_selected = snap.selected;
             if snap.agents.is_empty() {
                 ui.weak("no agents run a tree");
             }
@@ -245,6 +258,18 @@ fn draw_selected(
                     ui.label("find");
                     ui.add(egui::TextEdit::singleline(&mut state.find).desired_width(110.0));
                 });
+                if tree.breakpoints > 0 {
+                    ui.horizontal(|ui| {
+                        ui.label(format!("breakpoints: {}", tree.breakpoints));
+                        if ui
+                            .button("save to file")
+                            .on_hover_text("write them to the breakpoints file beside the tree")
+                            .clicked()
+                        {
+                            actions.push(InspectorAction::SaveBreakpoints);
+                        }
+                    });
+                }
                 draw_tree(ui, tree, state);
             });
         if !tree.stats.is_empty() {

@@ -52,6 +52,7 @@ fn snapshot() -> InspectorSnapshot {
             changed_keys: vec![],
             recordable: true,
             crowd_agents: 0,
+            breakpoints: 0,
             stats: Vec::new(),
         }),
         world: vec![
@@ -129,7 +130,7 @@ fn the_tree_panel_shows_names_statuses_flags_the_running_path_and_masked_nodes()
     // Blackboard, tags, agent list.
     h.get_by_label_contains("target = true");
     h.get_by_label_contains("tags: -infantry +passenger");
-    h.get_by_label_contains("Grunt 7  squad/grunt.bt.ron  running");
+    h.get_by_label_contains("Grunt 7  running  squad/grunt.bt.ron");
 }
 
 #[test]
@@ -514,7 +515,7 @@ fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
     let mut h = harness(snap);
     // Every agent listed before the click.
     for name in ["a", "b", "c", "d", "e"] {
-        h.get_by_label_contains(&format!("grunt {name}  squad/grunt.bt.ron"));
+        h.get_by_label_contains(&format!("grunt {name}  running  squad/grunt.bt.ron"));
     }
     // The badge of "fight" says 2 of 5; a click keeps the two fighters.
     let fight = h
@@ -532,7 +533,7 @@ fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
     let listed: Vec<&str> = ["a", "b", "c", "d", "e"]
         .into_iter()
         .filter(|n| {
-            h.query_by_label_contains(&format!("grunt {n}  squad/grunt.bt.ron"))
+            h.query_by_label_contains(&format!("grunt {n}  running  squad/grunt.bt.ron"))
                 .is_some()
         })
         .collect();
@@ -599,12 +600,20 @@ fn a_right_click_on_a_node_sets_a_breakpoint_and_marked_nodes_show_it() {
     )
     .unwrap();
     wyrd_inspector::apply_breakpoints(&mut snap.tree.as_mut().unwrap().nodes, &def);
+    snap.tree.as_mut().unwrap().breakpoints = def.breakpoints.len();
     let mut h = harness(snap);
     assert_eq!(h.query_all_by_label("break").count(), 1);
     h.get_by_label_contains("GuardSequence fight")
         .click_secondary();
     h.run();
     h.get_by_label("clear when it is aborted");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    // They can be written to the file beside the tree.
+    h.get_by_label("breakpoints: 1");
+    h.get_by_label("save to file").click();
+    h.run();
+    assert!(h.state().2.contains(&InspectorAction::SaveBreakpoints));
 }
 
 /// Issue 27, in an app: a breakpoint set from the panel (as `apply_actions`
@@ -669,6 +678,26 @@ fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
             .get("guard.bt.ron")
             .map(|d| d.breakpoints.len()),
         Some(1)
+    );
+    // "save to file" writes it beside the tree in the asset folder,
+    // keeping the comment the file starts with.
+    let file = dir.path().join("guard.breakpoints.ron");
+    std::fs::write(&file, "// The guard's breakpoints.\n(breakpoints: [])\n").unwrap();
+    app.world_mut()
+        .resource_mut::<wyrd_inspector::InspectorState>()
+        .assets = dir.path().to_owned();
+    wyrd_inspector::apply_actions(app.world_mut(), vec![InspectorAction::SaveBreakpoints], &[]);
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        written.starts_with("// The guard's breakpoints.\n("),
+        "{written}"
+    );
+    assert_eq!(
+        Some(&wyrd_bt::BreakpointsDef::parse("guard.breakpoints.ron", &written).unwrap()),
+        app.world()
+            .resource::<wyrd_bt::BtBreakpoints>()
+            .get("guard.bt.ron"),
+        "{written}"
     );
     wyrd_test_support::step(&mut app, 2);
     assert!(!app.world().resource::<wyrd_bt::BtSettings>().paused);

@@ -283,3 +283,41 @@ fn a_hit_in_an_app_pauses_the_trees_at_the_end_of_the_tick() {
         hit_tick + 1
     );
 }
+
+/// Breakpoints set in the inspector are written back to the file beside
+/// the tree: `to_ron` reads back to the same breakpoints, every field and
+/// every kind of condition (constants, key references, types, strings
+/// with quotes, predicate arguments, nested checks), and the repository's
+/// own file survives the round trip.
+#[test]
+fn breakpoints_written_as_a_file_read_back_the_same() {
+    let written = r#"(
+    breakpoints: [
+        (name: "say \"hi\"", node: "root/fight", on: Aborted, agent: "squad 0 grunt 2"),
+        (action: "Shoot", on: Success),
+        (when: All([Is("a"), IsNot("b"), Bb("ammo", Lt, 10), Bb("ammo", Ge, "{max_ammo}")])),
+        (when: Any([HasTag("driver"), Not(World("QST_DST_TOWER_5", Ge, 5)), Predicate("within", {"of": "{target}", "meters": 8.5})])),
+        (when: Bb("name", Eq, Str("a, b")), on: Running),
+        (when: Bb("spot", Eq, (1.5, -2.0))),
+    ],
+)"#;
+    let def = BreakpointsDef::parse("t.breakpoints.ron", written).unwrap();
+    assert_eq!(def.breakpoints.len(), 6);
+    let text = def.to_ron();
+    let again =
+        BreakpointsDef::parse("t.breakpoints.ron", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(again, def, "{text}");
+    assert!(
+        text.contains(r#"(action: "Shoot", on: Success),"#),
+        "one line per breakpoint: {text}"
+    );
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/squad_ai/combat.breakpoints.ron"
+    );
+    let repo = BreakpointsDef::parse("combat", &std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(
+        BreakpointsDef::parse("combat", &repo.to_ron()).unwrap(),
+        repo
+    );
+}
