@@ -371,7 +371,7 @@ fn save_breakpoints(world: &mut World) {
     else {
         return;
     };
-    let def = world
+    let mut def = world
         .get_resource::<wyrd_bt::BtBreakpoints>()
         .and_then(|b| b.get(&tree).cloned())
         .unwrap_or_default();
@@ -385,6 +385,27 @@ fn save_breakpoints(world: &mut World) {
         bevy::asset::io::file::FileAssetReader::get_base_path().join(assets)
     };
     let path = folder.join(format!("{stem}.breakpoints.ron"));
+    // A file the game does not load is not in the resource: its
+    // breakpoints are kept, the panel's added after them.
+    let loaded = world
+        .get_resource::<Assets<wyrd_bt::BtBreakpointsFile>>()
+        .is_some_and(|files| files.iter().any(|(_, f)| f.tree == tree));
+    if !loaded && let Ok(text) = std::fs::read_to_string(&path) {
+        match wyrd_bt::BreakpointsDef::parse(&path.display().to_string(), &text) {
+            Ok(mut kept) => {
+                for b in def.breakpoints {
+                    if !kept.breakpoints.contains(&b) {
+                        kept.breakpoints.push(b);
+                    }
+                }
+                def = kept;
+            }
+            Err(e) => {
+                warn!("inspector: not writing over {}: {e}", path.display());
+                return;
+            }
+        }
+    }
     match write_breakpoints(&path, &def) {
         Ok(()) => info!(
             "inspector: wrote {} breakpoints of {tree} to {}",
@@ -682,11 +703,18 @@ pub fn take_snapshot(
         snap.history = state.history.iter().cloned().collect();
     }
     // The crowd view: how many agents of the selected agent's tree are in
-    // each node now (not over a recorded tick: the counts are of now).
+    // each node now (not over an earlier recorded tick: the counts are of
+    // now; the tick the trees are paused at is now).
+    let now = state
+        .selected
+        .and_then(|e| agents.get(e).ok())
+        .map(|(_, _, _, a, _)| a.state().ticks());
     if let (Some(tree), Some(program)) = (
-        snap.tree
-            .as_mut()
-            .filter(|t| t.timeline.as_ref().is_none_or(|tl| tl.shown.is_none())),
+        snap.tree.as_mut().filter(|t| {
+            t.timeline
+                .as_ref()
+                .is_none_or(|tl| tl.shown.is_none() || tl.shown == now)
+        }),
         state
             .selected
             .and_then(|e| agents.get(e).ok())

@@ -680,9 +680,14 @@ fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
         Some(1)
     );
     // "save to file" writes it beside the tree in the asset folder,
-    // keeping the comment the file starts with.
+    // keeping the comment the file starts with, and the breakpoints of the
+    // file the game did not load (the panel's come after them).
     let file = dir.path().join("guard.breakpoints.ron");
-    std::fs::write(&file, "// The guard's breakpoints.\n(breakpoints: [])\n").unwrap();
+    std::fs::write(
+        &file,
+        "// The guard's breakpoints.\n(breakpoints: [(action: \"Shoot\", on: Success)])\n",
+    )
+    .unwrap();
     app.world_mut()
         .resource_mut::<wyrd_inspector::InspectorState>()
         .assets = dir.path().to_owned();
@@ -692,13 +697,20 @@ fn a_breakpoint_set_from_the_panel_stops_the_trees_and_the_panel_follows_it() {
         written.starts_with("// The guard's breakpoints.\n("),
         "{written}"
     );
-    assert_eq!(
-        Some(&wyrd_bt::BreakpointsDef::parse("guard.breakpoints.ron", &written).unwrap()),
-        app.world()
-            .resource::<wyrd_bt::BtBreakpoints>()
-            .get("guard.bt.ron"),
-        "{written}"
-    );
+    let saved = wyrd_bt::BreakpointsDef::parse("guard.breakpoints.ron", &written).unwrap();
+    let set = app
+        .world()
+        .resource::<wyrd_bt::BtBreakpoints>()
+        .get("guard.bt.ron")
+        .unwrap()
+        .clone();
+    assert_eq!(saved.breakpoints.len(), 2, "{written}");
+    assert_eq!(saved.breakpoints[0].action.as_deref(), Some("Shoot"));
+    assert_eq!(saved.breakpoints[1], set.breakpoints[0], "{written}");
+    // Saved again: nothing doubles.
+    wyrd_inspector::apply_actions(app.world_mut(), vec![InspectorAction::SaveBreakpoints], &[]);
+    let again = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(again, written);
     wyrd_test_support::step(&mut app, 2);
     assert!(!app.world().resource::<wyrd_bt::BtSettings>().paused);
     app.world_mut()
@@ -878,6 +890,9 @@ fn a_shoot_aborted_breakpoint_pauses_selects_the_agent_and_moves_the_timeline_th
         "{:?}",
         timeline.marks
     );
+    // The trees are paused at the hit: its tick is now, and the crowd
+    // counts (of now) are shown over it: the guard and the other agent.
+    assert_eq!(tree.crowd_agents, 2);
     let row = |path: &str| tree.nodes.iter().find(|r| r.path == path).unwrap();
     assert!(!row("root/fight/Shoot").running);
     assert!(row("root/patrol").running);
