@@ -882,6 +882,15 @@ fn a_shoot_aborted_breakpoint_pauses_selects_the_agent_and_moves_the_timeline_th
         None,
         None,
     );
+    // Drawn: the panel says where it stopped, and the tree is the one at
+    // the tick of the hit.
+    let mut drawn = snap.clone();
+    drawn.paused = true;
+    drawn.stopped_at = state.stopped_at.clone();
+    let h = harness(drawn);
+    h.get_by_label_contains("stopped at breakpoint \"root/fight/Shoot was aborted\"");
+    h.get_by_label(&format!("Tree of guard at tick {}", hit.tick));
+    h.get_by_label("resume");
     let tree = snap.tree.unwrap();
     let timeline = tree.timeline.unwrap();
     assert_eq!(timeline.shown, Some(hit.tick), "the timeline at the hit");
