@@ -305,6 +305,7 @@ mod recorder;
 mod registry;
 mod resources;
 mod rng;
+pub mod rows;
 mod runtime;
 pub mod sim;
 mod status;

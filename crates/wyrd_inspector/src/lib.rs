@@ -29,11 +29,13 @@ mod ui;
 
 pub use graph::{GraphOrientation, GraphView, draw_graph, draw_graph_window};
 pub use snapshot::{
-    AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, NodeRow, SaveRow, TimelineRow,
-    TimingRow, TreeSnapshot, WorldRow, apply_breakpoints, apply_crowd, crowd_counts, running_names,
-    tree_rows,
+    AgentRow, HistoryEntry, HistoryEvent, InspectorSnapshot, SaveRow, TimelineRow, TimingRow,
+    TreeSnapshot, WorldRow,
 };
 pub use ui::{InspectorAction, InspectorUiState, MAX_AGENT_ROWS, draw_inspector, status_color};
+pub use wyrd_bt::rows::{
+    NodeRow, apply_breakpoints, apply_crowd, crowd_counts, running_names, tree_rows,
+};
 
 use std::collections::VecDeque;
 

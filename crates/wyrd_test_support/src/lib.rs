@@ -232,3 +232,72 @@ pub fn take_collected<M: Message>(world: &mut World) -> Vec<M> {
         .map(|mut c| std::mem::take(&mut c.messages))
         .unwrap_or_default()
 }
+
+/// A Bevy Remote Protocol call over HTTP (JSON-RPC 2.0, one POST on a
+/// fresh connection), as a tool outside the game makes it: the answer's
+/// `result`, or its `error` (or why the call failed) as text.
+pub fn brp_call(
+    port: u16,
+    method: &str,
+    params: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    use std::io::{Read, Write};
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        .to_string();
+    let mut stream =
+        std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .map_err(|e| e.to_string())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, rest) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| format!("not an HTTP answer: {text}"))?;
+    let json = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(rest)?
+    } else {
+        rest.to_owned()
+    };
+    let answer: serde_json::Value =
+        serde_json::from_str(&json).map_err(|e| format!("{e}: {json}"))?;
+    match (answer.get("result"), answer.get("error")) {
+        (_, Some(error)) => Err(error.to_string()),
+        (Some(result), None) => Ok(result.clone()),
+        (None, None) => Err(format!("no result: {answer}")),
+    }
+}
+
+/// An HTTP/1.1 chunked body, joined.
+fn dechunk(mut rest: &str) -> Result<String, String> {
+    let mut out = String::new();
+    loop {
+        let (size, after) = rest
+            .split_once("\r\n")
+            .ok_or_else(|| "a chunk without a size line".to_owned())?;
+        let n = usize::from_str_radix(size.trim(), 16).map_err(|e| format!("{size:?}: {e}"))?;
+        if n == 0 {
+            return Ok(out);
+        }
+        out.push_str(after.get(..n).ok_or("a chunk shorter than its size")?);
+        rest = after.get(n + 2..).ok_or("a chunk without its line end")?;
+    }
+}
+
+/// A port no one listens on now (the system's pick for port 0).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free local port")
+}

@@ -1,0 +1,428 @@
+//! The `wyrd.*` methods. Parameters and answers are JSON; an agent is named
+//! by `"entity"` (the number `wyrd.agents` gives, Bevy's entity bits) or by
+//! `"name"` (its `Name`). Errors are JSON-RPC errors with a message that
+//! says what is wrong (`-32602` for bad parameters).
+//!
+//! | method | params | answer |
+//! |---|---|---|
+//! | `wyrd.agents` | `{"tree"?: file, "running"?: node name or path}` | `{"agents": [{"entity", "id", "name", "tree", "status", "tick", "running": [leaf paths], "tags": [..]}]}` |
+//! | `wyrd.tree` | agent | `{"entity", "name", "tree", "status", "tick", "paused", "nodes": [{"path", "name", "kind", "depth", "status", "flags", "running", "masked", "note", "params", "guard", "children"}], "blackboard": {key: value or null}, "tags": [..], "problems": [..]}` |
+//! | `wyrd.crowd` | `{"tree": file}` | `{"tree", "agents": n, "nodes": [{"path", "running": n}]}` |
+//! | `wyrd.pause` / `wyrd.resume` | none | `{"paused", "steps"}` |
+//! | `wyrd.step` | `{"ticks"?: n}` (1) | `{"paused", "steps"}` |
+//! | `wyrd.breakpoints.set` | `{"tree": file, "breakpoints": [{"node"?, "action"?, "on"?, "agent"?, "name"?}]}` | `{"tree", "count"}` |
+//! | `wyrd.breakpoints.get` | `{"tree": file}` | `{"tree", "file": breakpoints file text, "last_hit": {..} or null}` |
+//! | `wyrd.breakpoints.clear` | `{"tree": file}` | `{"tree", "count": 0}` |
+//! | `wyrd.record` | agent, `"on": bool`, `"ticks"?: n` (600) | `{"recording": bool}` |
+//! | `wyrd.recording` | agent | the flight recording (the file format `wyrd sim --replay` reads) |
+//! | `wyrd.world` | none | `{"flags": [{"name", "value", "default", "scope", "version"}], "counters": [..]}` |
+//! | `wyrd.world.set` | `{"name", "value": bool or integer}` | `{"name", "value", "changed"}` (source `"remote"`) |
+//! | `wyrd.save` | none | `{"dir", "status", "documents", "error"}` |
+//! | `wyrd.save.now` | none | `{"requested": true}` (the save is written at the next frame) |
+
+use bevy::ecs::entity::Entity;
+use bevy::ecs::name::Name;
+use bevy::ecs::system::In;
+use bevy::ecs::world::World;
+use bevy_remote::{BrpError, BrpResult, RemoteInstantMethodSystemId};
+use serde_json::{Value, json};
+use wyrd_bt::rows::{NodeRow, crowd_counts, tree_rows};
+use wyrd_bt::{Blackboard, BreakpointDef, BreakpointsDef, BtAgent, BtBreakpoints, BtSettings};
+use wyrd_state::WorldState;
+
+use crate::register;
+
+type Params = In<Option<Value>>;
+
+/// Every method and how it is registered.
+#[allow(clippy::type_complexity, reason = "a table of function pointers")]
+pub(crate) const ALL: &[(&str, fn(&mut bevy::app::App) -> RemoteInstantMethodSystemId)] = &[
+    ("wyrd.agents", |app| register(app, agents)),
+    ("wyrd.tree", |app| register(app, tree)),
+    ("wyrd.crowd", |app| register(app, crowd)),
+    ("wyrd.pause", |app| register(app, pause)),
+    ("wyrd.resume", |app| register(app, resume)),
+    ("wyrd.step", |app| register(app, step)),
+    ("wyrd.breakpoints.set", |app| register(app, breakpoints_set)),
+    ("wyrd.breakpoints.get", |app| register(app, breakpoints_get)),
+    ("wyrd.breakpoints.clear", |app| {
+        register(app, breakpoints_clear)
+    }),
+    ("wyrd.record", |app| register(app, record)),
+    ("wyrd.recording", |app| register(app, recording)),
+    ("wyrd.world", |app| register(app, world_state)),
+    ("wyrd.world.set", |app| register(app, world_set)),
+    ("wyrd.save", |app| register(app, save_status)),
+    ("wyrd.save.now", |app| register(app, save_now)),
+];
+
+fn bad(message: impl Into<String>) -> BrpError {
+    BrpError {
+        code: bevy_remote::error_codes::INVALID_PARAMS,
+        message: message.into(),
+        data: None,
+    }
+}
+
+fn param<'a>(params: &'a Option<Value>, key: &str) -> Option<&'a Value> {
+    params.as_ref().and_then(|p| p.get(key))
+}
+
+fn text_param(params: &Option<Value>, key: &str) -> BrpResult<String> {
+    param(params, key)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| bad(format!("\"{key}\" (a string) is missing")))
+}
+
+/// The agent a request names, by `"entity"` or `"name"`.
+fn agent_of(world: &mut World, params: &Option<Value>) -> BrpResult<Entity> {
+    if let Some(bits) = param(params, "entity").and_then(Value::as_u64) {
+        let e =
+            Entity::try_from_bits(bits).ok_or_else(|| bad(format!("{bits} is not an entity")))?;
+        return match world.get::<BtAgent>(e) {
+            Some(_) => Ok(e),
+            None => Err(bad(format!("entity {bits} ({e}) is not an agent"))),
+        };
+    }
+    let name = param(params, "name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("name the agent: \"entity\" (from wyrd.agents) or \"name\""))?;
+    let mut q = world.query::<(Entity, &Name, &BtAgent)>();
+    q.iter(world)
+        .find(|(_, n, _)| n.as_str() == name)
+        .map(|(e, ..)| e)
+        .ok_or_else(|| bad(format!("no agent is named {name:?}")))
+}
+
+/// An agent's rows (its program bound), with its tags.
+fn rows_of(agent: &BtAgent, bb: Option<&Blackboard>) -> Vec<NodeRow> {
+    match agent.program() {
+        Some(p) => tree_rows(p, agent.state(), bb.map_or(0, Blackboard::tags)),
+        None => Vec::new(),
+    }
+}
+
+fn running_leaves(rows: &[NodeRow]) -> Vec<&str> {
+    rows.iter()
+        .filter(|r| r.running && !r.has_children)
+        .map(|r| r.path.as_str())
+        .collect()
+}
+
+fn tags_of(agent: &BtAgent, bb: Option<&Blackboard>) -> Vec<String> {
+    let (Some(p), Some(bb)) = (agent.program(), bb) else {
+        return Vec::new();
+    };
+    p.tag_names()
+        .iter()
+        .filter(|t| bb.has_tag(t))
+        .cloned()
+        .collect()
+}
+
+/// `wyrd.agents`: every agent, or those of a tree / running a node.
+pub fn agents(In(params): Params, world: &mut World) -> BrpResult {
+    let tree = param(&params, "tree")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let running = param(&params, "running")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut q = world.query::<(Entity, Option<&Name>, &BtAgent, Option<&Blackboard>)>();
+    let mut out = Vec::new();
+    for (e, name, agent, bb) in q.iter(world) {
+        if tree.as_deref().is_some_and(|t| agent.tree_source() != t) {
+            continue;
+        }
+        let rows = rows_of(agent, bb);
+        if let Some(r) = &running
+            && !rows
+                .iter()
+                .any(|n| n.running && (&n.name == r || &n.path == r))
+        {
+            continue;
+        }
+        out.push(json!({
+            "entity": e.to_bits(),
+            "id": e.to_string(),
+            "name": name.map(|n| n.as_str().to_owned()),
+            "tree": agent.tree_source(),
+            "status": agent.status().as_str(),
+            "tick": agent.state().ticks(),
+            "running": running_leaves(&rows),
+            "tags": tags_of(agent, bb),
+        }));
+    }
+    Ok(json!({ "agents": out }))
+}
+
+fn row_json(r: &NodeRow) -> Value {
+    json!({
+        "path": r.path,
+        "name": r.name,
+        "kind": r.kind,
+        "depth": r.depth,
+        "status": r.status.as_str(),
+        "flags": r.flags,
+        "running": r.running,
+        "masked": r.masked,
+        "note": r.note,
+        "params": r.params,
+        "guard": r.guard,
+        "children": r.has_children,
+    })
+}
+
+/// `wyrd.tree`: one agent's tree and its live state.
+pub fn tree(In(params): Params, world: &mut World) -> BrpResult {
+    let e = agent_of(world, &params)?;
+    let paused = world.get_resource::<BtSettings>().is_some_and(|s| s.paused);
+    let agent = world.get::<BtAgent>(e).ok_or_else(|| bad("not an agent"))?;
+    let bb = world.get::<Blackboard>(e);
+    let rows = rows_of(agent, bb);
+    let blackboard: serde_json::Map<String, Value> = bb
+        .map(|bb| {
+            bb.iter()
+                .map(|(k, v)| {
+                    let v = v.map_or(Value::Null, |v| {
+                        serde_json::to_value(v).unwrap_or_else(|_| Value::String(v.to_string()))
+                    });
+                    (k.to_owned(), v)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(json!({
+        "entity": e.to_bits(),
+        "name": world.get::<Name>(e).map(|n| n.as_str().to_owned()),
+        "tree": agent.tree_source(),
+        "status": agent.status().as_str(),
+        "tick": agent.state().ticks(),
+        "paused": paused,
+        "nodes": rows.iter().map(row_json).collect::<Vec<_>>(),
+        "running": running_leaves(&rows),
+        "blackboard": blackboard,
+        "tags": tags_of(agent, bb),
+        "problems": agent.problems().iter().map(ToString::to_string).collect::<Vec<_>>(),
+    }))
+}
+
+/// `wyrd.crowd`: how many agents of a tree have each node running.
+pub fn crowd(In(params): Params, world: &mut World) -> BrpResult {
+    let tree = text_param(&params, "tree")?;
+    let mut q = world.query::<&BtAgent>();
+    let mut program = None;
+    let mut states = Vec::new();
+    for agent in q.iter(world) {
+        if agent.tree_source() != tree {
+            continue;
+        }
+        let Some(p) = agent.program() else { continue };
+        // Agents on another version of the tree (mid-reload) are left out.
+        if program.get_or_insert_with(|| p.clone()).content_hash() != p.content_hash() {
+            continue;
+        }
+        states.push(agent.state());
+    }
+    let Some(program) = program else {
+        return Err(bad(format!("no agent runs {tree:?}")));
+    };
+    let counts = crowd_counts(&program, states.iter().copied());
+    let nodes: Vec<Value> = program
+        .nodes()
+        .map(|n| json!({ "path": n.path(), "running": counts[n.index() as usize] }))
+        .collect();
+    Ok(json!({ "tree": tree, "agents": states.len(), "nodes": nodes }))
+}
+
+fn settings_json(s: &BtSettings) -> Value {
+    json!({ "paused": s.paused, "steps": s.steps })
+}
+
+fn with_settings(world: &mut World, f: impl FnOnce(&mut BtSettings)) -> BrpResult {
+    let mut s = world
+        .get_resource_mut::<BtSettings>()
+        .ok_or_else(|| BrpError::resource_not_present("BtSettings (add BtPlugin)"))?;
+    f(&mut s);
+    Ok(settings_json(&s))
+}
+
+/// `wyrd.pause`: the trees stop ticking (the game goes on).
+pub fn pause(In(_): Params, world: &mut World) -> BrpResult {
+    with_settings(world, |s| {
+        s.paused = true;
+        s.steps = 0;
+    })
+}
+
+/// `wyrd.resume`: the trees tick again.
+pub fn resume(In(_): Params, world: &mut World) -> BrpResult {
+    with_settings(world, |s| {
+        s.paused = false;
+        s.steps = 0;
+    })
+}
+
+/// `wyrd.step`: while paused, run this many tree ticks (1).
+pub fn step(In(params): Params, world: &mut World) -> BrpResult {
+    let ticks = param(&params, "ticks").and_then(Value::as_u64).unwrap_or(1);
+    let ticks = u32::try_from(ticks).map_err(|_| bad(format!("{ticks} ticks is too many")))?;
+    with_settings(world, |s| s.steps += ticks)
+}
+
+/// `wyrd.breakpoints.set`: a tree's breakpoints (replacing its others).
+pub fn breakpoints_set(In(params): Params, world: &mut World) -> BrpResult {
+    let tree = text_param(&params, "tree")?;
+    let list = param(&params, "breakpoints")
+        .cloned()
+        .ok_or_else(|| bad("\"breakpoints\" (a list) is missing"))?;
+    let breakpoints: Vec<BreakpointDef> =
+        serde_json::from_value(list).map_err(|e| bad(format!("a breakpoint of {tree}: {e}")))?;
+    let count = breakpoints.len();
+    let mut b = world
+        .get_resource_mut::<BtBreakpoints>()
+        .ok_or_else(|| BrpError::resource_not_present("BtBreakpoints (add BtBreakpointsPlugin)"))?;
+    b.set(tree.clone(), BreakpointsDef { breakpoints });
+    Ok(json!({ "tree": tree, "count": count }))
+}
+
+/// `wyrd.breakpoints.get`: a tree's breakpoints as a file's text, and the
+/// last hit.
+pub fn breakpoints_get(In(params): Params, world: &mut World) -> BrpResult {
+    let tree = text_param(&params, "tree")?;
+    let b = world
+        .get_resource::<BtBreakpoints>()
+        .ok_or_else(|| BrpError::resource_not_present("BtBreakpoints (add BtBreakpointsPlugin)"))?;
+    let last_hit = b.last_hit.as_ref().map(|h| {
+        json!({
+            "entity": h.entity.to_bits(),
+            "tree": h.tree,
+            "tick": h.tick,
+            "breakpoint": h.hit.name,
+            "why": h.hit.why,
+        })
+    });
+    Ok(json!({
+        "tree": tree,
+        "file": b.get(&tree).cloned().unwrap_or_default().to_ron(),
+        "last_hit": last_hit,
+    }))
+}
+
+/// `wyrd.breakpoints.clear`: removes a tree's breakpoints.
+pub fn breakpoints_clear(In(params): Params, world: &mut World) -> BrpResult {
+    let tree = text_param(&params, "tree")?;
+    let mut b = world
+        .get_resource_mut::<BtBreakpoints>()
+        .ok_or_else(|| BrpError::resource_not_present("BtBreakpoints (add BtBreakpointsPlugin)"))?;
+    b.clear(&tree);
+    Ok(json!({ "tree": tree, "count": 0 }))
+}
+
+/// `wyrd.record`: starts (`"on": true`) or stops an agent's flight
+/// recorder.
+pub fn record(In(params): Params, world: &mut World) -> BrpResult {
+    let e = agent_of(world, &params)?;
+    let on = param(&params, "on")
+        .and_then(Value::as_bool)
+        .ok_or_else(|| bad("\"on\" (true or false) is missing"))?;
+    let ticks = param(&params, "ticks")
+        .and_then(Value::as_u64)
+        .unwrap_or(600) as usize;
+    let mut agent = world
+        .get_mut::<BtAgent>(e)
+        .ok_or_else(|| bad("not an agent"))?;
+    if on {
+        agent.record(ticks);
+    } else {
+        agent.stop_recording();
+    }
+    Ok(json!({ "recording": on }))
+}
+
+/// `wyrd.recording`: an agent's flight recording.
+pub fn recording(In(params): Params, world: &mut World) -> BrpResult {
+    let e = agent_of(world, &params)?;
+    let agent = world.get::<BtAgent>(e).ok_or_else(|| bad("not an agent"))?;
+    let rec = agent.recording().ok_or_else(|| {
+        bad(format!(
+            "{e} is not recording (wyrd.record with \"on\": true)"
+        ))
+    })?;
+    serde_json::to_value(rec).map_err(BrpError::internal)
+}
+
+fn world_of(world: &World) -> BrpResult<&WorldState> {
+    world
+        .get_resource::<WorldState>()
+        .ok_or_else(|| BrpError::resource_not_present("WorldState (add WorldStatePlugin)"))
+}
+
+/// `wyrd.world`: every flag and counter.
+pub fn world_state(In(_): Params, world: &mut World) -> BrpResult {
+    let ws = world_of(world)?;
+    let flags: Vec<Value> = ws
+        .flags()
+        .iter()
+        .map(|f| {
+            json!({"name": &*f.name, "value": f.value, "default": f.default,
+                   "scope": f.scope.to_string(), "version": f.version})
+        })
+        .collect();
+    let counters: Vec<Value> = ws
+        .counters()
+        .iter()
+        .map(|c| {
+            json!({"name": &*c.name, "value": c.value, "default": c.default,
+                   "scope": c.scope.to_string(), "version": c.version})
+        })
+        .collect();
+    Ok(json!({ "flags": flags, "counters": counters }))
+}
+
+/// `wyrd.world.set`: sets a flag (a bool) or a counter (an integer), as
+/// game code does, with the source `"remote"`.
+pub fn world_set(In(params): Params, world: &mut World) -> BrpResult {
+    let name = text_param(&params, "name")?;
+    let value = param(&params, "value").ok_or_else(|| bad("\"value\" is missing"))?;
+    let mut ws = world
+        .get_resource_mut::<WorldState>()
+        .ok_or_else(|| BrpError::resource_not_present("WorldState (add WorldStatePlugin)"))?;
+    let changed = match value {
+        Value::Bool(b) => ws.set_flag(name.as_str(), *b, "remote"),
+        Value::Number(n) => {
+            let v = n
+                .as_i64()
+                .ok_or_else(|| bad(format!("{name}: {n} is not an integer")))?;
+            ws.set_counter(name.as_str(), v, "remote")
+        }
+        other => {
+            return Err(bad(format!(
+                "{name}: {other} is neither a bool nor an integer"
+            )));
+        }
+    }
+    .map_err(|e| bad(e.to_string()))?;
+    Ok(json!({ "name": name, "value": value, "changed": changed }))
+}
+
+/// `wyrd.save`: the save slot's status.
+pub fn save_status(In(_): Params, world: &mut World) -> BrpResult {
+    let s = world
+        .get_resource::<wyrd_save::SaveStatus>()
+        .ok_or_else(|| BrpError::resource_not_present("SaveStatus (add WorldStateSavePlugin)"))?;
+    Ok(json!({
+        "dir": s.dir.display().to_string(),
+        "status": s.summary(),
+        "documents": s.documents,
+        "error": s.last_error,
+    }))
+}
+
+/// `wyrd.save.now`: asks for a save (written at the next frame).
+pub fn save_now(In(_): Params, world: &mut World) -> BrpResult {
+    world_of(world)?;
+    world.write_message(wyrd_state::save::SaveWorldState::default());
+    Ok(json!({ "requested": true }))
+}

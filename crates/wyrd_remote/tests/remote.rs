@@ -1,0 +1,376 @@
+//! The `wyrd.*` methods (issue 28), called as bevy_remote calls them (the
+//! registered system run with the request's params) and over HTTP, and
+//! checked against the game's own components and resources.
+
+use bevy::prelude::*;
+use bevy_remote::{RemoteMethodSystemId, RemoteMethods};
+use serde_json::{Value, json};
+use wyrd_bt::BtSettings;
+use wyrd_bt::prelude::*;
+use wyrd_remote::WyrdRemotePlugin;
+use wyrd_state::prelude::*;
+
+const TREE: &str = r#"(
+    blackboard: {"target": false, "ammo": 3},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "fight", children: [Condition(check: Is("target")), Action(action: "Shoot")]),
+        Action(name: "patrol", action: "Patrol"),
+    ]),
+)"#;
+
+struct Game {
+    app: App,
+    guard: Entity,
+    other: Entity,
+    _dir: tempfile::TempDir,
+}
+
+/// Two agents on one tree (the guard sees its target, the other patrols)
+/// and the Drone quest's flags, with the remote methods (`http` as given).
+fn game(remote: WyrdRemotePlugin) -> Game {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("guard.bt.ron"), TREE).unwrap();
+    let flags = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/drone_quest/world_state.flags.ron"
+    );
+    std::fs::copy(flags, dir.path().join("world.flags.ron")).unwrap();
+    let mut app = wyrd_test_support::TestApp::in_folder(dir.path(), 30.0)
+        .plugins((
+            BtPlugin::default(),
+            BtBreakpointsPlugin::default(),
+            WorldStatePlugin::with_files(["world.flags.ron"]),
+            remote,
+        ))
+        .with(|app| {
+            app.register_bt_action("Shoot").register_bt_action("Patrol");
+        })
+        .build();
+    wyrd_test_support::collect::<CounterChanged>(&mut app);
+    let tree: Handle<BtAsset> = app.world().resource::<AssetServer>().load("guard.bt.ron");
+    let mut spawn = |name: &str, target: bool| {
+        let mut bb = Blackboard::default();
+        bb.set("target", target).unwrap();
+        app.world_mut()
+            .spawn((
+                Name::new(name.to_owned()),
+                BehaviorTree::new(tree.clone()),
+                bb,
+            ))
+            .id()
+    };
+    let (guard, other) = (spawn("guard", true), spawn("other", false));
+    wyrd_test_support::run_until(
+        &mut app,
+        "both agents ticking, the flags merged",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| {
+            [guard, other]
+                .iter()
+                .all(|e| w.get::<BtAgent>(*e).is_some_and(|a| a.state().ticks() > 1))
+                && w.resource::<WorldStateFiles>().all_merged()
+        },
+    );
+    Game {
+        app,
+        guard,
+        other,
+        _dir: dir,
+    }
+}
+
+fn methods_only() -> Game {
+    game(WyrdRemotePlugin {
+        http: false,
+        ..Default::default()
+    })
+}
+
+/// Runs a method the way bevy_remote does for a request.
+fn call(app: &mut App, method: &str, params: Value) -> Result<Value, String> {
+    let id = match app.world().resource::<RemoteMethods>().get(method) {
+        Some(RemoteMethodSystemId::Instant(id)) => *id,
+        _ => panic!("{method} is not registered"),
+    };
+    app.world_mut()
+        .run_system_with(id, Some(params))
+        .unwrap()
+        .map_err(|e| e.message)
+}
+
+/// The paths of an agent's running leaves, from its own state.
+fn running_leaves(world: &World, e: Entity) -> Vec<String> {
+    let agent = world.get::<BtAgent>(e).unwrap();
+    let program = agent.program().unwrap();
+    program
+        .nodes()
+        .filter(|n| {
+            n.child_count() == 0 && agent.state().node(n.index()).status() == Status::Running
+        })
+        .map(|n| n.path().to_owned())
+        .collect()
+}
+
+#[test]
+fn agents_and_trees_are_the_agents_own_state() {
+    let Game {
+        mut app,
+        guard,
+        other,
+        ..
+    } = methods_only();
+    let all = call(&mut app, "wyrd.agents", json!({})).unwrap();
+    let agents = all["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 2, "{all}");
+    for (e, name) in [(guard, "guard"), (other, "other")] {
+        let row = agents.iter().find(|a| a["name"] == name).unwrap();
+        assert_eq!(row["entity"], json!(e.to_bits()));
+        assert_eq!(row["tree"], "guard.bt.ron");
+        let running: Vec<String> = serde_json::from_value(row["running"].clone()).unwrap();
+        assert_eq!(running, running_leaves(app.world(), e), "{name}");
+    }
+    assert_eq!(
+        running_leaves(app.world(), guard),
+        ["root/fight/Shoot"],
+        "the guard shoots"
+    );
+    // Filtered by a running node's name or path, and by tree.
+    let shooting = call(&mut app, "wyrd.agents", json!({"running": "Shoot"})).unwrap();
+    assert_eq!(shooting["agents"].as_array().unwrap().len(), 1);
+    assert_eq!(shooting["agents"][0]["name"], "guard");
+    let patrolling = call(&mut app, "wyrd.agents", json!({"running": "root/patrol"})).unwrap();
+    assert_eq!(patrolling["agents"][0]["name"], "other");
+    let none = call(&mut app, "wyrd.agents", json!({"tree": "other.bt.ron"})).unwrap();
+    assert_eq!(none["agents"], json!([]));
+
+    // One agent's tree: a row per node with the node's own status.
+    let tree = call(&mut app, "wyrd.tree", json!({"name": "guard"})).unwrap();
+    let agent = app.world().get::<BtAgent>(guard).unwrap();
+    let program = agent.program().unwrap();
+    let nodes = tree["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), program.main_len());
+    for n in program.nodes() {
+        let row = nodes.iter().find(|r| r["path"] == n.path()).unwrap();
+        assert_eq!(
+            row["status"],
+            agent.state().node(n.index()).status().as_str(),
+            "{}",
+            n.path()
+        );
+    }
+    assert_eq!(tree["blackboard"]["target"], json!(true));
+    assert_eq!(tree["blackboard"]["ammo"], json!(3));
+    assert_eq!(tree["tick"], json!(agent.state().ticks()));
+    let by_entity = call(&mut app, "wyrd.tree", json!({"entity": guard.to_bits()})).unwrap();
+    assert_eq!(by_entity["name"], "guard");
+}
+
+#[test]
+fn crowd_counts_are_the_agents_in_each_node() {
+    let mut g = methods_only();
+    let crowd = call(&mut g.app, "wyrd.crowd", json!({"tree": "guard.bt.ron"})).unwrap();
+    assert_eq!(crowd["agents"], 2);
+    let count = |path: &str| {
+        crowd["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["path"] == path)
+            .unwrap()["running"]
+            .clone()
+    };
+    assert_eq!(count("root"), 2);
+    assert_eq!(count("root/fight"), 1);
+    assert_eq!(count("root/fight/Shoot"), 1);
+    assert_eq!(count("root/patrol"), 1);
+    let err = call(&mut g.app, "wyrd.crowd", json!({"tree": "nope.bt.ron"})).unwrap_err();
+    assert!(err.contains("no agent runs \"nope.bt.ron\""), "{err}");
+}
+
+#[test]
+fn pause_step_and_resume_drive_the_trees_tick() {
+    let Game { mut app, guard, .. } = methods_only();
+    let ticks = |app: &App| app.world().get::<BtAgent>(guard).unwrap().state().ticks();
+    let paused = call(&mut app, "wyrd.pause", json!(null)).unwrap();
+    assert_eq!(paused, json!({"paused": true, "steps": 0}));
+    assert!(app.world().resource::<BtSettings>().paused);
+    let before = ticks(&app);
+    wyrd_test_support::step(&mut app, 3);
+    assert_eq!(ticks(&app), before, "paused");
+    call(&mut app, "wyrd.step", json!({"ticks": 2})).unwrap();
+    wyrd_test_support::step(&mut app, 3);
+    assert_eq!(ticks(&app), before + 2, "two steps");
+    call(&mut app, "wyrd.resume", json!({})).unwrap();
+    wyrd_test_support::step(&mut app, 3);
+    assert_eq!(ticks(&app), before + 5, "resumed");
+}
+
+#[test]
+fn setting_a_counter_changes_the_world_state_and_sends_its_message() {
+    let mut g = methods_only();
+    let set = call(
+        &mut g.app,
+        "wyrd.world.set",
+        json!({"name": "QST_DST_TOWER_5", "value": 4}),
+    )
+    .unwrap();
+    assert_eq!(set["changed"], true);
+    assert_eq!(
+        g.app
+            .world()
+            .resource::<WorldState>()
+            .counter("QST_DST_TOWER_5")
+            .unwrap(),
+        4
+    );
+    wyrd_test_support::step(&mut g.app, 1);
+    let changes = wyrd_test_support::take_collected::<CounterChanged>(g.app.world_mut());
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!((changes[0].old, changes[0].new), (0, 4));
+    assert_eq!(changes[0].source.to_string(), "remote");
+    let world = call(&mut g.app, "wyrd.world", json!({})).unwrap();
+    let counter = world["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "QST_DST_TOWER_5")
+        .unwrap()
+        .clone();
+    assert_eq!(counter["value"], 4);
+    // A flag takes a bool; bad names and values are errors that say so.
+    let flag = call(
+        &mut g.app,
+        "wyrd.world.set",
+        json!({"name": "NPC_DRONE_SPK_01", "value": true}),
+    )
+    .unwrap();
+    assert_eq!(flag["changed"], true);
+    let err = call(
+        &mut g.app,
+        "wyrd.world.set",
+        json!({"name": "NOPE", "value": 1}),
+    )
+    .unwrap_err();
+    assert!(err.contains("NOPE"), "{err}");
+    let err = call(
+        &mut g.app,
+        "wyrd.world.set",
+        json!({"name": "QST_DST_TOWER_5", "value": "four"}),
+    )
+    .unwrap_err();
+    assert!(err.contains("neither a bool nor an integer"), "{err}");
+}
+
+#[test]
+fn breakpoints_set_over_the_protocol_stop_the_trees() {
+    let Game { mut app, other, .. } = methods_only();
+    let set = call(
+        &mut app,
+        "wyrd.breakpoints.set",
+        json!({"tree": "guard.bt.ron", "breakpoints": [{"node": "root/patrol", "on": "Aborted"}]}),
+    )
+    .unwrap();
+    assert_eq!(set["count"], 1);
+    wyrd_test_support::step(&mut app, 1);
+    app.world_mut()
+        .get_mut::<Blackboard>(other)
+        .unwrap()
+        .set("target", true)
+        .unwrap();
+    wyrd_test_support::step(&mut app, 1);
+    assert!(app.world().resource::<BtSettings>().paused);
+    let got = call(
+        &mut app,
+        "wyrd.breakpoints.get",
+        json!({"tree": "guard.bt.ron"}),
+    )
+    .unwrap();
+    assert_eq!(got["last_hit"]["entity"], json!(other.to_bits()));
+    assert_eq!(got["last_hit"]["why"], "root/patrol was aborted");
+    assert!(
+        got["file"]
+            .as_str()
+            .unwrap()
+            .contains(r#"(node: "root/patrol", on: Aborted)"#),
+        "{got}"
+    );
+    call(
+        &mut app,
+        "wyrd.breakpoints.clear",
+        json!({"tree": "guard.bt.ron"}),
+    )
+    .unwrap();
+    assert!(app.world().resource::<BtBreakpoints>().is_empty());
+    let err = call(
+        &mut app,
+        "wyrd.breakpoints.set",
+        json!({"tree": "guard.bt.ron", "breakpoints": [{"nod": "root"}]}),
+    )
+    .unwrap_err();
+    assert!(err.contains("unknown field `nod`"), "{err}");
+}
+
+#[test]
+fn a_recording_is_started_and_fetched_over_the_protocol() {
+    let Game { mut app, guard, .. } = methods_only();
+    let err = call(&mut app, "wyrd.recording", json!({"name": "guard"})).unwrap_err();
+    assert!(err.contains("is not recording"), "{err}");
+    call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": true, "ticks": 50}),
+    )
+    .unwrap();
+    wyrd_test_support::step(&mut app, 6);
+    let rec = call(
+        &mut app,
+        "wyrd.recording",
+        json!({"entity": guard.to_bits()}),
+    )
+    .unwrap();
+    let expected = app
+        .world()
+        .get::<BtAgent>(guard)
+        .unwrap()
+        .recording()
+        .unwrap();
+    assert_eq!(rec, serde_json::to_value(&expected).unwrap());
+    assert!(rec["ticks"].as_array().unwrap().len() >= 5, "{rec}");
+    let err = call(&mut app, "wyrd.tree", json!({})).unwrap_err();
+    assert!(err.contains("name the agent"), "{err}");
+    let err = call(&mut app, "wyrd.tree", json!({"name": "nobody"})).unwrap_err();
+    assert!(err.contains("no agent is named \"nobody\""), "{err}");
+}
+
+/// Over HTTP, as a tool calls it: the server answers between frames, so
+/// the app runs while a client thread asks.
+#[test]
+fn the_methods_answer_over_http() {
+    let port = wyrd_test_support::free_port();
+    let mut g = game(WyrdRemotePlugin {
+        port,
+        ..Default::default()
+    });
+    let client = std::thread::spawn(move || {
+        let agents = wyrd_test_support::brp_call(port, "wyrd.agents", json!({}))?;
+        let paused = wyrd_test_support::brp_call(port, "wyrd.pause", json!({}))?;
+        let missing = wyrd_test_support::brp_call(port, "wyrd.tree", json!({"name": "x"}));
+        Ok::<_, String>((agents, paused, missing))
+    });
+    let mut frames = 0;
+    while !client.is_finished() {
+        g.app.update();
+        frames += 1;
+        assert!(frames < 1_000_000, "no answer over HTTP");
+        std::thread::yield_now();
+    }
+    let (agents, paused, missing) = client.join().unwrap().unwrap();
+    assert_eq!(agents["agents"].as_array().unwrap().len(), 2, "{agents}");
+    assert_eq!(paused["paused"], true);
+    assert!(g.app.world().resource::<BtSettings>().paused);
+    let err = missing.unwrap_err();
+    assert!(
+        err.contains("-32602") && err.contains("no agent is named"),
+        "{err}"
+    );
+}
