@@ -8,6 +8,9 @@
 pub use wyrd_bt as bt;
 #[cfg(feature = "inspector")]
 pub use wyrd_inspector as inspector;
+/// Wyrd over the Bevy Remote Protocol (the `remote` feature).
+#[cfg(feature = "remote")]
+pub use wyrd_remote as remote;
 pub use wyrd_state as state;
 
 #[cfg(feature = "save")]
@@ -52,6 +55,8 @@ pub mod prelude {
     pub use wyrd_bt::prelude::*;
     #[cfg(feature = "inspector")]
     pub use wyrd_inspector::WyrdInspectorPlugin;
+    #[cfg(feature = "remote")]
+    pub use wyrd_remote::WyrdRemotePlugin;
     #[cfg(feature = "save")]
     pub use wyrd_save::prelude::*;
     pub use wyrd_state::prelude::*;

@@ -54,13 +54,26 @@ pub enum View {
 }
 
 /// Opens the window and plays.
-pub fn run(config: &GameConfig, agents: usize, seed: u64, screenshot: Option<(PathBuf, View)>) {
+pub fn run(
+    config: &GameConfig,
+    agents: usize,
+    seed: u64,
+    screenshot: Option<(PathBuf, View)>,
+    remote: Option<u16>,
+) {
     let mut app = App::new();
     app.add_plugins(
         crate::common::window_plugins("Wyrd - squad AI", &config.assets).set(task_pools()),
     )
     .insert_resource(ClearColor(Color::srgb(0.13, 0.14, 0.12)));
     add_game(&mut app, agents, seed);
+    if let Some(port) = remote {
+        app.add_plugins(wyrd_remote::WyrdRemotePlugin {
+            port,
+            ..Default::default()
+        });
+        info!("Wyrd's remote methods on http://127.0.0.1:{port}");
+    }
     app.insert_resource(crate::game::Playing);
     app.add_plugins(WyrdInspectorPlugin {
         // "save to file" writes breakpoints into the game's assets.

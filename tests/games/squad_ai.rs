@@ -458,3 +458,102 @@ fn a_relative_assets_folder_is_the_current_directorys() {
     };
     assert_eq!(summary(&relative), summary(&default));
 }
+
+/// Issue 28: a headless skirmish with `--remote PORT` answers the `wyrd.*`
+/// methods over HTTP while it plays in real time: the agents and their
+/// running leaves, an agent's tree whose running leaves are its running
+/// nodes, pause (the tick stops), step (one tick), resume.
+#[test]
+fn a_headless_skirmish_answers_the_remote_methods_over_http() {
+    use serde_json::json;
+    use wyrd_test_support::brp_call;
+    let port = wyrd_test_support::free_port();
+    let mut game = support::headless("squad_ai")
+        .args([
+            "--headless",
+            "--agents",
+            "8",
+            "--ticks",
+            "100000",
+            "--remote",
+        ])
+        .arg(port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed however the test ends.
+    struct Kill<'a>(&'a mut std::process::Child);
+    impl Drop for Kill<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _kill = Kill(&mut game);
+    // The server is up once the game has started (polling the port: the
+    // game is another process).
+    let until = |what: &str, mut done: Box<dyn FnMut() -> Option<Json>>| -> Json {
+        for _ in 0..600 {
+            if let Some(v) = done() {
+                return v;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("{what}: not within 30 s");
+    };
+    let agents = until(
+        "agents over HTTP",
+        Box::new(move || {
+            brp_call(port, "wyrd.agents", json!({}))
+                .ok()
+                .filter(|a| a["agents"].as_array().is_some_and(|l| l.len() >= 8))
+        }),
+    );
+    let first = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["tree"] == "squad_ai/combat.bt.ron")
+        .expect("an AI on the combat tree")
+        .clone();
+    let tree = brp_call(port, "wyrd.tree", json!({"entity": first["entity"]})).unwrap();
+    assert_eq!(tree["name"], first["name"]);
+    let from_nodes: Vec<&Json> = tree["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["running"] == true && n["children"] == false)
+        .map(|n| &n["path"])
+        .collect();
+    let running: Vec<&Json> = tree["running"].as_array().unwrap().iter().collect();
+    assert_eq!(running, from_nodes, "{tree}");
+    assert!(!running.is_empty(), "an AI always runs a leaf: {tree}");
+    let tick = |port| {
+        brp_call(port, "wyrd.tree", json!({"entity": first["entity"]})).unwrap()["tick"]
+            .as_u64()
+            .unwrap()
+    };
+    // Pause: the tick stops; step: one more; resume: it goes on.
+    brp_call(port, "wyrd.pause", json!({})).unwrap();
+    let paused_at = tick(port);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(tick(port), paused_at, "paused");
+    brp_call(port, "wyrd.step", json!({"ticks": 1})).unwrap();
+    until(
+        "one step",
+        Box::new(move || (tick(port) == paused_at + 1).then_some(Json::Null)),
+    );
+    brp_call(port, "wyrd.resume", json!({})).unwrap();
+    until(
+        "ticking again",
+        Box::new(move || (tick(port) > paused_at + 3).then_some(Json::Null)),
+    );
+    let crowd = brp_call(
+        port,
+        "wyrd.crowd",
+        json!({"tree": "squad_ai/combat.bt.ron"}),
+    )
+    .unwrap();
+    assert!(crowd["agents"].as_u64().unwrap() >= 8, "{crowd}");
+}

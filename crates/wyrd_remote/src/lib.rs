@@ -39,8 +39,11 @@ use bevy_remote::{RemoteMethodSystemId, RemoteMethods, RemotePlugin};
 
 /// Wyrd's remote methods (`wyrd.agents`, `wyrd.tree`, ...) on the Bevy
 /// Remote Protocol. Adds bevy_remote's `RemotePlugin` (with Bevy's own
-/// methods, `world.query` and the rest) unless the game added it first,
-/// and its HTTP server unless [`http`](Self::http) is off.
+/// methods, `world.query` and the rest) unless the game added it first
+/// (add it before this plugin, or let this one add it), its HTTP server
+/// unless [`http`](Self::http) is off, and
+/// [`BtBreakpointsPlugin`](wyrd_bt::BtBreakpointsPlugin) (for breakpoints
+/// set from a tool) unless added. Trees tick in `FixedUpdate`.
 #[derive(Debug, Clone)]
 pub struct WyrdRemotePlugin {
     /// The address the server listens on (127.0.0.1: this machine only).
@@ -70,6 +73,10 @@ impl Plugin for WyrdRemotePlugin {
     fn build(&self, app: &mut App) {
         if !app.is_plugin_added::<RemotePlugin>() {
             app.add_plugins(RemotePlugin::default());
+        }
+        // Breakpoints set from a tool (`wyrd.breakpoints.set`).
+        if !app.is_plugin_added::<wyrd_bt::BtBreakpointsPlugin>() {
+            app.add_plugins(wyrd_bt::BtBreakpointsPlugin::default());
         }
         if self.http && !app.is_plugin_added::<RemoteHttpPlugin>() {
             let mut http = RemoteHttpPlugin::default()
