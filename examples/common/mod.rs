@@ -49,6 +49,22 @@ pub struct CommonArgs {
     /// --vocabulary`, and quit.
     #[arg(long, value_name = "FILE")]
     pub vocabulary: Option<PathBuf>,
+    /// Let tools attach over the Bevy Remote Protocol (Wyrd's `wyrd.*`
+    /// methods) on this port of 127.0.0.1 (15702 without a number).
+    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "15702")]
+    pub remote: Option<u16>,
+}
+
+/// Serves Wyrd's remote methods on `port` when one is given.
+#[allow(dead_code, reason = "each example calls it from its own modes")]
+pub fn add_remote(app: &mut App, port: Option<u16>) {
+    if let Some(port) = port {
+        app.add_plugins(wyrd_remote::WyrdRemotePlugin {
+            port,
+            ..Default::default()
+        });
+        eprintln!("Wyrd's remote methods on http://127.0.0.1:{port} (wyrd.agents, wyrd.tree, ...)");
+    }
 }
 
 /// A path from the command line, absolute: Bevy's asset reader would take

@@ -80,6 +80,7 @@ fn main() {
         assets,
         screenshot,
         vocabulary,
+        remote,
     } = args.common;
     if let Some(path) = vocabulary {
         // The game's registrations, with saves in a folder nobody reads.
@@ -94,7 +95,7 @@ fn main() {
     if !headless {
         if common::display_available() {
             let config = GameConfig::new(assets, save_dir);
-            if let Err(e) = window::run(&config, screenshot, inspector) {
+            if let Err(e) = window::run(&config, screenshot, inspector, remote) {
                 eprintln!("drone_quest: {e}");
                 std::process::exit(1);
             }
@@ -104,6 +105,9 @@ fn main() {
             "drone_quest: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the autoplay headless"
         );
         autoplay = script.is_none();
+    }
+    if remote.is_some() {
+        usage("--remote needs the window (headless, the Drone quest plays a script and ends)");
     }
     let text = match (&script, autoplay) {
         (Some(path), _) => std::fs::read_to_string(path)

@@ -63,6 +63,7 @@ pub fn run(
     config: &GameConfig,
     screenshot: Option<PathBuf>,
     inspector: bool,
+    remote: Option<u16>,
 ) -> Result<(), String> {
     let mut app = App::new();
     app.add_plugins(crate::common::window_plugins(
@@ -70,6 +71,7 @@ pub fn run(
         &config.assets,
     ));
     add_game(&mut app, config)?;
+    crate::common::add_remote(&mut app, remote);
     app.add_plugins(WyrdInspectorPlugin {
         // "save to file" writes breakpoints into the game's assets.
         assets: config.assets.clone(),

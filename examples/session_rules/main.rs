@@ -61,6 +61,7 @@ fn main() {
         assets,
         screenshot,
         vocabulary,
+        remote,
     } = args.common;
     if let Some(path) = vocabulary {
         common::write_vocabulary(build_headless(&GameConfig { assets }), &path);
@@ -79,12 +80,15 @@ fn main() {
     if !headless {
         if common::display_available() {
             let pilot = (autopilot || screenshot.is_some() || drive.is_some()).then(steps);
-            window::run(&GameConfig { assets }, pilot, screenshot);
+            window::run(&GameConfig { assets }, pilot, screenshot, remote);
             return;
         }
         eprintln!(
             "session_rules: no display (DISPLAY / WAYLAND_DISPLAY unset); playing the drive headless"
         );
+    }
+    if remote.is_some() {
+        usage("--remote needs the window (headless, the session plays its drive and ends)");
     }
     let steps = steps();
     std::process::exit(run_headless(&GameConfig { assets }, steps));

@@ -57,7 +57,12 @@ const OBJECTIVES: [(&str, &str); 9] = [
 ];
 
 /// Opens the window and plays (with the keyboard, or the autopilot).
-pub fn run(config: &GameConfig, pilot: Option<Vec<Step>>, screenshot: Option<PathBuf>) {
+pub fn run(
+    config: &GameConfig,
+    pilot: Option<Vec<Step>>,
+    screenshot: Option<PathBuf>,
+    remote: Option<u16>,
+) {
     let mut app = App::new();
     app.add_plugins(crate::common::window_plugins(
         "Wyrd - session rules",
@@ -65,6 +70,7 @@ pub fn run(config: &GameConfig, pilot: Option<Vec<Step>>, screenshot: Option<Pat
     ))
     .insert_resource(ClearColor(Color::srgb(0.16, 0.2, 0.17)));
     add_game(&mut app);
+    crate::common::add_remote(&mut app, remote);
     app.insert_resource(crate::game::Playing)
         .add_plugins(WyrdInspectorPlugin {
             // "save to file" writes breakpoints into the game's assets.

@@ -59,12 +59,6 @@ struct Args {
     /// With --screenshot: what the inspector shows.
     #[arg(long, value_enum, default_value_t = window::View::List)]
     view: window::View,
-    /// Let tools attach over the Bevy Remote Protocol (the `wyrd.*`
-    /// methods) on this port of 127.0.0.1 (15702 without a number).
-    /// Headless, the game then plays in real time (30 ticks a second) for
-    /// --ticks ticks.
-    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "15702")]
-    remote: Option<u16>,
     /// Where --record writes the recording (JSON).
     #[arg(long, value_name = "FILE", requires = "record")]
     record_file: Option<std::path::PathBuf>,
@@ -77,6 +71,7 @@ fn main() {
         assets,
         screenshot,
         vocabulary,
+        remote,
     } = args.common;
     let (ticks, agents, seed) = (args.ticks, args.agents as usize, args.seed);
     let record = args.record.zip(args.record_file);
@@ -91,20 +86,15 @@ fn main() {
                 agents,
                 seed,
                 screenshot.map(|s| (s, args.view)),
-                args.remote,
+                remote,
             );
             return;
         }
         eprintln!("squad_ai: no display (DISPLAY / WAYLAND_DISPLAY unset); running headless");
     }
     let mut app = build_headless(&config, agents, seed);
-    if let Some(port) = args.remote {
-        app.add_plugins(wyrd_remote::WyrdRemotePlugin {
-            port,
-            ..Default::default()
-        });
-        eprintln!("squad_ai: Wyrd's remote methods on http://127.0.0.1:{port}");
-    }
+    // With --remote, headless plays in real time (30 ticks a second).
+    common::add_remote(&mut app, remote);
     app.add_systems(
         FixedUpdate,
         scripted_player
@@ -138,9 +128,7 @@ fn main() {
         std::process::exit(1);
     }
     // With tools attached, real time: one tick every 1/30 s.
-    let pace = args
-        .remote
-        .map(|_| std::time::Duration::from_secs_f64(1.0 / 30.0));
+    let pace = remote.map(|_| std::time::Duration::from_secs_f64(1.0 / 30.0));
     let mut next = std::time::Instant::now();
     for _ in 0..ticks {
         app.update();

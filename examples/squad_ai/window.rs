@@ -67,13 +67,7 @@ pub fn run(
     )
     .insert_resource(ClearColor(Color::srgb(0.13, 0.14, 0.12)));
     add_game(&mut app, agents, seed);
-    if let Some(port) = remote {
-        app.add_plugins(wyrd_remote::WyrdRemotePlugin {
-            port,
-            ..Default::default()
-        });
-        info!("Wyrd's remote methods on http://127.0.0.1:{port}");
-    }
+    crate::common::add_remote(&mut app, remote);
     app.insert_resource(crate::game::Playing);
     app.add_plugins(WyrdInspectorPlugin {
         // "save to file" writes breakpoints into the game's assets.
