@@ -1,8 +1,11 @@
 //! # Wyrd inspector
 //!
-//! A live egui panel for designers: the agents that run trees; the selected
-//! agent's tree with each node's status and rule flags (P/C/W/D), the running
-//! path, tag-masked nodes dimmed, impulses and stimuli (with time left),
+//! A live egui panel for designers: the agents that run trees (a column on
+//! the left); the selected agent's tree (a list, and a graph in a window of
+//! its own: fit, pan, zoom, minimap, follow, find); the crowd in each node;
+//! breakpoints set by right-click and saved beside the tree; the flight
+//! recorder's timeline; each node's status and rule flags (P/C/W/D), the
+//! running path, tag-masked nodes dimmed, impulses and stimuli (with time left),
 //! decorator state; a short history of status changes; its blackboard and
 //! tags; the world state's flags and counters (editable, through the same API
 //! and messages as game code); the save's status with "save now" and "reload
@@ -18,8 +21,8 @@
 //!     .run();
 //! ```
 //!
-//! The panels are drawn by [`draw_inspector`] from plain
-//! [`InspectorSnapshot`] data into any `egui::Ui`, so they are testable
+//! The panels are drawn by [`draw_inspector`] and [`draw_graph_window`]
+//! from plain [`InspectorSnapshot`] data into any `egui::Ui`, so they are testable
 //! without a GPU. Snapshots are only taken while the panel is open: closed,
 //! it costs nothing.
 
