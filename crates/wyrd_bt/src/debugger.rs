@@ -37,8 +37,9 @@ pub struct BtBreakpointsPlugin {
     pub schedule: bevy::ecs::intern::Interned<dyn ScheduleLabel>,
     /// Ticks of flight recording each agent a breakpoint watches keeps
     /// (the lead-up a debugger shows when one hits; 0: none). 300 by
-    /// default: ten seconds at 30 Hz, a few hundred kilobytes per agent at
-    /// most. Only agents some breakpoint applies to record.
+    /// default: ten seconds at 30 Hz. Only agents some breakpoint applies
+    /// to record (a breakpoint for every agent of a crowd makes the whole
+    /// crowd record: set `agent` or lower this for big crowds).
     pub record: usize,
 }
 

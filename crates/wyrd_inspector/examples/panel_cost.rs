@@ -30,20 +30,9 @@ type Agents<'w, 's> = Query<
     ),
 >;
 
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, |v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} wants a number, not {v}"))
-        })
-}
-
 fn main() {
-    let agents = arg("--agents", 10_000);
-    let frames = arg("--frames", 60);
+    let agents = load::arg("--agents", 10_000);
+    let frames = load::arg("--frames", 60);
     let mut app = load::plugin_app(agents, Some(1));
     for _ in 0..30 {
         app.update();

@@ -542,25 +542,27 @@ fn draw_node(
         state.picked = Some(row.path.clone());
     }
     if !row.breaks.is_empty() {
-        let at = rect.left_top() + egui::vec2(0.0, 0.0);
-        painter.circle_filled(at, (4.0 * zoom).max(3.0), Color32::from_rgb(240, 90, 80));
+        painter.circle_filled(
+            rect.left_top(),
+            (4.0 * zoom).max(3.0),
+            Color32::from_rgb(240, 90, 80),
+        );
     }
     if zoom < 0.35 {
         return; // too small to click
     }
     if let Some(n) = crowd {
-        let height = (rect.height() - 4.0).clamp(10.0, 16.0);
-        let at = egui::Rect::from_min_size(
-            rect.right_top() + egui::vec2(-26.0, 2.0),
-            egui::vec2(24.0, height),
-        );
-        let at = if orientation == GraphOrientation::TopDown {
-            egui::Rect::from_center_size(
+        // Left to right: inside the box's right end; top down: on its
+        // top right corner.
+        let at = match orientation {
+            GraphOrientation::LeftRight => egui::Rect::from_min_size(
+                rect.right_top() + egui::vec2(-26.0, 2.0),
+                egui::vec2(24.0, (rect.height() - 4.0).clamp(10.0, 16.0)),
+            ),
+            GraphOrientation::TopDown => egui::Rect::from_center_size(
                 rect.right_top() + egui::vec2(-12.0, 0.0),
                 egui::vec2(24.0, 14.0),
-            )
-        } else {
-            at
+            ),
         };
         if canvas.contains_rect(at) {
             let badge = ui

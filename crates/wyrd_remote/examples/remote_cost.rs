@@ -10,17 +10,6 @@ mod load;
 
 use std::time::Instant;
 
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map_or(default, |v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name} wants a number, not {v}"))
-        })
-}
-
 /// Median ns per agent-tick of `ticks` whole updates.
 fn measure(app: &mut bevy::app::App, agents: usize, ticks: usize) -> f64 {
     let mut times: Vec<f64> = (0..ticks)
@@ -35,9 +24,9 @@ fn measure(app: &mut bevy::app::App, agents: usize, ticks: usize) -> f64 {
 }
 
 fn main() {
-    let agents = arg("--agents", 10_000);
-    let ticks = arg("--ticks", 300);
-    let rounds = arg("--rounds", 3);
+    let agents = load::arg("--agents", 10_000);
+    let ticks = load::arg("--ticks", 300);
+    let rounds = load::arg("--rounds", 3);
     let mut without = load::plugin_app(agents, Some(1));
     let mut with = load::plugin_app(agents, Some(1));
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();

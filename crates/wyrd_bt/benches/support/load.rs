@@ -20,6 +20,19 @@ pub const INPUTS: [(&str, f64); 10] = [
     ("has_last_known", 0.50),
 ];
 
+/// A number given on the command line as `NAME N` (the examples that
+/// measure this load: `--agents 10000`), else `default`.
+pub fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name} wants a number, not {v}"))
+        })
+}
+
 /// The reference tree's text.
 pub const REFERENCE_TREE: &str = include_str!("../../../../assets/bench/reference.bt.ron");
 
