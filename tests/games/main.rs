@@ -8,6 +8,7 @@ mod breakpoints_user;
 mod checking;
 mod drone_quest;
 mod first_ai;
+mod monitor;
 mod session_rules;
 mod squad_ai;
 mod world_state_trees;

@@ -6,6 +6,7 @@
 //! wyrd sim TREE --script SCRIPT [--ticks N] [--seed S]
 //! wyrd graph TREE [--format dot|mermaid]
 //! wyrd flags new NAME [--counter]
+//! wyrd monitor [--game PORT|HOST:PORT|URL] [--port P]
 //! wyrd save verify FILE --key-file K
 //! wyrd save show FILE --key-file K
 //! wyrd save sign FILE --key-file K [-o OUT]
@@ -24,6 +25,7 @@ use wyrd_bt::with_caret;
 use wyrd_save::{LoadError, SaveKey};
 
 mod check_cmd;
+mod monitor_cmd;
 mod save_cmd;
 
 /// Check Wyrd asset files, run trees against scripted timelines, draw them,
@@ -164,6 +166,33 @@ Examples:
     /// Flags files: a new declaration with a fresh stable id.
     #[command(subcommand)]
     Flags(FlagsCommand),
+    /// Watch a running game in the browser: serves a page on localhost
+    /// that shows the game's agents, the selected agent's tree live, its
+    /// blackboard, crowd counts and the world state (editable), with
+    /// pause and step. The game runs with `WyrdRemotePlugin` (the example
+    /// games: --remote).
+    #[command(after_help = "\
+The page polls the game at up to 10 Hz through this command (which passes its
+requests on to the game's Bevy Remote Protocol endpoint), so the game needs no
+CORS setting and may be on another machine.
+
+Examples:
+  cargo run --example squad_ai -- --remote      # the game, on port 15702
+  wyrd monitor                                  # then open http://127.0.0.1:15703/
+  wyrd monitor --game 192.168.1.20:15702 --port 8080")]
+    Monitor {
+        /// The game's remote endpoint: its port, HOST:PORT or
+        /// http://HOST:PORT.
+        #[arg(long, value_name = "GAME", default_value = "15702")]
+        game: String,
+        /// The port the page is served on.
+        #[arg(long, value_name = "PORT", default_value_t = 15703)]
+        port: u16,
+        /// The address the page is served on (localhost by default; the
+        /// page can pause the game and edit its world state).
+        #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
+        address: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -278,6 +307,7 @@ enum SaveCommand {
 }
 
 /// A failure with the exit code it maps to.
+#[derive(Debug)]
 struct Failure {
     code: u8,
     message: String,
@@ -356,6 +386,15 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             Ok(())
         }
         Command::Save(sub) => save(sub, out),
+        Command::Monitor {
+            game,
+            port,
+            address,
+        } => monitor_cmd::monitor(&monitor_cmd::MonitorArgs {
+            game,
+            address,
+            port,
+        }),
         Command::Flags(FlagsCommand::New { name, counter }) => {
             let default = if counter { "0" } else { "false" };
             out.push_str(&format!(

@@ -168,3 +168,42 @@ pub(crate) fn respawn(
         }
     }
 }
+
+/// The world counter `AIS_KILLED` follows the summary's kills. Added, not
+/// set: a value a tool set (`--remote`) stays the base.
+pub(crate) fn count_killed(
+    summary: Res<Summary>,
+    mut counted: Local<u64>,
+    mut world: ResMut<WorldState>,
+) {
+    let new = summary.killed.saturating_sub(*counted);
+    if new == 0 {
+        return;
+    }
+    *counted = summary.killed;
+    if let Err(e) = world.add_counter("AIS_KILLED", i64::try_from(new).unwrap_or(i64::MAX), SOURCE)
+    {
+        warn!("squad_ai: {e}");
+    }
+}
+
+/// Reports the world-state changes the game did not make (a tool attached
+/// with `--remote` setting a counter), on stderr: headless prints its
+/// summary on stdout.
+pub(crate) fn report_world_changes(
+    mut flags: MessageReader<FlagChanged>,
+    mut counters: MessageReader<CounterChanged>,
+) {
+    for c in counters.read().filter(|c| c.source != SOURCE) {
+        eprintln!(
+            "squad_ai: world {} = {} (was {}), set by {}",
+            c.name, c.new, c.old, c.source
+        );
+    }
+    for f in flags.read().filter(|f| f.source != SOURCE) {
+        eprintln!(
+            "squad_ai: world {} = {}, set by {}",
+            f.name, f.new, f.source
+        );
+    }
+}

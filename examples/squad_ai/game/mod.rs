@@ -35,6 +35,10 @@ pub use track::*;
 
 /// The AI's tree.
 pub const TREE: &str = "squad_ai/combat.bt.ron";
+/// The skirmish's world state (`AIS_KILLED`).
+pub const WORLD: &str = "squad_ai/skirmish.flags.ron";
+/// The world-state source of the game's own changes.
+pub const SOURCE: &str = "squad_ai";
 /// Half the arena's size.
 pub const ARENA: Vec2 = Vec2::new(700.0, 400.0);
 /// AIs see the player this far.
@@ -251,7 +255,7 @@ impl Rng {
 pub fn add_game(app: &mut App, agents: usize, seed: u64) {
     // Halo's AI ticks at 30 Hz (the app's fixed timestep).
     app.insert_resource(Time::<Fixed>::from_hz(30.0))
-        .add_plugins(BtPlugin::default());
+        .add_plugins((BtPlugin::default(), WorldStatePlugin::with_files([WORLD])));
     register_actions(app);
     // A logging hook the tree names; it never fires the impulse.
     app.register_bt_predicate("log_engage", |_| false)
@@ -269,7 +273,14 @@ pub fn add_game(app: &mut App, agents: usize, seed: u64) {
         .init_resource::<Clock>()
         .add_systems(
             FixedUpdate,
-            (spawn_requested, player, grenades, deaths, sense)
+            (
+                spawn_requested,
+                player,
+                grenades,
+                deaths,
+                count_killed,
+                sense,
+            )
                 .chain()
                 .in_set(BtSystems::Sense)
                 .run_if(resource_exists::<Playing>),
@@ -290,7 +301,8 @@ pub fn add_game(app: &mut App, agents: usize, seed: u64) {
                 .in_set(BtSystems::Act)
                 .run_if(resource_exists::<Playing>),
         )
-        .add_systems(FixedLast, count_ticks.run_if(resource_exists::<Playing>));
+        .add_systems(FixedLast, count_ticks.run_if(resource_exists::<Playing>))
+        .add_systems(Last, report_world_changes.after(WorldStateSystems::Flush));
 }
 
 /// Every core for the compute pool, which ticks the trees in parallel (by
@@ -384,11 +396,14 @@ pub fn settle(app: &mut App) -> Result<(), String> {
     let done = wyrd_test_support::try_run_until(app, wyrd_test_support::LOAD_UPDATES, |w| {
         let handle = &w.resource::<TreeHandle>().0;
         let server = w.resource::<AssetServer>();
-        server.is_loaded_with_dependencies(handle)
-            || matches!(
-                server.get_load_state(handle),
-                Some(bevy::asset::LoadState::Failed(_))
-            )
+        let world = w.resource::<WorldStateFiles>();
+        let world_done = world.all_merged() || world.failures().next().is_some();
+        world_done
+            && (server.is_loaded_with_dependencies(handle)
+                || matches!(
+                    server.get_load_state(handle),
+                    Some(bevy::asset::LoadState::Failed(_))
+                ))
     });
     let world = app.world();
     let handle = &world.resource::<TreeHandle>().0;
@@ -396,6 +411,9 @@ pub fn settle(app: &mut App) -> Result<(), String> {
         world.resource::<AssetServer>().get_load_state(handle)
     {
         return Err(e.to_string());
+    }
+    if let Some(why) = world.resource::<WorldStateFiles>().failures().next() {
+        return Err(why.to_owned());
     }
     done.map_err(|e| format!("{TREE} did not load: {e}"))?;
     app.insert_resource(Playing);

@@ -4,4 +4,5 @@
 
 mod breakpoints;
 mod cli;
+mod monitor;
 mod save_status;
