@@ -25,17 +25,24 @@
 //!
 //! Every method, its parameters and its answer are in [`methods`]. Each
 //! request is answered by a system run once for it, between frames (in
-//! bevy_remote's `RemoteLast` schedule): reading never blocks the tick, and
-//! with no request nothing of Wyrd runs.
+//! bevy_remote's `RemoteLast` schedule): reading never blocks the tick.
+//! `RemoteLast` itself runs only in frames with a request waiting (or every
+//! frame once a client opened one of Bevy's `+watch` requests), so with no
+//! client connected neither Wyrd's methods nor bevy_remote's schedule run.
 
 pub mod methods;
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use bevy::app::{App, Plugin};
+use bevy::app::{App, Last, MainScheduleOrder, Plugin};
+use bevy::ecs::prelude::*;
+use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::IntoSystem;
 use bevy_remote::http::RemoteHttpPlugin;
-use bevy_remote::{RemoteMethodSystemId, RemoteMethods, RemotePlugin};
+use bevy_remote::{
+    BrpReceiver, RemoteLast, RemoteMethodSystemId, RemoteMethods, RemotePlugin,
+    RemoteWatchingRequests,
+};
 
 /// Wyrd's remote methods (`wyrd.agents`, `wyrd.tree`, ...) on the Bevy
 /// Remote Protocol. Adds bevy_remote's `RemotePlugin` (with Bevy's own
@@ -74,6 +81,7 @@ impl Plugin for WyrdRemotePlugin {
         if !app.is_plugin_added::<RemotePlugin>() {
             app.add_plugins(RemotePlugin::default());
         }
+        run_remote_only_when_asked(app);
         // Breakpoints set from a tool (`wyrd.breakpoints.set`).
         if !app.is_plugin_added::<wyrd_bt::BtBreakpointsPlugin>() {
             app.add_plugins(wyrd_bt::BtBreakpointsPlugin::default());
@@ -96,6 +104,52 @@ impl Plugin for WyrdRemotePlugin {
                 .insert(*name, RemoteMethodSystemId::Instant(id));
         }
     }
+}
+
+/// Whether bevy_remote's schedule has work: a request is waiting, or a
+/// watching request (Bevy's `+watch` methods, answered every frame) has
+/// been seen.
+#[derive(Resource, Debug, Default)]
+struct RemoteWork {
+    watching: bool,
+}
+
+/// bevy_remote runs its `RemoteLast` schedule after `Last` in every frame,
+/// client or not: a fixed cost (three systems, two of them exclusive) that
+/// a game with nothing connected should not pay. It is taken out of the
+/// main schedule order and run from `Last` only in frames with a request
+/// waiting, or every frame once a watching request has come (those are
+/// answered as the world changes, without a new request).
+fn run_remote_only_when_asked(app: &mut App) {
+    app.world_mut()
+        .resource_mut::<MainScheduleOrder>()
+        .labels
+        .retain(|label| *label != RemoteLast.intern());
+    app.init_resource::<RemoteWork>()
+        .add_systems(Last, run_remote_schedule.run_if(remote_work_waiting));
+}
+
+/// A request is in bevy_remote's mailbox, or watching requests are open.
+fn remote_work_waiting(work: Res<RemoteWork>, mailbox: Option<Res<BrpReceiver>>) -> bool {
+    work.watching || mailbox.is_some_and(|m| !m.is_empty())
+}
+
+/// Runs bevy_remote's schedule (its requests, then its clean-up).
+fn run_remote_schedule(world: &mut World) {
+    let before = watching_requests_changed(world);
+    world.run_schedule(RemoteLast);
+    // A watching request was stored (the list changes only when one comes
+    // or goes): from now on, every frame.
+    if watching_requests_changed(world) != before {
+        world.resource_mut::<RemoteWork>().watching = true;
+    }
+}
+
+/// The change tick of bevy_remote's list of watching requests.
+fn watching_requests_changed(world: &World) -> Option<bevy::ecs::change_detection::Tick> {
+    world
+        .get_resource_change_ticks::<RemoteWatchingRequests>()
+        .map(|t| t.changed)
 }
 
 /// Registers a method's system with the app's world.

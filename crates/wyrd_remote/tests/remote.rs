@@ -223,7 +223,9 @@ fn setting_a_counter_changes_the_world_state_and_sends_its_message() {
             .unwrap(),
         4
     );
-    wyrd_test_support::step(&mut g.app, 1);
+    // The world state sends its messages in `Last`, where the collector
+    // also reads, in either order: the second update sees them for sure.
+    wyrd_test_support::step(&mut g.app, 2);
     let changes = wyrd_test_support::take_collected::<CounterChanged>(g.app.world_mut());
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!((changes[0].old, changes[0].new), (0, 4));
