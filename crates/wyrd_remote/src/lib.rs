@@ -27,7 +27,7 @@
 //! request is answered by a system run once for it, between frames (in
 //! bevy_remote's `RemoteLast` schedule): reading never blocks the tick.
 //! `RemoteLast` itself runs only in frames with a request waiting (or every
-//! frame once a client opened one of Bevy's `+watch` requests), so with no
+//! frame while a client keeps one of Bevy's `+watch` requests open), so with no
 //! client connected neither Wyrd's methods nor bevy_remote's schedule run.
 
 pub mod methods;
@@ -106,9 +106,9 @@ impl Plugin for WyrdRemotePlugin {
     }
 }
 
-/// Whether bevy_remote's schedule has work: a request is waiting, or a
-/// watching request (Bevy's `+watch` methods, answered every frame) has
-/// been seen.
+/// Whether bevy_remote's schedule has work besides waiting requests:
+/// watching requests (Bevy's `+watch` methods) are open, answered in every
+/// frame as the world changes.
 #[derive(Resource, Debug, Default)]
 struct RemoteWork {
     watching: bool,
@@ -118,8 +118,7 @@ struct RemoteWork {
 /// client or not: a fixed cost (three systems, two of them exclusive) that
 /// a game with nothing connected should not pay. It is taken out of the
 /// main schedule order and run from `Last` only in frames with a request
-/// waiting, or every frame once a watching request has come (those are
-/// answered as the world changes, without a new request).
+/// waiting, or while a watching request is open.
 fn run_remote_only_when_asked(app: &mut App) {
     app.world_mut()
         .resource_mut::<MainScheduleOrder>()
@@ -134,22 +133,47 @@ fn remote_work_waiting(work: Res<RemoteWork>, mailbox: Option<Res<BrpReceiver>>)
     work.watching || mailbox.is_some_and(|m| !m.is_empty())
 }
 
-/// Runs bevy_remote's schedule (its requests, then its clean-up).
+/// Runs bevy_remote's schedule (its requests, then its clean-up), and
+/// notes whether watching requests are left open.
 fn run_remote_schedule(world: &mut World) {
-    let before = watching_requests_changed(world);
     world.run_schedule(RemoteLast);
-    // A watching request was stored (the list changes only when one comes
-    // or goes): from now on, every frame.
-    if watching_requests_changed(world) != before {
-        world.resource_mut::<RemoteWork>().watching = true;
-    }
+    let open = world
+        .get_resource::<RemoteWatchingRequests>()
+        .is_some_and(watches_open);
+    world.resource_mut::<RemoteWork>().watching = open;
 }
 
-/// The change tick of bevy_remote's list of watching requests.
-fn watching_requests_changed(world: &World) -> Option<bevy::ecs::change_detection::Tick> {
-    world
-        .get_resource_change_ticks::<RemoteWatchingRequests>()
-        .map(|t| t.changed)
+/// Whether bevy_remote's list of watching requests has any. The list keeps
+/// its field private; its `Debug` says `RemoteWatchingRequests([])` when
+/// empty. Only the start of that text is written (no allocation), and any
+/// other text counts as open: the schedule then runs every frame, as
+/// bevy_remote itself would.
+fn watches_open(requests: &RemoteWatchingRequests) -> bool {
+    use std::fmt::Write;
+    const EMPTY: &str = "RemoteWatchingRequests([])";
+    struct Start {
+        text: [u8; EMPTY.len()],
+        len: usize,
+    }
+    impl Write for Start {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let room = self.text.len() - self.len;
+            let n = s.len().min(room);
+            self.text[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+            self.len += n;
+            if n < s.len() {
+                // Enough seen: stop formatting.
+                return Err(std::fmt::Error);
+            }
+            Ok(())
+        }
+    }
+    let mut start = Start {
+        text: [0; EMPTY.len()],
+        len: 0,
+    };
+    let complete = write!(start, "{requests:?}").is_ok();
+    !(complete && &start.text[..start.len] == EMPTY.as_bytes())
 }
 
 /// Registers a method's system with the app's world.

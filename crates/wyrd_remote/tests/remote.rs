@@ -376,3 +376,77 @@ fn the_methods_answer_over_http() {
         "{err}"
     );
 }
+
+/// How often bevy_remote's schedule ran.
+#[derive(Resource, Default)]
+struct RemoteRuns(u32);
+
+/// Puts a request into bevy_remote's mailbox, as its HTTP server does;
+/// the answer comes on the returned channel.
+fn send_request(
+    app: &mut App,
+    method: &str,
+    params: Value,
+) -> async_channel::Receiver<bevy_remote::BrpResult> {
+    let (sender, answer) = async_channel::bounded(4);
+    app.world()
+        .resource::<bevy_remote::BrpSender>()
+        .force_send(bevy_remote::BrpMessage {
+            method: method.to_owned(),
+            params: Some(params),
+            sender,
+        })
+        .unwrap();
+    answer
+}
+
+/// Issue 28: "the cost with nothing connected is zero". bevy_remote runs
+/// its schedule after `Last` in every frame; with the plugin it runs only
+/// in frames with a request waiting, and every frame while a watching
+/// request (answered as the world changes) is open.
+#[test]
+fn the_remote_schedule_runs_only_when_a_request_waits_or_a_watch_is_open() {
+    let mut g = methods_only();
+    g.app
+        .init_resource::<RemoteRuns>()
+        .add_systems(bevy_remote::RemoteLast, |mut r: ResMut<RemoteRuns>| {
+            r.0 += 1
+        });
+    wyrd_test_support::step(&mut g.app, 10);
+    assert_eq!(g.app.world().resource::<RemoteRuns>().0, 0, "no client");
+
+    let answer = send_request(&mut g.app, "wyrd.agents", json!({}));
+    wyrd_test_support::step(&mut g.app, 1);
+    let agents = answer.try_recv().expect("answered in that frame").unwrap();
+    assert_eq!(agents["agents"].as_array().unwrap().len(), 2);
+    wyrd_test_support::step(&mut g.app, 10);
+    assert_eq!(
+        g.app.world().resource::<RemoteRuns>().0,
+        1,
+        "one frame for one request"
+    );
+
+    let guard = g.guard.to_bits();
+    let watch = send_request(
+        &mut g.app,
+        "world.get_components+watch",
+        json!({"entity": guard, "components": ["bevy_ecs::name::Name"]}),
+    );
+    wyrd_test_support::step(&mut g.app, 10);
+    assert_eq!(
+        g.app.world().resource::<RemoteRuns>().0,
+        11,
+        "every frame while a watch is open"
+    );
+    assert!(!watch.is_closed(), "the watch is kept open");
+
+    // The client goes: the watch is closed, and the schedule stops again
+    // after the frame that clears it.
+    drop(watch);
+    wyrd_test_support::step(&mut g.app, 10);
+    assert_eq!(
+        g.app.world().resource::<RemoteRuns>().0,
+        12,
+        "one frame to clear the closed watch, then none"
+    );
+}
