@@ -57,7 +57,13 @@ pub enum Check {
 }
 
 macro_rules! node_struct {
-    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
+    (@kids $s:ident children) => { &$s.children };
+    (@kids $s:ident child) => { std::slice::from_ref(&*$s.child) };
+    (@kids $s:ident) => { &[] };
+    (@field children) => { Some("children: [..]") };
+    (@field child) => { Some("child: Node(..)") };
+    (@field) => { None };
+    ($(#[$m:meta])* $name:ident $(<$kids:ident>)? { $($(#[$fm:meta])* $field:ident : $ty:ty),* $(,)? }) => {
         $(#[$m])*
         #[derive(Debug, Clone, Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -82,12 +88,41 @@ macro_rules! node_struct {
             pub parameters: BTreeMap<String, ValueDef>,
             $($(#[$fm])* pub $field: $ty,)*
         }
+
+        impl NodeFields for $name {
+            const CHILD_FIELD: Option<&'static str> = node_struct!(@field $($kids)?);
+
+            fn common(&self) -> Common<'_> {
+                Common {
+                    name: self.name.as_deref(),
+                    tags: &self.tags,
+                    any_tags: &self.any_tags,
+                    not_tags: &self.not_tags,
+                    parameters: &self.parameters,
+                }
+            }
+
+            fn children(&self) -> &[NodeDef] {
+                node_struct!(@kids self $($kids)?)
+            }
+        }
     };
+}
+
+/// What every node's fields struct answers: its common fields, and its
+/// children (`<children>` after the struct's name: its `children` list;
+/// `<child>`: its one `child`; neither: a leaf).
+trait NodeFields {
+    /// Where its children go, as an error message shows it (`None`: a
+    /// leaf).
+    const CHILD_FIELD: Option<&'static str>;
+    fn common(&self) -> Common<'_>;
+    fn children(&self) -> &[NodeDef];
 }
 
 node_struct!(
     /// A composite with children.
-    CompositeDef {
+    CompositeDef<children> {
         /// Children, highest priority / first first.
         #[serde(default)]
         children: Vec<NodeDef>,
@@ -96,7 +131,7 @@ node_struct!(
 
 node_struct!(
     /// Probabilistic choice among relevant children.
-    ProbabilisticDef {
+    ProbabilisticDef<children> {
         /// Children.
         #[serde(default)]
         children: Vec<NodeDef>,
@@ -108,7 +143,7 @@ node_struct!(
 
 node_struct!(
     /// Picks among relevant children, never the same one twice.
-    OneOffDef {
+    OneOffDef<children> {
         /// Children.
         #[serde(default)]
         children: Vec<NodeDef>,
@@ -120,7 +155,7 @@ node_struct!(
 
 node_struct!(
     /// Select one child (Trainz "controlled selection of a single child").
-    SelectOneDef {
+    SelectOneDef<children> {
         /// Children.
         #[serde(default)]
         children: Vec<NodeDef>,
@@ -145,7 +180,7 @@ pub enum Policy {
 
 node_struct!(
     /// Runs all children at once.
-    ParallelDef {
+    ParallelDef<children> {
         /// Children.
         #[serde(default)]
         children: Vec<NodeDef>,
@@ -160,7 +195,7 @@ node_struct!(
 
 node_struct!(
     /// Runs all children to the end.
-    ParallelAllDef {
+    ParallelAllDef<children> {
         /// Children.
         #[serde(default)]
         children: Vec<NodeDef>,
@@ -181,7 +216,7 @@ fn policy_one() -> Policy {
 
 node_struct!(
     /// A decorator around one child.
-    DecoratorDef {
+    DecoratorDef<child> {
         /// The child.
         child: Box<NodeDef>,
     }
@@ -189,7 +224,7 @@ node_struct!(
 
 node_struct!(
     /// Repeats its child.
-    RepeatDef {
+    RepeatDef<child> {
         /// The child.
         child: Box<NodeDef>,
         /// How many successes before succeeding (default: forever).
@@ -200,7 +235,7 @@ node_struct!(
 
 node_struct!(
     /// A decorator with a duration in seconds.
-    TimedDef {
+    TimedDef<child> {
         /// The child.
         child: Box<NodeDef>,
         /// Seconds.
@@ -211,7 +246,7 @@ node_struct!(
 node_struct!(
     /// Runs its child only while the conditions hold; aborts it when they
     /// stop holding.
-    GuardDef {
+    GuardDef<child> {
         /// The child.
         child: Box<NodeDef>,
         /// All must hold.
@@ -221,7 +256,7 @@ node_struct!(
 
 node_struct!(
     /// Retries a failing child.
-    RetryDef {
+    RetryDef<child> {
         /// The child.
         child: Box<NodeDef>,
         /// Most runs of the child (default: forever).
@@ -232,7 +267,7 @@ node_struct!(
 
 node_struct!(
     /// Runs its child once per agent.
-    RunOnceDef {
+    RunOnceDef<child> {
         /// The child.
         child: Box<NodeDef>,
         /// After the first run: `Skipped` (true, default: parents carry on
@@ -248,7 +283,7 @@ fn yes() -> bool {
 
 node_struct!(
     /// Chooses a child by a blackboard value.
-    SwitchDef {
+    SwitchDef<children> {
         /// The blackboard key.
         key: String,
         /// Case values, one per child but the last (the default).
@@ -392,7 +427,7 @@ node_struct!(
 
 node_struct!(
     /// A game-registered composite or decorator.
-    CustomDef {
+    CustomDef<children> {
         /// The registered kind.
         kind: String,
         /// Children.
@@ -404,11 +439,69 @@ node_struct!(
     }
 );
 
-/// A node in the file. Composites and decorators have children; leaves do
-/// not.
-#[derive(Debug, Clone, Deserialize)]
-#[allow(missing_docs)]
-pub enum NodeDef {
+/// Defines [`NodeDef`] from its list of variants (below): each is a kind as
+/// written in files and its fields struct, so the name a file gives, the
+/// common fields and the children of every variant come from one line.
+macro_rules! node_defs {
+    ($($(#[$m:meta])* $variant:ident($ty:ty),)*) => {
+        /// A node in the file. Composites and decorators have children;
+        /// leaves do not.
+        #[derive(Debug, Clone, Deserialize)]
+        #[allow(missing_docs)]
+        pub enum NodeDef {
+            $($(#[$m])* $variant($ty),)*
+        }
+
+        impl NodeDef {
+            /// The kind's name as written in files.
+            pub fn kind_name(&self) -> &'static str {
+                match self {
+                    $(NodeDef::$variant(_) => stringify!($variant),)*
+                }
+            }
+
+            /// Name and tag requirements.
+            pub fn common(&self) -> Common<'_> {
+                match self {
+                    $(NodeDef::$variant(d) => d.common(),)*
+                }
+            }
+
+            /// Children in file order (a decorator's one child; none for
+            /// leaves).
+            pub fn children(&self) -> &[NodeDef] {
+                match self {
+                    $(NodeDef::$variant(d) => d.children(),)*
+                }
+            }
+
+            /// Every kind a file can name, in this list's order.
+            pub(crate) const KINDS: &'static [&'static str] = &[$(stringify!($variant)),*];
+
+            /// The field a kind's children go in (`children: [..]`,
+            /// `child: Node(..)`), as an error shows it; `None` for a
+            /// leaf or a name no kind has.
+            pub(crate) fn child_field_of(kind: &str) -> Option<&'static str> {
+                match kind {
+                    $(stringify!($variant) => <$ty as NodeFields>::CHILD_FIELD,)*
+                    _ => None,
+                }
+            }
+
+            /// The kinds whose fields struct has this name (`ConditionDef`:
+            /// `Condition`, `Rule`): serde's errors name the struct.
+            pub(crate) fn kinds_with_fields(fields: &str) -> Vec<&'static str> {
+                let mut kinds = Vec::new();
+                $(if stringify!($ty) == fields {
+                    kinds.push(stringify!($variant));
+                })*
+                kinds
+            }
+        }
+    };
+}
+
+node_defs! {
     // Standard composites.
     Sequence(CompositeDef),
     SequenceWithMemory(CompositeDef),
@@ -476,153 +569,4 @@ pub struct Common<'a> {
     pub not_tags: &'a [String],
     /// A named behavior's parameters.
     pub parameters: &'a BTreeMap<String, ValueDef>,
-}
-
-impl NodeDef {
-    /// The kind's name as written in files.
-    pub fn kind_name(&self) -> &'static str {
-        match self {
-            NodeDef::Sequence(_) => "Sequence",
-            NodeDef::SequenceWithMemory(_) => "SequenceWithMemory",
-            NodeDef::ReactiveSequence(_) => "ReactiveSequence",
-            NodeDef::GuardSequence(_) => "GuardSequence",
-            NodeDef::Selector(_) => "Selector",
-            NodeDef::ReactiveFallback(_) => "ReactiveFallback",
-            NodeDef::Parallel(_) => "Parallel",
-            NodeDef::ParallelAll(_) => "ParallelAll",
-            NodeDef::IfThenElse(_) => "IfThenElse",
-            NodeDef::WhileDoElse(_) => "WhileDoElse",
-            NodeDef::Switch(_) => "Switch",
-            NodeDef::PrioritizedList(_) => "PrioritizedList",
-            NodeDef::Sequential(_) => "Sequential",
-            NodeDef::SequentialLooping(_) => "SequentialLooping",
-            NodeDef::Probabilistic(_) => "Probabilistic",
-            NodeDef::OneOff(_) => "OneOff",
-            NodeDef::Ordered(_) => "Ordered",
-            NodeDef::Simultaneous(_) => "Simultaneous",
-            NodeDef::SelectOne(_) => "SelectOne",
-            NodeDef::Invert(_) => "Invert",
-            NodeDef::ForceSuccess(_) => "ForceSuccess",
-            NodeDef::ForceFailure(_) => "ForceFailure",
-            NodeDef::Repeat(_) => "Repeat",
-            NodeDef::RetryUntilSuccessful(_) => "RetryUntilSuccessful",
-            NodeDef::KeepRunningUntilFailure(_) => "KeepRunningUntilFailure",
-            NodeDef::RunOnce(_) => "RunOnce",
-            NodeDef::Delay(_) => "Delay",
-            NodeDef::Cooldown(_) => "Cooldown",
-            NodeDef::MinDuration(_) => "MinDuration",
-            NodeDef::Timeout(_) => "Timeout",
-            NodeDef::Guard(_) => "Guard",
-            NodeDef::Action(_) => "Action",
-            NodeDef::Condition(_) => "Condition",
-            NodeDef::CheckWorldStateFlags(_) => "CheckWorldStateFlags",
-            NodeDef::CheckWorldStateCounters(_) => "CheckWorldStateCounters",
-            NodeDef::Rule(_) => "Rule",
-            NodeDef::Threshold(_) => "Threshold",
-            NodeDef::Wait(_) => "Wait",
-            NodeDef::SetBlackboard(_) => "SetBlackboard",
-            NodeDef::UnsetBlackboard(_) => "UnsetBlackboard",
-            NodeDef::Succeed(_) => "Succeed",
-            NodeDef::Fail(_) => "Fail",
-            NodeDef::Forever(_) => "Forever",
-            NodeDef::Use(_) => "Use",
-            NodeDef::Impulse(_) => "Impulse",
-            NodeDef::Custom(_) => "Custom",
-        }
-    }
-
-    /// Name and tag requirements.
-    pub fn common(&self) -> Common<'_> {
-        macro_rules! c {
-            ($d:expr) => {
-                Common {
-                    name: $d.name.as_deref(),
-                    tags: &$d.tags,
-                    any_tags: &$d.any_tags,
-                    not_tags: &$d.not_tags,
-                    parameters: &$d.parameters,
-                }
-            };
-        }
-        match self {
-            NodeDef::Sequence(d)
-            | NodeDef::SequenceWithMemory(d)
-            | NodeDef::ReactiveSequence(d)
-            | NodeDef::GuardSequence(d)
-            | NodeDef::IfThenElse(d)
-            | NodeDef::WhileDoElse(d)
-            | NodeDef::Selector(d)
-            | NodeDef::ReactiveFallback(d)
-            | NodeDef::PrioritizedList(d)
-            | NodeDef::Sequential(d)
-            | NodeDef::SequentialLooping(d)
-            | NodeDef::Ordered(d)
-            | NodeDef::Simultaneous(d) => c!(d),
-            NodeDef::Parallel(d) => c!(d),
-            NodeDef::ParallelAll(d) => c!(d),
-            NodeDef::Probabilistic(d) => c!(d),
-            NodeDef::OneOff(d) => c!(d),
-            NodeDef::SelectOne(d) => c!(d),
-            NodeDef::Invert(d) | NodeDef::ForceSuccess(d) | NodeDef::ForceFailure(d) => c!(d),
-            NodeDef::Repeat(d) => c!(d),
-            NodeDef::Switch(d) => c!(d),
-            NodeDef::RetryUntilSuccessful(d) => c!(d),
-            NodeDef::KeepRunningUntilFailure(d) => c!(d),
-            NodeDef::RunOnce(d) => c!(d),
-            NodeDef::Delay(d) => c!(d),
-            NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => c!(d),
-            NodeDef::Guard(d) => c!(d),
-            NodeDef::Action(d) => c!(d),
-            NodeDef::Condition(d) | NodeDef::Rule(d) => c!(d),
-            NodeDef::CheckWorldStateFlags(d) => c!(d),
-            NodeDef::CheckWorldStateCounters(d) => c!(d),
-            NodeDef::Threshold(d) => c!(d),
-            NodeDef::Wait(d) => c!(d),
-            NodeDef::SetBlackboard(d) => c!(d),
-            NodeDef::UnsetBlackboard(d) => c!(d),
-            NodeDef::Succeed(d) | NodeDef::Fail(d) | NodeDef::Forever(d) => c!(d),
-            NodeDef::Use(d) => c!(d),
-            NodeDef::Impulse(d) => c!(d),
-            NodeDef::Custom(d) => c!(d),
-        }
-    }
-
-    /// Children in file order (a decorator's one child; none for leaves).
-    pub fn children(&self) -> &[NodeDef] {
-        match self {
-            NodeDef::Sequence(d)
-            | NodeDef::SequenceWithMemory(d)
-            | NodeDef::ReactiveSequence(d)
-            | NodeDef::GuardSequence(d)
-            | NodeDef::IfThenElse(d)
-            | NodeDef::WhileDoElse(d)
-            | NodeDef::Selector(d)
-            | NodeDef::ReactiveFallback(d)
-            | NodeDef::PrioritizedList(d)
-            | NodeDef::Sequential(d)
-            | NodeDef::SequentialLooping(d)
-            | NodeDef::Ordered(d)
-            | NodeDef::Simultaneous(d) => &d.children,
-            NodeDef::Parallel(d) => &d.children,
-            NodeDef::ParallelAll(d) => &d.children,
-            NodeDef::Probabilistic(d) => &d.children,
-            NodeDef::OneOff(d) => &d.children,
-            NodeDef::SelectOne(d) => &d.children,
-            NodeDef::Invert(d) | NodeDef::ForceSuccess(d) | NodeDef::ForceFailure(d) => {
-                std::slice::from_ref(&*d.child)
-            }
-            NodeDef::Repeat(d) => std::slice::from_ref(&*d.child),
-            NodeDef::Switch(d) => &d.children,
-            NodeDef::RetryUntilSuccessful(d) => std::slice::from_ref(&*d.child),
-            NodeDef::KeepRunningUntilFailure(d) => std::slice::from_ref(&*d.child),
-            NodeDef::Delay(d) => std::slice::from_ref(&*d.child),
-            NodeDef::RunOnce(d) => std::slice::from_ref(&*d.child),
-            NodeDef::Cooldown(d) | NodeDef::MinDuration(d) | NodeDef::Timeout(d) => {
-                std::slice::from_ref(&*d.child)
-            }
-            NodeDef::Guard(d) => std::slice::from_ref(&*d.child),
-            NodeDef::Custom(d) => &d.children,
-            _ => &[],
-        }
-    }
 }

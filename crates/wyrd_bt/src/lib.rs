@@ -266,22 +266,26 @@
 //! table). No other code lists kinds to decide one of these facts.
 //!
 //! Adding a node kind touches these places, nothing else:
-//! 1. `def.rs`, the file format: its variant of [`NodeDef`] (with a fields
-//!    struct if it has a new shape) and its arms in `kind_name`, `common`,
-//!    `children`;
-//! 2. `kind/`, its row: its `Kind` variant (`kind/mod.rs`), its row in
-//!    `Kind::info` and its place in `Kind::ALL` (`kind/table.rs`: a struct
-//!    literal, every field a fact above), its `Kind::ordinal`
-//!    (`kind/row_tests.rs`), and its arm in `compile/lower.rs` (file node
-//!    → kind payload). Arity checks, state slots, their initial values,
+//! 1. **its row in the table** (`kind/table.rs`): one entry of
+//!    `kind_table!`, its name with its payload fields (type and the
+//!    placeholder `Kind::ALL` uses) and its `KindInfo`, a struct literal
+//!    whose every field is a fact above, with an `example` node as a file
+//!    writes it. The `Kind` enum, `Kind::info` and `Kind::ALL` are made
+//!    from that one list. Arity checks, state slots, their initial values,
 //!    skippability, instant folding, DOES_COMPLETE, random state, guards,
 //!    action slots and stimuli follow from the row: the compiler and the
-//!    interpreter's bookkeeping need no edit (`kind::row_tests` checks
-//!    every row against what a tree of that kind does: give the kind a
-//!    template there);
-//! 3. `runtime/<family>.rs`, its rule: its tick function and its arm in the
-//!    family's dispatch (`tick_standard`, `tick_halo`, ...);
-//! 4. a conformance case under `tests/conformance/`, citing its source.
+//!    interpreter's bookkeeping need no edit, and `kind::row_tests` checks
+//!    the row against what a tree of the kind (built from its `example`)
+//!    does;
+//! 2. **its function in its family file** (`runtime/<family>.rs`): its
+//!    tick function and its arm in that file's dispatch (`tick_standard`,
+//!    `tick_halo`, ...);
+//! 3. **the def parsing**: its line in `node_defs!` (`def.rs`: the file's
+//!    name for it and its fields struct; a new shape of fields is one
+//!    `node_struct!`, marked `<children>` or `<child>` when it has them),
+//!    and its arm in `compile/lower.rs` that turns the file's node into the
+//!    kind's payload;
+//! 4. **a conformance case** under `tests/conformance/`, citing its source.
 //!
 //! Then regenerate `NODES.md` (`cargo test -p wyrd_bt --test bt node_table`
 //! prints the table when it differs).

@@ -2,7 +2,6 @@
 
 use super::Compiler;
 use crate::def::NodeDef;
-use crate::program::Kind;
 
 /// A tree file that could not be loaded, with where and why.
 ///
@@ -380,13 +379,9 @@ fn arity_text(min: usize, max: usize) -> String {
 /// Node kinds as written in files, for error messages: every compiled kind
 /// plus the file-only forms.
 pub(super) fn known_kinds() -> String {
-    let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
-    names.extend([
-        "Fallback",
-        "CheckWorldStateFlags",
-        "CheckWorldStateCounters",
-        "Use",
-    ]);
+    // Every name of the file format (one list, `def.rs`), and the alias.
+    let mut names = crate::def::NodeDef::KINDS.to_vec();
+    names.push("Fallback");
     names.join(", ")
 }
 

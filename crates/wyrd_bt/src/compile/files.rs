@@ -8,7 +8,7 @@ use ron::extensions::Extensions;
 use super::errors::{known_kinds, line_col};
 use super::{BtError, BtProblem, compile};
 use crate::def::{NodeDef, TreeDef};
-use crate::program::{Kind, Program};
+use crate::program::Program;
 use crate::registry::Vocabulary;
 
 /// Parses a tree file (RON). Never panics.
@@ -87,47 +87,29 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
 }
 
 /// The field a node with children takes: `child` for decorators,
-/// `children` for composites (`None`: a leaf).
+/// `children` for composites (`None`: a leaf), from the kind's fields
+/// struct.
 fn child_field(outer: Option<&str>) -> Option<&'static str> {
-    let outer = outer?;
-    let outer = if outer == "Fallback" {
-        "Selector"
-    } else {
-        outer
-    };
-    let kind = Kind::ALL.iter().find(|k| k.name() == outer)?;
-    match kind.info().family {
-        crate::kind::Family::Leaf => None,
-        crate::kind::Family::Decorator => Some("child: Node(..)"),
-        _ if matches!(kind, Kind::Impulse { .. }) => None,
-        _ => Some("children: [..]"),
+    match outer? {
+        "Fallback" => NodeDef::child_field_of("Selector"),
+        kind => NodeDef::child_field_of(kind),
     }
 }
 
+/// The leaf kind an error is about: its own name, or the kinds whose
+/// fields struct serde names (`ConditionDef`: "Condition or Rule").
 fn leaf_kind_name(outer: Option<&str>) -> String {
     let Some(outer) = outer else {
         return "leaf".to_owned();
     };
-    // A leaf kind's own name (from the table), or the fields struct serde
-    // names.
-    if Kind::ALL.iter().any(|k| k.is_leaf() && k.name() == outer)
-        || matches!(outer, "Use" | "Impulse")
-    {
+    if NodeDef::KINDS.contains(&outer) {
         return outer.to_owned();
     }
-    match outer {
-        "ActionDef" => "Action",
-        "ConditionDef" => "Condition or Rule",
-        "ThresholdDef" => "Threshold",
-        "WaitDef" => "Wait",
-        "SetBlackboardDef" => "SetBlackboard",
-        "UnsetBlackboardDef" => "UnsetBlackboard",
-        "LeafDef" => "Succeed, Fail or Forever",
-        "UseDef" => "Use (a reference)",
-        "ImpulseDef" => "Impulse (a reference)",
-        _ => "leaf",
+    match NodeDef::kinds_with_fields(outer).as_slice() {
+        [] => "leaf".to_owned(),
+        [one] => (*one).to_owned(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
-    .to_owned()
 }
 
 /// Files a tree refers to with `Use(file: ..)`, relative to the tree's

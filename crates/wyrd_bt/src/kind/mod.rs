@@ -4,60 +4,38 @@
 //! it reads time, and its rule in one line with its BehaviorTree.CPP and
 //! Unreal equivalents (the crate docs' node table is generated from it).
 
-/// What a node does. Payload indexes point into the
-/// [`Program`](crate::Program)'s tables.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[allow(missing_docs)]
-pub(crate) enum Kind {
-    // Standard composites (BT.CPP names and rules).
-    Sequence,
-    SequenceWithMemory,
-    ReactiveSequence,
-    GuardSequence,
-    Selector,
-    ReactiveFallback,
-    Parallel { success: u16, failure: u16 },
-    ParallelAll { max_failures: u32 },
-    IfThenElse,
-    WhileDoElse,
-    Switch { key: u16, cases: u32 },
-    // Halo 2 decision schemes.
-    PrioritizedList,
-    Sequential,
-    SequentialLooping,
-    Probabilistic { weights: u32 },
-    OneOff { random: bool },
-    Impulse { impulse: u32 },
-    // Trainz parent styles.
-    Ordered,
-    Simultaneous,
-    SelectOne { random: bool },
-    // Decorators.
-    Invert,
-    ForceSuccess,
-    ForceFailure,
-    Repeat { count: u32 },
-    RetryUntilSuccessful { attempts: u32 },
-    KeepRunningUntilFailure,
-    RunOnce { then_skip: bool },
-    Delay { ms: u32 },
-    Cooldown { ms: u32 },
-    MinDuration { ms: u32 },
-    Timeout { ms: u32 },
-    Guard { cond: u32 },
-    // Leaves.
-    Action { action: u32 },
-    Condition { cond: u32 },
-    Rule { cond: u32 },
-    Threshold { cond: u32, count: u32 },
-    Wait { ms: u32 },
-    SetBlackboard { write: u32 },
-    UnsetBlackboard { key: u16 },
-    Succeed,
-    Fail,
-    Forever,
-    // Game-registered.
-    Custom { custom: u32 },
+/// Defines [`Kind`] from the table (`table.rs`): each row names a kind,
+/// its payload fields with their types and the placeholder value of
+/// [`Kind::ALL`], and its [`KindInfo`]. The enum, `Kind::info` and
+/// `Kind::ALL` all come from the one list, so a kind is one row: it cannot
+/// be in the enum without a row, or in the table without its place in
+/// `ALL`.
+macro_rules! kind_table {
+    ($(
+        $(#[$meta:meta])*
+        $name:ident $({ $($field:ident : $ty:ty = $placeholder:expr),* $(,)? })? => $row:expr;
+    )*) => {
+        /// What a node does. Payload indexes point into the
+        /// [`Program`](crate::Program)'s tables.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        #[allow(missing_docs)]
+        pub(crate) enum Kind {
+            $($(#[$meta])* $name $({ $($field: $ty),* })?,)*
+        }
+
+        impl Kind {
+            /// The facts about this kind: its row of the table.
+            pub const fn info(&self) -> KindInfo {
+                match self {
+                    $(Kind::$name $({ $($field: _),* })? => $row,)*
+                }
+            }
+
+            /// One of each kind, in table order (payloads are
+            /// placeholders): for docs and tools that list kinds.
+            pub const ALL: &'static [Kind] = &[$(Kind::$name $({ $($field: $placeholder),* })?,)*];
+        }
+    };
 }
 
 /// Which part of the interpreter ticks a kind (one file each under
@@ -157,6 +135,9 @@ pub struct KindInfo {
     pub bt_cpp: &'static str,
     /// Unreal Engine behavior tree equivalent (`-`: none).
     pub unreal: &'static str,
+    /// A node of this kind as written in a tree file, its children as
+    /// `{a}` and `{b}` (the row tests build a tree of each kind from it).
+    pub example: &'static str,
 }
 
 /// How a kind made of conditions only reads as one condition.
@@ -235,6 +216,8 @@ pub(crate) enum Relevance {
 #[cfg(test)]
 mod row_tests;
 mod table;
+
+pub(crate) use table::Kind;
 
 /// The facts of every node kind, in table order (for docs and tools that
 /// list kinds).

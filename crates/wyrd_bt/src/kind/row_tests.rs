@@ -11,58 +11,6 @@ use crate::runtime::Status;
 use crate::sim::Sim;
 use std::sync::Arc;
 
-impl Kind {
-    /// The kind's place in [`Kind::ALL`]. Exhaustive: a new kind does not
-    /// compile until it has one, and a test checks `ALL` against it.
-    pub(crate) const fn ordinal(&self) -> usize {
-        match self {
-            Kind::Sequence => 0,
-            Kind::SequenceWithMemory => 1,
-            Kind::ReactiveSequence => 2,
-            Kind::GuardSequence => 3,
-            Kind::Selector => 4,
-            Kind::ReactiveFallback => 5,
-            Kind::Parallel { .. } => 6,
-            Kind::ParallelAll { .. } => 7,
-            Kind::IfThenElse => 8,
-            Kind::WhileDoElse => 9,
-            Kind::Switch { .. } => 10,
-            Kind::PrioritizedList => 11,
-            Kind::Sequential => 12,
-            Kind::SequentialLooping => 13,
-            Kind::Probabilistic { .. } => 14,
-            Kind::OneOff { .. } => 15,
-            Kind::Impulse { .. } => 16,
-            Kind::Ordered => 17,
-            Kind::Simultaneous => 18,
-            Kind::SelectOne { .. } => 19,
-            Kind::Invert => 20,
-            Kind::ForceSuccess => 21,
-            Kind::ForceFailure => 22,
-            Kind::Repeat { .. } => 23,
-            Kind::RetryUntilSuccessful { .. } => 24,
-            Kind::KeepRunningUntilFailure => 25,
-            Kind::RunOnce { .. } => 26,
-            Kind::Delay { .. } => 27,
-            Kind::Cooldown { .. } => 28,
-            Kind::MinDuration { .. } => 29,
-            Kind::Timeout { .. } => 30,
-            Kind::Guard { .. } => 31,
-            Kind::Action { .. } => 32,
-            Kind::Condition { .. } => 33,
-            Kind::Rule { .. } => 34,
-            Kind::Threshold { .. } => 35,
-            Kind::Wait { .. } => 36,
-            Kind::SetBlackboard { .. } => 37,
-            Kind::UnsetBlackboard { .. } => 38,
-            Kind::Succeed => 39,
-            Kind::Fail => 40,
-            Kind::Forever => 41,
-            Kind::Custom { .. } => 42,
-        }
-    }
-}
-
 /// A custom composite for the `Custom` row: ticks every child, like a
 /// parallel of all.
 struct All;
@@ -81,39 +29,14 @@ impl CustomNode for All {
 }
 
 /// A tree whose root is of the kind, over `kids` (two children; one
-/// for decorators; none for leaves).
+/// for decorators; none for leaves): the row's example.
 fn template(kind: &str, kids: [&str; 2]) -> String {
-    let [a, b] = kids;
-    let two = format!("children: [{a}, {b}]");
-    match kind {
-        "Parallel" | "ParallelAll" | "Sequence" | "SequenceWithMemory" | "ReactiveSequence"
-        | "GuardSequence" | "Selector" | "ReactiveFallback" | "IfThenElse" | "WhileDoElse"
-        | "PrioritizedList" | "Sequential" | "SequentialLooping" | "Probabilistic" | "Ordered"
-        | "Simultaneous" => format!("{kind}(name: \"root\", {two})"),
-        "OneOff" | "SelectOne" => format!("{kind}(name: \"root\", random: true, {two})"),
-        "Switch" => format!("Switch(name: \"root\", key: \"k\", cases: [1], {two})"),
-        "Impulse" => "Impulse(name: \"root\", behavior: \"stim\")".into(),
-        "Custom" => format!("Custom(name: \"root\", kind: \"All\", {two})"),
-        "Invert" | "ForceSuccess" | "ForceFailure" | "KeepRunningUntilFailure" | "RunOnce" => {
-            format!("{kind}(name: \"root\", child: {a})")
-        }
-        "Repeat" => format!("Repeat(name: \"root\", count: 2, child: {a})"),
-        "RetryUntilSuccessful" => {
-            format!("RetryUntilSuccessful(name: \"root\", attempts: 2, child: {a})")
-        }
-        "Delay" | "Cooldown" | "MinDuration" | "Timeout" => {
-            format!("{kind}(name: \"root\", seconds: 1.0, child: {a})")
-        }
-        "Guard" => format!("Guard(name: \"root\", when: [Is(\"a\")], child: {a})"),
-        "Action" => "Action(name: \"root\", action: \"Act\")".into(),
-        "Condition" | "Rule" => format!("{kind}(name: \"root\", check: Is(\"a\"))"),
-        "Threshold" => "Threshold(name: \"root\", check: Is(\"a\"), count: 2)".into(),
-        "Wait" => "Wait(name: \"root\", seconds: 1.0)".into(),
-        "SetBlackboard" => "SetBlackboard(name: \"root\", key: \"a\", value: true)".into(),
-        "UnsetBlackboard" => "UnsetBlackboard(name: \"root\", key: \"a\")".into(),
-        "Succeed" | "Fail" | "Forever" => format!("{kind}(name: \"root\")"),
-        other => panic!("no template for the kind {other}: add one"),
-    }
+    let row = Kind::ALL
+        .iter()
+        .map(Kind::info)
+        .find(|row| row.name == kind)
+        .unwrap_or_else(|| panic!("no kind {kind} in the table"));
+    row.example.replace("{a}", kids[0]).replace("{b}", kids[1])
 }
 
 fn compile(kind: &str, kids: [&str; 2]) -> Program {
@@ -137,13 +60,22 @@ const ACTS: [&str; 2] = [
     "Action(name: \"y\", action: \"Y\")",
 ];
 
+/// Each row's `name` (what tree files say) is its kind's own name, so no
+/// two rows answer to one name; and its example is a node of that kind.
 #[test]
-fn all_lists_every_kind_once_in_table_order() {
-    for (i, k) in Kind::ALL.iter().enumerate() {
-        assert_eq!(k.ordinal(), i, "{} is out of place in Kind::ALL", k.name());
+fn every_row_is_named_as_its_kind_and_its_example_is_one() {
+    let mut seen = std::collections::HashSet::new();
+    for k in Kind::ALL {
+        let debug = format!("{k:?}");
+        let variant = debug.split([' ', '{']).next().unwrap();
+        assert_eq!(k.name(), variant, "the row of {variant} is named otherwise");
+        assert!(seen.insert(k.name()), "{} twice in the table", k.name());
+        assert!(
+            k.info().example.starts_with(&format!("{}(", k.name())),
+            "{}: its example is of another kind",
+            k.name()
+        );
     }
-    let last = Kind::Custom { custom: 0 }.ordinal();
-    assert_eq!(Kind::ALL.len(), last + 1, "Kind::ALL misses a kind");
 }
 
 /// A kind whose row folds it into one condition is instant over
