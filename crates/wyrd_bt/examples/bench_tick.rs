@@ -8,7 +8,10 @@
 //! every agent / on one, keeping N ticks.
 //! `--plugin`'s action system uses the typed dispatch (`ActionRuns`, one
 //! `for_each` per action type); `--act-scan` passes over every agent's
-//! `BtActions` instead, as games did before it.
+//! `BtActions` finishing every action alike by a table of durations (no
+//! parameters read); `--act-by-hand` dispatches by hand as games did
+//! before the typed dispatch: per action type, a pass over every agent
+//! comparing ids and reading the parameters with `read_action`.
 //! `--typed`: the reference tree whose actions also read a `Vec3` and an
 //! `Entity` parameter from the blackboard (the action loop reads them).
 //! The runtime alone (flat state in a loop); with `--plugin`, the full plugin
@@ -76,6 +79,7 @@ fn main() {
             "--plugin" => plugin = true,
             "--typed" => typed = true,
             "--act-scan" => act_by = ActBy::Scan,
+            "--act-by-hand" => act_by = ActBy::Hand,
             "--fixed-cost" => {
                 fixed_cost(ticks, std::env::var("WYRD_FIXED_COST_ONLY").ok());
                 return;
@@ -84,7 +88,7 @@ fn main() {
             "--record-one" => record = Some((false, num("--record-one"))),
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan]] [--typed]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--typed]"
                 );
                 std::process::exit(2);
             }

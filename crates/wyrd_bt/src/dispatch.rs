@@ -253,12 +253,16 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     pub fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
         let mut listed = self.actions.iter_many_mut(self.index.agents(A::ID));
         while let Some((entity, mut actions)) = listed.fetch_next() {
+            // Marked changed only when a slot's state changes: visiting an
+            // agent is not a change (`Changed<BtActions>` then means a
+            // result was reported).
+            let mut reported = false;
             let BtActions {
                 slots,
                 program,
                 now_ms,
                 ..
-            } = &mut *actions;
+            } = actions.bypass_change_detection();
             let Some(program) = program.as_deref() else {
                 continue;
             };
@@ -278,15 +282,20 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
                     A::read(info, &self.index.no_keys)
                 };
                 match params {
-                    Ok(params) => f(RunningAction {
-                        entity,
-                        params,
-                        slot,
-                        boards: &mut self.boards,
-                        now_ms: *now_ms,
-                    }),
+                    Ok(params) => {
+                        let before = slot.state;
+                        f(RunningAction {
+                            entity,
+                            params,
+                            slot: &mut *slot,
+                            boards: &mut self.boards,
+                            now_ms: *now_ms,
+                        });
+                        reported |= slot.state != before;
+                    }
                     Err(error) => {
                         slot.fail();
+                        reported = true;
                         let problem = AgentProblem::ActionParams {
                             tree: program.source().to_owned(),
                             error,
@@ -298,6 +307,9 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
                         }
                     }
                 }
+            }
+            if reported {
+                actions.set_changed();
             }
         }
     }

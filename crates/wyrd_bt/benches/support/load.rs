@@ -296,9 +296,16 @@ pub enum ActBy {
     /// Typed dispatch, as the README shows: one `for_each` per action type
     /// ([`ActionRuns`]), visiting only the agents running it.
     Typed,
-    /// A pass over every agent's `BtActions` (what games wrote before the
-    /// typed dispatch).
+    /// One pass over every agent's `BtActions` that finishes every action
+    /// alike by the load's table of durations, reading no parameters: the
+    /// cheapest game there is, and not one a game with different actions
+    /// can write.
     Scan,
+    /// Dispatch by hand, as games wrote it before the typed dispatch (issue
+    /// 24, item 7): per action type, a pass over every agent's `BtActions`
+    /// comparing `slot.id == X::ID` and reading `X`'s parameters with
+    /// `read_action::<X>` (one system here; a game has one per action).
+    Hand,
 }
 
 /// Finishes actions that ran their `ticks`, typed: per action, only the
@@ -311,6 +318,46 @@ pub fn act_typed(mut runs: ActionRuns) {
                     a.succeed();
                 }
             });
+        )*};
+    }
+    finish!(
+        DiveToCover,
+        Crouch,
+        FleeRun,
+        Cower,
+        VehicleShoot,
+        VehicleDrive,
+        MoveToCover,
+        PeekShoot,
+        Aim,
+        Shoot,
+        Advance,
+        GoToLastKnown,
+        LookAround,
+        Patrol,
+        Idle
+    );
+}
+
+/// Finishes actions that ran their `ticks`, by hand: per action type, a
+/// pass over every agent ([`ActBy::Hand`]).
+pub fn act_by_hand(mut agents: Query<(&BtAgent, &mut BtActions)>, no_keys: Local<Blackboard>) {
+    macro_rules! finish {
+        ($($a:ty),*) => {$(
+            for (agent, mut actions) in &mut agents {
+                let now = actions.now_ms();
+                for slot in actions.iter_mut() {
+                    if slot.id != <$a>::ID || !slot.is_running() {
+                        continue;
+                    }
+                    if let Ok(params) = agent.read_action::<$a>(slot, &no_keys)
+                        && i64::from(now.saturating_sub(slot.started_ms) / PLUGIN_DT_MS + 1)
+                            >= params.ticks
+                    {
+                        slot.succeed();
+                    }
+                }
+            }
         )*};
     }
     finish!(
@@ -403,6 +450,7 @@ pub fn plugin_app_acting(n: usize, threads: Option<usize>, by: ActBy) -> App {
     match by {
         ActBy::Typed => app.add_systems(FixedUpdate, act_typed.in_set(BtSystems::Act)),
         ActBy::Scan => app.add_systems(FixedUpdate, act.in_set(BtSystems::Act)),
+        ActBy::Hand => app.add_systems(FixedUpdate, act_by_hand.in_set(BtSystems::Act)),
     };
     let program = reference_program();
     let keys = input_keys(&program);
