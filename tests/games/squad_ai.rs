@@ -462,7 +462,9 @@ fn a_relative_assets_folder_is_the_current_directorys() {
 /// Issue 28: a headless skirmish with `--remote PORT` answers the `wyrd.*`
 /// methods over HTTP while it plays in real time: the agents and their
 /// running leaves, an agent's tree whose running leaves are its running
-/// nodes, pause (the tick stops), step (one tick), resume.
+/// nodes, pause (the tick stops), step (one tick), resume, the crowd, the
+/// world state read and set, a flight recording, a breakpoint that stops
+/// the trees, and the save methods' answer for a game that keeps none.
 #[test]
 fn a_headless_skirmish_answers_the_remote_methods_over_http() {
     use serde_json::json;
@@ -556,4 +558,93 @@ fn a_headless_skirmish_answers_the_remote_methods_over_http() {
     )
     .unwrap();
     assert!(crowd["agents"].as_u64().unwrap() >= 8, "{crowd}");
+
+    // The world state: the skirmish's counter, set by a tool.
+    let world = brp_call(port, "wyrd.world", json!({})).unwrap();
+    let killed = |w: &Json| {
+        w["counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "AIS_KILLED")
+            .map(|c| c["value"].as_i64().unwrap())
+    };
+    let before = killed(&world).expect("squad_ai declares AIS_KILLED");
+    let set = brp_call(
+        port,
+        "wyrd.world.set",
+        json!({"name": "AIS_KILLED", "value": before + 1000}),
+    )
+    .unwrap();
+    assert_eq!(set["changed"], true, "{set}");
+    let after = killed(&brp_call(port, "wyrd.world", json!({})).unwrap()).unwrap();
+    assert!(
+        after >= before + 1000,
+        "{after} after setting {}",
+        before + 1000
+    );
+
+    // A flight recording of one agent, in the file format.
+    let agent = json!({"entity": first["entity"]});
+    let mut record = agent.clone();
+    record["on"] = json!(true);
+    record["ticks"] = json!(50);
+    assert_eq!(
+        brp_call(port, "wyrd.record", record).unwrap()["recording"],
+        true
+    );
+    let entity = first["entity"].clone();
+    let recording = until(
+        "a few recorded ticks",
+        Box::new(move || {
+            brp_call(port, "wyrd.recording", json!({"entity": entity}))
+                .ok()
+                .filter(|r| r["ticks"].as_array().is_some_and(|t| t.len() >= 3))
+        }),
+    );
+    assert_eq!(recording["tree"], "squad_ai/combat.bt.ron");
+
+    // Breakpoints on the end of a leaf the AI runs (any AI of the tree):
+    // the trees stop when one ends it.
+    let leaf = running[0].as_str().unwrap().to_owned();
+    let tree_file = json!({"tree": "squad_ai/combat.bt.ron"});
+    let mut bp = tree_file.clone();
+    bp["breakpoints"] =
+        json!(["Success", "Failure", "Aborted"].map(|on| json!({"node": leaf, "on": on})));
+    assert_eq!(
+        brp_call(port, "wyrd.breakpoints.set", bp).unwrap()["count"],
+        3
+    );
+    let hit = until(
+        "the breakpoint's hit",
+        Box::new(move || {
+            brp_call(
+                port,
+                "wyrd.breakpoints.get",
+                json!({"tree": "squad_ai/combat.bt.ron"}),
+            )
+            .ok()
+            .filter(|g| !g["last_hit"].is_null())
+        }),
+    );
+    assert!(hit["file"].as_str().unwrap().contains(&leaf), "{hit}");
+    assert!(
+        hit["last_hit"]["why"].as_str().unwrap().starts_with(&leaf),
+        "{hit}"
+    );
+    assert_eq!(
+        brp_call(port, "wyrd.tree", agent.clone()).unwrap()["paused"],
+        true
+    );
+    assert_eq!(
+        brp_call(port, "wyrd.breakpoints.clear", tree_file).unwrap()["count"],
+        0
+    );
+    brp_call(port, "wyrd.resume", json!({})).unwrap();
+
+    // squad_ai keeps no save: both save methods say what is missing.
+    for method in ["wyrd.save", "wyrd.save.now"] {
+        let err = brp_call(port, method, json!({})).unwrap_err();
+        assert!(err.contains("WorldStateSavePlugin"), "{method}: {err}");
+    }
 }

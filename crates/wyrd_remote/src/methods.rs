@@ -423,6 +423,12 @@ pub fn save_status(In(_): Params, world: &mut World) -> BrpResult {
 /// `wyrd.save.now`: asks for a save (written at the next frame).
 pub fn save_now(In(_): Params, world: &mut World) -> BrpResult {
     world_of(world)?;
+    // Without the save plugin nothing would read the request.
+    if world.get_resource::<wyrd_save::SaveStatus>().is_none() {
+        return Err(BrpError::resource_not_present(
+            "SaveStatus (add WorldStateSavePlugin)",
+        ));
+    }
     world.write_message(wyrd_state::save::SaveWorldState::default());
     Ok(json!({ "requested": true }))
 }

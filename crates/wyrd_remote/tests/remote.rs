@@ -450,3 +450,54 @@ fn the_remote_schedule_runs_only_when_a_request_waits_or_a_watch_is_open() {
         "one frame to clear the closed watch, then none"
     );
 }
+
+/// `wyrd.save` reports the save slot as the game's `SaveStatus` has it, and
+/// `wyrd.save.now` writes the save at the next frame; without the save
+/// plugin both say what is missing.
+#[test]
+fn the_save_is_reported_and_written_over_the_protocol() {
+    let mut bare = methods_only();
+    for method in ["wyrd.save", "wyrd.save.now"] {
+        let err = call(&mut bare.app, method, json!({})).unwrap_err();
+        assert!(err.contains("WorldStateSavePlugin"), "{method}: {err}");
+    }
+
+    let saves = tempfile::tempdir().unwrap();
+    let mut g = game(WyrdRemotePlugin {
+        http: false,
+        ..Default::default()
+    });
+    g.app
+        .add_plugins(wyrd_state::save::WorldStateSavePlugin::new(
+            saves.path(),
+            wyrd_save::SaveKey::new("remote test"),
+        ));
+    wyrd_test_support::step(&mut g.app, 3);
+    let status = call(&mut g.app, "wyrd.save", json!({})).unwrap();
+    let own = g.app.world().resource::<wyrd_save::SaveStatus>();
+    assert_eq!(status["dir"], own.dir.display().to_string());
+    assert_eq!(status["status"], own.summary());
+    let writes = own.writes;
+
+    call(
+        &mut g.app,
+        "wyrd.world.set",
+        json!({"name": "QST_DST_TOWER_5", "value": 2}),
+    )
+    .unwrap();
+    assert_eq!(
+        call(&mut g.app, "wyrd.save.now", json!({})).unwrap()["requested"],
+        true
+    );
+    wyrd_test_support::run_until(&mut g.app, "the save written", 200, |w| {
+        let s = w.resource::<wyrd_save::SaveStatus>();
+        s.writes > writes && !s.writing
+    });
+    let status = call(&mut g.app, "wyrd.save", json!({})).unwrap();
+    assert!(status["error"].is_null(), "{status}");
+    assert!(
+        std::fs::read_dir(saves.path()).unwrap().next().is_some(),
+        "a save in {}",
+        saves.path().display()
+    );
+}
