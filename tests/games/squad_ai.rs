@@ -633,7 +633,7 @@ fn a_headless_skirmish_answers_the_remote_methods_over_http() {
         "{hit}"
     );
     assert_eq!(
-        brp_call(port, "wyrd.tree", agent.clone()).unwrap()["paused"],
+        brp_call(port, "wyrd.tree", agent).unwrap()["paused"],
         true
     );
     assert_eq!(
