@@ -632,10 +632,7 @@ fn a_headless_skirmish_answers_the_remote_methods_over_http() {
         hit["last_hit"]["why"].as_str().unwrap().starts_with(&leaf),
         "{hit}"
     );
-    assert_eq!(
-        brp_call(port, "wyrd.tree", agent).unwrap()["paused"],
-        true
-    );
+    assert_eq!(brp_call(port, "wyrd.tree", agent).unwrap()["paused"], true);
     assert_eq!(
         brp_call(port, "wyrd.breakpoints.clear", tree_file).unwrap()["count"],
         0
