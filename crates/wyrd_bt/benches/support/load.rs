@@ -290,6 +290,29 @@ wyrd_bt::bt_action! {
         pub ticks: i64 }
 }
 
+/// Calls the macro `$m` with every action type of the reference tree.
+macro_rules! every_action {
+    ($m:ident) => {
+        $m!(
+            DiveToCover,
+            Crouch,
+            FleeRun,
+            Cower,
+            VehicleShoot,
+            VehicleDrive,
+            MoveToCover,
+            PeekShoot,
+            Aim,
+            Shoot,
+            Advance,
+            GoToLastKnown,
+            LookAround,
+            Patrol,
+            Idle
+        )
+    };
+}
+
 /// How the load's game finishes its actions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ActBy {
@@ -320,23 +343,7 @@ pub fn act_typed(mut runs: ActionRuns) {
             });
         )*};
     }
-    finish!(
-        DiveToCover,
-        Crouch,
-        FleeRun,
-        Cower,
-        VehicleShoot,
-        VehicleDrive,
-        MoveToCover,
-        PeekShoot,
-        Aim,
-        Shoot,
-        Advance,
-        GoToLastKnown,
-        LookAround,
-        Patrol,
-        Idle
-    );
+    every_action!(finish);
 }
 
 /// Finishes actions that ran their `ticks`, by hand: per action type, a
@@ -360,23 +367,7 @@ pub fn act_by_hand(mut agents: Query<(&BtAgent, &mut BtActions)>, no_keys: Local
             }
         )*};
     }
-    finish!(
-        DiveToCover,
-        Crouch,
-        FleeRun,
-        Cower,
-        VehicleShoot,
-        VehicleDrive,
-        MoveToCover,
-        PeekShoot,
-        Aim,
-        Shoot,
-        Advance,
-        GoToLastKnown,
-        LookAround,
-        Patrol,
-        Idle
-    );
+    every_action!(finish);
 }
 
 /// Finishes actions that ran their duration (the game's action system;
