@@ -389,11 +389,18 @@ fn a_recording_with_a_stimulus_becomes_a_script_that_loads_and_runs() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/squad_ai/combat.bt.ron");
     let tree = tree.to_str().unwrap();
     // Which AI a stimulus reaches, and lives to finish its scream, depends
-    // on the whole skirmish: the first such AI of a 64-AI one.
-    let script = (0..12)
-        .flat_map(|squad| (0..4).map(move |grunt| format!("squad {squad} grunt {grunt}")))
-        .find_map(|name| {
-            let rec = try_record(dir.path(), 64, &name).ok()?;
+    // on the whole skirmish (any change in the order action systems visit
+    // the AIs changes the battle): the first such AI of a 48-AI one, else
+    // of a larger one.
+    let script = [48, 64, 96]
+        .into_iter()
+        .flat_map(|ais| {
+            (0..ais / 4).flat_map(move |squad| {
+                (0..4).map(move |grunt| (ais, format!("squad {squad} grunt {grunt}")))
+            })
+        })
+        .find_map(|(ais, name)| {
+            let rec = try_record(dir.path(), ais, &name).ok()?;
             let (code, script, stderr) = wyrd(&[
                 "sim",
                 tree,

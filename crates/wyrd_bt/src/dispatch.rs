@@ -1,136 +1,291 @@
 //! Typed action dispatch: [`Running<A>`], the agents running action `A`.
 //!
-//! The tree tick keeps an index of which agents have a slot of which
-//! action ([`RunningActions`]): after each agent's tick it compares the
-//! action ids of its slots with what the index lists it under (a compare
-//! of at most four ids; most ticks start and stop nothing) and records the
-//! difference. An action system then visits only the agents in its list,
-//! instead of every agent's [`BtActions`].
+//! After each agent's tick, the tick copies its action slots (a few bytes
+//! each, with the agent's clock) into its thread's [`Posting`]; after the
+//! tick, [`RunningActions`] sorts those copies into one dense list per
+//! action. An action system then reads its action's list front to back,
+//! and visits none of the agents' components unless it asks for their
+//! blackboard: on a crowd, reading each running agent's `BtActions` in
+//! the ECS was a cache miss per agent and action, most of the action
+//! systems' time. What an action system reports (succeeded, failed) is
+//! written back into the agents' slots after [`BtSystems::Act`](crate::BtSystems::Act)
+//! (and at the start of the next tick, for a report made outside `Act`).
 
-use std::collections::HashMap;
+use std::any::TypeId;
 use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::Arc;
 
-use bevy::ecs::entity::Entity;
+use bevy::ecs::entity::{Entities, Entity};
 use bevy::ecs::prelude::*;
 use bevy::ecs::query::QueryFilter;
 use bevy::ecs::system::SystemParam;
 use bevy::log::warn;
+use bevy::platform::collections::HashMap;
 
 use crate::agent::BtAgent;
 use crate::blackboard::Blackboard;
 use crate::problem::AgentProblem;
-use crate::program::ActionId;
+use crate::program::{ActionId, Program};
 use crate::registry::BtAction;
-use crate::runtime::{ActionState, ActiveAction, BtActions, ListingChange};
+use crate::runtime::{ActionState, ActiveAction, BtActions};
 
-/// Which agents have a slot of which action (started, running, or aborted
-/// and still to be cleaned up), kept by the tree tick in
-/// [`BtSystems::Decide`](crate::BtSystems::Decide). [`Running<A>`] reads it;
-/// tools can count with it (how many agents run each action).
-///
-/// An agent is listed from the tick that starts an action to the tick after
-/// the action ended (so that its system sees it aborted). Each list is in
-/// entity order: the same in every run, whatever threads ticked, and close
-/// to the order the agents' components lie in memory (visiting a list in
-/// the order its changes came would read the components at random).
-#[derive(Resource, Debug, Default)]
-pub struct RunningActions {
-    lists: HashMap<ActionId, ActionList>,
-    /// Read by actions whose parameters are all constants.
-    no_keys: Blackboard,
-    /// Lists with changes to merge.
-    dirty: Vec<ActionId>,
-    scratch: Vec<Entity>,
+/// One action slot as the tree tick left it: what an action system reads,
+/// and reports on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Posted {
+    entity: Entity,
+    slot: ActiveAction,
+    /// The agent's time (ms) after its tick.
+    now_ms: u32,
+    /// Its program: in a thread's posting, a place in its programs; in
+    /// [`RunningActions`]' lists, a place in theirs.
+    program: u16,
+    /// The action system changed the slot's state: to write back.
+    reported: bool,
 }
 
-/// One action's agents, sorted, and this tick's changes to them.
+/// A run of agents one tick thread ticked in a row (one task of the
+/// parallel iteration), and where its first agent lies in the ECS tables:
+/// sorting runs by it puts the slots in the tick's iteration order, the
+/// same whatever threads ticked which run.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    start: usize,
+    first: Option<Entity>,
+}
+
+/// A tick thread's slot copies (kept across ticks: their room is
+/// allocated once).
 #[derive(Debug, Default)]
-struct ActionList {
-    agents: Vec<Entity>,
-    added: Vec<Entity>,
-    removed: Vec<Entity>,
+pub(crate) struct Posting {
+    posted: Vec<Posted>,
+    runs: Vec<Run>,
+    programs: Vec<Arc<Program>>,
+    /// The program of the last agent posted.
+    last_program: u16,
 }
 
-impl ActionList {
-    /// Merges the changes in (both sorted first): one pass over the list.
-    fn settle(&mut self, out: &mut Vec<Entity>) {
-        self.added.sort_unstable();
-        self.removed.sort_unstable();
-        out.clear();
-        let (mut old, mut new) = (self.agents.iter().peekable(), self.added.iter().peekable());
-        let mut removed = self.removed.iter().peekable();
-        loop {
-            let next = match (old.peek(), new.peek()) {
-                (Some(&&a), Some(&&b)) if b < a => new.next().copied(),
-                (Some(_), _) => old.next().copied(),
-                (None, Some(_)) => new.next().copied(),
-                (None, None) => break,
-            };
-            let Some(e) = next else { break };
-            while removed.next_if(|&&r| r < e).is_some() {}
-            if removed.peek() == Some(&&e) || out.last() == Some(&e) {
-                continue;
-            }
-            out.push(e);
+impl Posting {
+    /// A task of the parallel iteration starts on this thread.
+    pub(crate) fn begin_run(&mut self) {
+        self.runs.push(Run {
+            start: self.posted.len(),
+            first: None,
+        });
+    }
+
+    /// Copies an agent's slots, after its tick.
+    #[inline]
+    pub(crate) fn post(&mut self, entity: Entity, actions: &BtActions) {
+        if actions.slots.is_empty() {
+            return;
         }
-        std::mem::swap(&mut self.agents, out);
-        self.added.clear();
-        self.removed.clear();
+        let Some(program) = actions.program.as_ref() else {
+            return;
+        };
+        let program = self.program_at(program);
+        match self.runs.last_mut() {
+            Some(run) if run.first.is_none() => run.first = Some(entity),
+            Some(_) => {}
+            None => self.runs.push(Run {
+                start: 0,
+                first: Some(entity),
+            }),
+        }
+        for slot in &actions.slots {
+            self.posted.push(Posted {
+                entity,
+                slot: *slot,
+                now_ms: actions.now_ms,
+                program,
+                reported: false,
+            });
+        }
+    }
+
+    /// Where a program is in this thread's list (added if new: a game has
+    /// a few trees, and agents of one tree mostly come in rows).
+    #[inline]
+    fn program_at(&mut self, program: &Arc<Program>) -> u16 {
+        if let Some(last) = self.programs.get(usize::from(self.last_program))
+            && Arc::ptr_eq(last, program)
+        {
+            return self.last_program;
+        }
+        self.find_program(program)
+    }
+
+    #[cold]
+    fn find_program(&mut self, program: &Arc<Program>) -> u16 {
+        let at = match self.programs.iter().position(|p| Arc::ptr_eq(p, program)) {
+            Some(at) => at,
+            None => {
+                self.programs.push(program.clone());
+                self.programs.len() - 1
+            }
+        };
+        self.last_program = at as u16;
+        self.last_program
+    }
+
+    fn clear(&mut self) {
+        self.posted.clear();
+        self.runs.clear();
+        self.programs.clear();
+        self.last_program = 0;
     }
 }
 
+/// Which agents have a slot of which action (started, running, or aborted
+/// and still to be cleaned up), as of the last tree tick
+/// ([`BtSystems::Decide`](crate::BtSystems::Decide)). [`Running<A>`] reads
+/// it; tools can count with it (how many agents run each action).
+///
+/// An agent is listed from the tick that starts an action to the tick after
+/// the action ended (so that its system sees it aborted). Each list is in
+/// the order the tick visited the agents (the order their components lie
+/// in memory): the same in every run, whatever threads ticked.
+#[derive(Resource, Debug, Default)]
+pub struct RunningActions {
+    ids: HashMap<ActionId, usize>,
+    lists: Vec<ActionList>,
+    /// The programs the slots belong to.
+    programs: Vec<Arc<Program>>,
+    /// Scratch of `rebuild`: each thread's program places in `programs`.
+    program_map: Vec<u16>,
+    /// Read by actions whose parameters are all constants.
+    no_keys: Blackboard,
+    /// Runs of all threads, in order (room kept across ticks).
+    order: Vec<((u32, u32), usize, Range<usize>)>,
+    /// Some slot has a report still to write back.
+    pending: bool,
+}
+
+/// One action's slots, and how many agents they belong to.
+#[derive(Debug, Default)]
+struct ActionList {
+    posted: Vec<Posted>,
+    agents: usize,
+}
+
 impl RunningActions {
-    /// The agents listed under an action, in entity order.
-    pub fn agents(&self, id: ActionId) -> &[Entity] {
-        self.lists.get(&id).map_or(&[], |l| l.agents.as_slice())
+    /// The agents listed under an action, in the tick's order.
+    pub fn agents(&self, id: ActionId) -> impl Iterator<Item = Entity> + '_ {
+        let posted = self.list(id).map_or(&[][..], |l| &l.posted[..]);
+        posted
+            .iter()
+            .enumerate()
+            // Once per agent (a tree may run one action twice at once).
+            .filter(|(i, p)| *i == 0 || posted[i - 1].entity != p.entity)
+            .map(|(_, p)| p.entity)
     }
 
     /// How many agents are listed under an action.
     pub fn count(&self, id: ActionId) -> usize {
-        self.agents(id).len()
+        self.list(id).map_or(0, |l| l.agents)
     }
 
     /// Every action with at least one agent listed, and how many.
     pub fn counts(&self) -> impl Iterator<Item = (ActionId, usize)> + '_ {
-        self.lists
+        self.ids
             .iter()
-            .filter(|(_, l)| !l.agents.is_empty())
-            .map(|(id, l)| (*id, l.agents.len()))
+            .map(|(id, &i)| (*id, self.lists[i].agents))
+            .filter(|(_, n)| *n > 0)
     }
 
-    /// Takes a thread's changes (its buffer keeps its room for the next
-    /// tick).
-    pub(crate) fn gather(&mut self, changes: &mut Vec<ListingChange>) {
-        for c in changes.drain(..) {
-            let list = self.lists.entry(c.id).or_default();
-            if list.added.is_empty() && list.removed.is_empty() {
-                self.dirty.push(c.id);
+    fn list(&self, id: ActionId) -> Option<&ActionList> {
+        self.ids.get(&id).map(|&i| &self.lists[i])
+    }
+
+    /// Sorts the tick threads' slot copies into the lists (and empties
+    /// the threads' buffers for the next tick).
+    pub(crate) fn rebuild<'a>(
+        &mut self,
+        postings: impl Iterator<Item = &'a mut Posting>,
+        entities: &Entities,
+    ) {
+        // A report not written back is lost with the old lists: done first.
+        debug_assert!(!self.pending, "reports are written back before a tick");
+        for list in &mut self.lists {
+            list.posted.clear();
+            list.agents = 0;
+        }
+        self.programs.clear();
+        self.program_map.clear();
+        self.order.clear();
+        let postings: smallvec::SmallVec<[&mut Posting; 16]> = postings.collect();
+        // Each thread's program places, as places in `programs`.
+        let mut maps = smallvec::SmallVec::<[usize; 16]>::new();
+        for (t, posting) in postings.iter().enumerate() {
+            maps.push(self.program_map.len());
+            for p in &posting.programs {
+                let at = match self.programs.iter().position(|q| Arc::ptr_eq(p, q)) {
+                    Some(at) => at,
+                    None => {
+                        self.programs.push(p.clone());
+                        self.programs.len() - 1
+                    }
+                };
+                self.program_map.push(at as u16);
             }
-            if c.listed {
-                list.added.push(c.entity);
-            } else {
-                list.removed.push(c.entity);
+            for (i, run) in posting.runs.iter().enumerate() {
+                let end = posting
+                    .runs
+                    .get(i + 1)
+                    .map_or(posting.posted.len(), |r| r.start);
+                let Some(first) = run.first else { continue };
+                let at = entities
+                    .get_spawned(first)
+                    .map_or((u32::MAX, u32::MAX), |l| {
+                        (l.table_id.as_u32(), l.table_row.index_u32())
+                    });
+                self.order.push((at, t, run.start..end));
             }
         }
-    }
-
-    /// An agent left (despawned, or its tree components removed).
-    pub(crate) fn forget(&mut self, entity: Entity) {
-        for (id, list) in &mut self.lists {
-            if list.agents.binary_search(&entity).is_ok() || list.added.contains(&entity) {
-                if list.added.is_empty() && list.removed.is_empty() {
-                    self.dirty.push(*id);
+        self.order.sort_unstable_by_key(|(at, ..)| *at);
+        let mut last: Option<(ActionId, usize)> = None;
+        for (_, t, range) in &self.order {
+            let map = &self.program_map[maps[*t]..];
+            for p in &postings[*t].posted[range.clone()] {
+                let i = match last {
+                    Some((id, i)) if id == p.slot.id => i,
+                    _ => {
+                        let next = self.lists.len();
+                        let i = *self.ids.entry(p.slot.id).or_insert(next);
+                        if i == next {
+                            self.lists.push(ActionList::default());
+                        }
+                        last = Some((p.slot.id, i));
+                        i
+                    }
+                };
+                let list = &mut self.lists[i];
+                if list.posted.last().is_none_or(|q| q.entity != p.entity) {
+                    list.agents += 1;
                 }
-                list.removed.push(entity);
+                list.posted.push(Posted {
+                    program: map[usize::from(p.program)],
+                    ..*p
+                });
             }
+        }
+        for posting in postings {
+            posting.clear();
         }
     }
 
-    /// Merges the gathered changes into the lists.
-    pub(crate) fn settle(&mut self) {
-        for id in self.dirty.drain(..) {
-            if let Some(list) = self.lists.get_mut(&id) {
-                list.settle(&mut self.scratch);
+    /// Writes the action systems' reports back into the agents' slots
+    /// (each report once): `to_slots(entity, report)` finds the agent's
+    /// [`BtActions`] and [takes](BtActions::take_report) it.
+    pub(crate) fn write_back(&mut self, mut to_slots: impl FnMut(Entity, &ActiveAction)) {
+        if !std::mem::take(&mut self.pending) {
+            return;
+        }
+        for list in &mut self.lists {
+            for p in list.posted.iter_mut().filter(|p| p.reported) {
+                p.reported = false;
+                to_slots(p.entity, &p.slot);
             }
         }
     }
@@ -237,11 +392,11 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
 /// ```
 #[derive(SystemParam)]
 pub struct ActionRuns<'w, 's, F: QueryFilter + 'static = ()> {
-    index: Res<'w, RunningActions>,
-    // Three queries, not one: visiting a listed agent costs a look-up per
-    // component fetched, so the blackboard is fetched only when a
-    // parameter or the game reads it, and the agent only for a problem.
-    actions: Query<'w, 's, (Entity, &'static mut BtActions), (With<Blackboard>, F)>,
+    index: ResMut<'w, RunningActions>,
+    // The lists hold what a visit needs; the agents' components are
+    // looked up only to filter, for a parameter or the game reading the
+    // blackboard, and for a problem.
+    filter: Query<'w, 's, (), (With<Blackboard>, F)>,
     boards: Query<'w, 's, &'static mut Blackboard>,
     agents: Query<'w, 's, &'static mut BtAgent>,
 }
@@ -251,65 +406,61 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     /// running on), with its parameters read; a slot whose parameters
     /// cannot be read fails (see [`Running`]).
     pub fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
-        let mut listed = self.actions.iter_many_mut(self.index.agents(A::ID));
-        while let Some((entity, mut actions)) = listed.fetch_next() {
-            // Marked changed only when a slot's state changes: visiting an
-            // agent is not a change (`Changed<BtActions>` then means a
-            // result was reported).
-            let mut reported = false;
-            let BtActions {
-                slots,
-                program,
-                now_ms,
-                ..
-            } = actions.bypass_change_detection();
-            let Some(program) = program.as_deref() else {
+        let RunningActions {
+            ids,
+            lists,
+            programs,
+            no_keys,
+            pending,
+            ..
+        } = &mut *self.index;
+        let Some(&i) = ids.get(&A::ID) else {
+            return;
+        };
+        // Every agent a tick listed has a blackboard: only a filter of the
+        // game's own is looked up.
+        let filtered = TypeId::of::<F>() != TypeId::of::<()>();
+        for p in &mut lists[i].posted {
+            if !p.slot.is_running() || (filtered && !self.filter.contains(p.entity)) {
+                continue;
+            }
+            let program = &programs[usize::from(p.program)];
+            let Some(info) = program.action_of(p.slot.node) else {
                 continue;
             };
-            for slot in slots.iter_mut() {
-                if slot.id != A::ID || !slot.is_running() {
-                    continue;
+            let params = if info.reads_keys {
+                match self.boards.get(p.entity) {
+                    Ok(bb) => A::read(info, bb),
+                    Err(_) => continue,
                 }
-                let Some(info) = program.action_of(slot.node) else {
-                    continue;
-                };
-                let params = if info.reads_keys {
-                    match self.boards.get(entity) {
-                        Ok(bb) => A::read(info, bb),
-                        Err(_) => continue,
-                    }
-                } else {
-                    A::read(info, &self.index.no_keys)
-                };
-                match params {
-                    Ok(params) => {
-                        let before = slot.state;
-                        f(RunningAction {
-                            entity,
-                            params,
-                            slot: &mut *slot,
-                            boards: &mut self.boards,
-                            now_ms: *now_ms,
-                        });
-                        reported |= slot.state != before;
-                    }
-                    Err(error) => {
-                        slot.fail();
-                        reported = true;
-                        let problem = AgentProblem::ActionParams {
-                            tree: program.source().to_owned(),
-                            error,
-                        };
-                        if let Ok(mut agent) = self.agents.get_mut(entity)
-                            && agent.add_problem(problem.clone())
-                        {
-                            warn!("{problem}");
-                        }
+            } else {
+                A::read(info, no_keys)
+            };
+            let before = p.slot.state;
+            match params {
+                Ok(params) => f(RunningAction {
+                    entity: p.entity,
+                    params,
+                    slot: &mut p.slot,
+                    boards: &mut self.boards,
+                    now_ms: p.now_ms,
+                }),
+                Err(error) => {
+                    p.slot.fail();
+                    let problem = AgentProblem::ActionParams {
+                        tree: program.source().to_owned(),
+                        error,
+                    };
+                    if let Ok(mut agent) = self.agents.get_mut(p.entity)
+                        && agent.add_problem(problem.clone())
+                    {
+                        warn!("{problem}");
                     }
                 }
             }
-            if reported {
-                actions.set_changed();
+            if p.slot.state != before {
+                p.reported = true;
+                *pending = true;
             }
         }
     }
@@ -317,11 +468,14 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     /// Calls `f` for each slot of `A` the tree stopped in its last tick
     /// (see [`Running::for_each_aborted`]).
     pub fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
-        for (entity, actions) in self.actions.iter_many(self.index.agents(A::ID)) {
-            for slot in actions.slots.iter() {
-                if slot.id == A::ID && slot.state == ActionState::Aborted {
-                    f(entity, slot);
-                }
+        let Some(&i) = self.index.ids.get(&A::ID) else {
+            return;
+        };
+        let filtered = TypeId::of::<F>() != TypeId::of::<()>();
+        for p in &self.index.lists[i].posted {
+            if p.slot.state == ActionState::Aborted && (!filtered || self.filter.contains(p.entity))
+            {
+                f(p.entity, &p.slot);
             }
         }
     }
@@ -410,55 +564,98 @@ impl<A> RunningAction<'_, A> {
 mod tests {
     use super::*;
 
-    /// The lists stay sorted, unique and equal to a set model over random
-    /// batches of changes (agents that start and stop actions, agents that
-    /// leave), whatever order a batch comes in.
-    #[test]
-    fn the_lists_follow_the_changes() {
-        let mut rng = crate::SplitMix64::new(7);
-        let mut index = RunningActions::default();
-        let ids = [ActionId::of("A"), ActionId::of("B")];
-        let mut model: [std::collections::BTreeSet<Entity>; 2] = Default::default();
-        for _ in 0..300 {
-            let mut changes = Vec::new();
-            let mut touched = std::collections::HashSet::new();
-            for _ in 0..(rng.next() % 12) {
-                let (k, e) = (
-                    (rng.next() % 2) as usize,
-                    Entity::from_raw_u32(1 + (rng.next() % 40) as u32).unwrap(),
-                );
-                // One change per agent and action per tick, as the tick makes.
-                if !touched.insert((k, e)) {
-                    continue;
-                }
-                let listed = !model[k].contains(&e);
-                if listed {
-                    model[k].insert(e);
-                } else {
-                    model[k].remove(&e);
-                }
-                changes.push(ListingChange {
-                    entity: e,
-                    id: ids[k],
-                    listed,
-                });
-            }
-            changes.reverse();
-            index.gather(&mut changes);
-            if rng.next().is_multiple_of(5) {
-                let gone = Entity::from_raw_u32(1 + (rng.next() % 40) as u32).unwrap();
-                index.forget(gone);
-                model.iter_mut().for_each(|m| {
-                    m.remove(&gone);
-                });
-            }
-            index.settle();
-            for k in 0..2 {
-                assert_eq!(
-                    index.agents(ids[k]),
-                    model[k].iter().copied().collect::<Vec<_>>()
-                );
-            }
+    fn program() -> Arc<Program> {
+        let text = r#"(root: Sequence(name: "both", children: [
+            Action(name: "a", action: "A"), Action(name: "b", action: "B"),
+        ]))"#;
+        Arc::new(crate::compile_str("t.bt.ron", text, &crate::Vocabulary::permissive()).unwrap())
+    }
+
+    /// Slots of actions `ids` (in that order) for an agent.
+    fn slots(program: &Arc<Program>, ids: &[&str]) -> BtActions {
+        let mut actions = BtActions {
+            program: Some(program.clone()),
+            now_ms: 40,
+            ..Default::default()
+        };
+        for (node, id) in ids.iter().enumerate() {
+            actions.slots.push(ActiveAction {
+                id: ActionId::of(id),
+                node: node as u32 + 1,
+                state: ActionState::Running,
+                started_ms: 10,
+            });
         }
+        actions
+    }
+
+    /// Two threads' runs of agents, gathered in either order, make the
+    /// same lists: in the order the agents lie in the table, each agent
+    /// counted once per action.
+    #[test]
+    fn the_lists_keep_the_tick_order_whatever_thread_ticked_a_run() {
+        let mut world = World::new();
+        let agents: Vec<Entity> = (0..6).map(|_| world.spawn_empty().id()).collect();
+        let program = program();
+        let post = |range: std::ops::Range<usize>| {
+            let mut posting = Posting::default();
+            posting.begin_run();
+            for i in range {
+                let ids: &[&str] = if i % 2 == 0 { &["A", "B"] } else { &["A"] };
+                posting.post(agents[i], &slots(&program, ids));
+            }
+            posting
+        };
+        let mut lists = Vec::new();
+        for swapped in [false, true] {
+            let (mut first, mut second) = (post(0..3), post(3..6));
+            if swapped {
+                std::mem::swap(&mut first, &mut second);
+            }
+            let mut running = RunningActions::default();
+            running.rebuild([&mut first, &mut second].into_iter(), world.entities());
+            assert!(first.posted.is_empty(), "the threads' buffers are emptied");
+            let a: Vec<Entity> = running.agents(ActionId::of("A")).collect();
+            let b: Vec<Entity> = running.agents(ActionId::of("B")).collect();
+            assert_eq!(running.count(ActionId::of("A")), 6);
+            assert_eq!(running.count(ActionId::of("B")), 3);
+            lists.push((a, b));
+        }
+        assert_eq!(lists[0], lists[1]);
+        assert_eq!(lists[0].0, agents);
+        assert_eq!(lists[0].1, vec![agents[0], agents[2], agents[4]]);
+    }
+
+    /// A report goes back to the slot it was copied from, once, and only
+    /// while that slot still runs.
+    #[test]
+    fn a_report_reaches_its_slot_once() {
+        let mut world = World::new();
+        let agent = world.spawn_empty().id();
+        let program = program();
+        let mut actions = slots(&program, &["A", "B"]);
+        let mut posting = Posting::default();
+        posting.post(agent, &actions);
+        let mut running = RunningActions::default();
+        running.rebuild([&mut posting].into_iter(), world.entities());
+        let i = running.ids[&ActionId::of("B")];
+        running.lists[i].posted[0].slot.succeed();
+        running.lists[i].posted[0].reported = true;
+        running.pending = true;
+        let mut delivered = 0;
+        running.write_back(|e, report| {
+            assert_eq!(e, agent);
+            actions.take_report(report);
+            delivered += 1;
+        });
+        running.write_back(|_, _| delivered += 1);
+        assert_eq!(delivered, 1);
+        let states: Vec<ActionState> = actions.iter().map(|s| s.state).collect();
+        assert_eq!(states, vec![ActionState::Running, ActionState::Succeeded]);
+        // A slot that stopped running (the tree aborted it) keeps its state.
+        let mut late = actions.slots[1];
+        late.state = ActionState::Failed;
+        actions.take_report(&late);
+        assert_eq!(actions.slots[1].state, ActionState::Succeeded);
     }
 }

@@ -18,10 +18,23 @@ use crate::resources::{BtGlobals, BtSettings, BtStats, BtWorldValues};
 use crate::runtime::BtActions;
 use crate::systems::{BtReloads, decide_trees, report_undeclared_world_values};
 
-/// After `Act`: its time. Exclusive, so that the executor runs it on its
-/// own thread instead of handing it to a worker (a few microseconds of
-/// work, tens of microseconds of hand-off on a small machine).
-fn act_end(world: &mut World) {
+/// After `Act`: the action systems' reports written back into the agents'
+/// slots ([`RunningActions`]), and `Act`'s time. Exclusive, so that the
+/// executor runs it on its own thread instead of handing it to a worker (a
+/// few microseconds of work, tens of microseconds of hand-off on a small
+/// machine).
+fn act_end(
+    world: &mut World,
+    reports: &mut bevy::ecs::system::SystemState<(ResMut<RunningActions>, Query<&mut BtActions>)>,
+) {
+    // Fails only without `RunningActions` (the plugin was not built).
+    if let Ok((mut running, mut slots)) = reports.get_mut(world) {
+        running.write_back(|entity, report| {
+            if let Ok(mut actions) = slots.get_mut(entity) {
+                actions.take_report(report);
+            }
+        });
+    }
     let Some(mut stats) = world.get_resource_mut::<BtStats>() else {
         return;
     };

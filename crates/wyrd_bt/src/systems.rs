@@ -17,14 +17,14 @@ use crate::asset::BtAsset;
 use crate::blackboard::Blackboard;
 use crate::breakpoints::{BtBreakpointHit, BtBreakpoints};
 use crate::clock::AgentClock;
-use crate::dispatch::RunningActions;
+use crate::dispatch::{Posting, RunningActions};
 use crate::persist::{SavedTree, diff, restore};
 use crate::problem::AgentProblem;
 use crate::program::Program;
 use crate::resources::{
     BtGlobals, BtSettings, BtStats, BtWorldValues, DECIDE_MS, Declared, PARALLEL_FROM, TICKED,
 };
-use crate::runtime::{AgentState, BtActions, ListingChange, Status};
+use crate::runtime::{AgentState, BtActions, Status};
 
 fn bind(
     agent: &mut BtAgent,
@@ -123,6 +123,16 @@ pub(crate) fn decide_trees(
     )>,
 ) {
     let p = &mut prepare;
+    // Reports made since the last `Act` (by systems outside it) reach the
+    // slots before the trees read them.
+    {
+        let mut tick = agents.p3();
+        dispatch.running.write_back(|e, report| {
+            if let Ok(mut item) = tick.get_mut(e) {
+                item.4.take_report(report);
+            }
+        });
+    }
     publish_world_values(&p.assets, &globals, &mut world);
     let assets_changed =
         p.asset_events.read().count() > 0 || !std::mem::replace(&mut *p.started, true);
@@ -141,11 +151,11 @@ pub(crate) fn decide_trees(
     dispatch.apply();
 }
 
-/// Per tick thread: agents ticked, changes of the running-actions index.
+/// Per tick thread: agents ticked, the slots for the running-actions index.
 #[derive(Default)]
 pub(crate) struct TickLocal {
     ticked: u32,
-    changes: Vec<ListingChange>,
+    posting: Posting,
     /// Breakpoints that hit in this tick.
     hits: Vec<BtBreakpointHit>,
 }
@@ -154,20 +164,23 @@ pub(crate) struct TickLocal {
 #[derive(bevy::ecs::system::SystemParam)]
 pub(crate) struct Dispatch<'w, 's> {
     running: ResMut<'w, RunningActions>,
-    removed: RemovedComponents<'w, 's, BtAgent>,
+    entities: &'w bevy::ecs::entity::Entities,
     locals: Local<'s, bevy::utils::Parallel<TickLocal>>,
     breakpoints: ResMut<'w, BtBreakpoints>,
     hits: MessageWriter<'w, BtBreakpointHit>,
 }
 
 impl Dispatch<'_, '_> {
-    /// The tick's changes into the index, and agents that left out of it.
+    /// The tick's slots into the index.
     fn apply(&mut self) {
         let mut hits = Vec::new();
         for local in self.locals.iter_mut() {
-            self.running.gather(&mut local.changes);
             hits.append(&mut local.hits);
         }
+        self.running.rebuild(
+            self.locals.iter_mut().map(|l| &mut l.posting),
+            self.entities,
+        );
         if !hits.is_empty() {
             // In entity order, whatever threads ticked the agents.
             hits.sort_by_key(|h| h.entity);
@@ -183,10 +196,6 @@ impl Dispatch<'_, '_> {
                 self.hits.write(h);
             }
         }
-        for e in self.removed.read() {
-            self.running.forget(e);
-        }
-        self.running.settle();
     }
 }
 
@@ -504,12 +513,17 @@ fn tick_trees(
         // waits for them: tens of microseconds on a small machine, more
         // than a small crowd's whole tick.
         let mut local = locals.borrow_local_mut();
+        local.posting.begin_run();
         for item in agents.iter_mut() {
             each(&mut local, item);
         }
     } else {
         agents.par_iter_mut().for_each_init(
-            || locals.borrow_local_mut(),
+            || {
+                let mut local = locals.borrow_local_mut();
+                local.posting.begin_run();
+                local
+            },
             |local, item| each(local, item),
         );
     }
@@ -558,7 +572,7 @@ fn tick_one(
         bb.set_changed();
     }
     actions.now_ms = agent.state.now_ms;
-    actions.relist(entity, &mut local.changes);
+    local.posting.post(entity, actions);
     if agent.breaks.is_some() {
         take_break_hit(local, entity, agent);
     }
@@ -584,8 +598,9 @@ fn take_break_hit(local: &mut TickLocal, entity: Entity, agent: &mut BtAgent) {
 /// all the same (a restored action is the game's to run).
 fn relist_all(locals: &mut bevy::utils::Parallel<TickLocal>, agents: &mut TickQuery) {
     let mut local = locals.borrow_local_mut();
-    for (entity, _, _, _, mut actions) in agents.iter_mut() {
-        actions.relist(entity, &mut local.changes);
+    local.posting.begin_run();
+    for (entity, _, _, _, actions) in agents.iter() {
+        local.posting.post(entity, actions);
     }
 }
 

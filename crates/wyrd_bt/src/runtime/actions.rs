@@ -4,8 +4,6 @@ use bevy::ecs::component::Component;
 use bevy::ecs::reflect::ReflectComponent;
 use bevy::reflect::std_traits::ReflectDefault;
 
-use bevy::ecs::entity::Entity;
-
 use crate::program::ActionId;
 
 /// What an action is doing. Game systems read and set it.
@@ -73,17 +71,12 @@ pub(crate) type Slots = smallvec::SmallVec<[ActiveAction; 4]>;
 pub struct BtActions {
     pub(crate) slots: Slots,
     /// The program the slots' leaves belong to (set when the tree binds),
-    /// so that an action system reads parameters from this component alone:
-    /// [`Running`](crate::Running) visits agents in list order, and every
-    /// other component it touched would be one more cache miss per agent.
+    /// so that the tick can hand the slots to the action systems with
+    /// their program ([`RunningActions`](crate::RunningActions)).
     #[reflect(ignore)]
     pub(crate) program: Option<std::sync::Arc<crate::program::Program>>,
     /// The agent's time (ms) after its last tick.
     pub(crate) now_ms: u32,
-    /// What the running-actions index lists the agent under (here, not on
-    /// `BtAgent`: the tick compares it with the slots it just touched).
-    #[reflect(ignore)]
-    pub(crate) listing: Listing,
 }
 
 impl BtActions {
@@ -118,12 +111,6 @@ impl BtActions {
         self.now_ms
     }
 
-    /// Brings the running-actions listing up to date with the slots.
-    #[inline]
-    pub(crate) fn relist(&mut self, entity: Entity, changes: &mut Vec<ListingChange>) {
-        self.listing.update(entity, &self.slots, changes);
-    }
-
     /// The pass every tick starts with (walked or skipped): started slots
     /// now run, aborted ones (told last tick) go. Returns whether a slot
     /// has a report for the tree to take; `stop_at_report`: then at once
@@ -147,73 +134,25 @@ impl BtActions {
         report
     }
 
+    /// A result an action system reported on a copy of a slot
+    /// ([`RunningActions`](crate::RunningActions)): the slot it was copied
+    /// from, if it still runs, takes its state.
+    pub(crate) fn take_report(&mut self, report: &ActiveAction) {
+        let same = |s: &&mut ActiveAction| {
+            s.id == report.id
+                && s.node == report.node
+                && s.started_ms == report.started_ms
+                && s.is_running()
+        };
+        if let Some(slot) = self.slots.iter_mut().find(same) {
+            slot.state = report.state;
+        }
+    }
+
     /// Clears the slots and reserves room for `n` actions (done when a tree
     /// binds: the tick never grows it).
     pub fn reserve(&mut self, n: usize) {
         self.slots.clear();
         self.slots.reserve(n);
-    }
-}
-
-/// One agent's entry in the index changed: it now has (or no longer has) a
-/// slot of an action.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ListingChange {
-    pub(crate) entity: Entity,
-    pub(crate) id: ActionId,
-    pub(crate) listed: bool,
-}
-
-/// Per agent: the action ids of its slots as the running-actions index
-/// ([`RunningActions`](crate::RunningActions)) lists them (slot order, as
-/// of its last tick).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Listing(smallvec::SmallVec<[ActionId; 4]>);
-
-impl Listing {
-    /// Brings the listing up to date with the slots, recording what the
-    /// index must change.
-    #[inline]
-    pub(crate) fn update(
-        &mut self,
-        entity: Entity,
-        slots: &[ActiveAction],
-        changes: &mut Vec<ListingChange>,
-    ) {
-        if self.0.len() == slots.len() && self.0.iter().zip(slots).all(|(id, s)| *id == s.id) {
-            return;
-        }
-        self.changed(entity, slots, changes);
-    }
-
-    #[cold]
-    fn changed(
-        &mut self,
-        entity: Entity,
-        slots: &[ActiveAction],
-        changes: &mut Vec<ListingChange>,
-    ) {
-        let now = |id: ActionId| slots.iter().any(|s| s.id == id);
-        for (i, &id) in self.0.iter().enumerate() {
-            // Once per id (a tree may run one action twice at once).
-            if !self.0[..i].contains(&id) && !now(id) {
-                changes.push(ListingChange {
-                    entity,
-                    id,
-                    listed: false,
-                });
-            }
-        }
-        for (i, s) in slots.iter().enumerate() {
-            if !slots[..i].iter().any(|o| o.id == s.id) && !self.0.contains(&s.id) {
-                changes.push(ListingChange {
-                    entity,
-                    id: s.id,
-                    listed: true,
-                });
-            }
-        }
-        self.0.clear();
-        self.0.extend(slots.iter().map(|s| s.id));
     }
 }

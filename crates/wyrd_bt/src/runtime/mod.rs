@@ -21,7 +21,6 @@ mod trace;
 mod trainz;
 
 pub use crate::custom::CustomCtx;
-pub(crate) use actions::ListingChange;
 pub use actions::{ActionState, ActiveAction, BtActions};
 
 pub(crate) use interp::Interp;

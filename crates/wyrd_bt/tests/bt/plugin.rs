@@ -839,7 +839,10 @@ fn running_visits_only_the_agents_running_the_action_with_its_parameters() {
     assert_eq!(seen.follows, vec![(follower, leader)], "only the follower");
     let running = app.world().resource::<RunningActions>();
     assert_eq!(running.count(Walk::ID), 1);
-    assert_eq!(running.agents(Follow::ID).to_vec(), vec![follower]);
+    assert_eq!(
+        running.agents(Follow::ID).collect::<Vec<_>>(),
+        vec![follower]
+    );
 
     // Success is reported through the handle: the walk starts again (a new
     // slot, "new" once).
@@ -875,7 +878,7 @@ fn running_visits_only_the_agents_running_the_action_with_its_parameters() {
     app.world_mut().despawn(follower);
     step(&mut app, 1);
     let running = app.world().resource::<RunningActions>();
-    assert!(!running.agents(Follow::ID).contains(&follower));
+    assert!(!running.agents(Follow::ID).any(|e| e == follower));
 }
 
 /// A tree's `SetBlackboard` writes the agent's component, which is marked
@@ -938,4 +941,57 @@ fn a_trees_write_marks_the_blackboard_changed_and_a_quiet_tick_does_not() {
     app.update();
     assert_eq!(seen(&app), Some(Value::Bool(true)), "written again");
     assert_eq!(app.world().resource::<Seen>().0, [1], "the tree's write");
+}
+
+/// A success reported through `Running` is in the agent's `BtActions` when
+/// the update ends (a system reading the component sees it), and a report
+/// made outside `BtSystems::Act` (here in `Update`) reaches the tree too:
+/// the walk starts again after each.
+#[test]
+fn a_typed_report_reaches_the_slot_from_act_and_from_outside_it() {
+    fn walk_in_update(mut walks: Running<Walk>, mut seen: ResMut<Seen>) {
+        walks.for_each(|mut w| {
+            if !w.is_new() {
+                seen.walks.push((w.entity(), w.params().metres, false));
+                w.succeed();
+            }
+        });
+    }
+    for in_act in [true, false] {
+        let dir = dir_with(&[("d.bt.ron", DISPATCH_TREE)]);
+        let mut app = app(dir.path());
+        app.add_bt_action::<Walk>()
+            .add_bt_action::<Follow>()
+            .init_resource::<Seen>();
+        if in_act {
+            app.add_systems(FixedUpdate, walk_in_update.in_set(BtSystems::Act));
+        } else {
+            app.add_systems(Update, walk_in_update);
+        }
+        let h = load(&mut app, "d.bt.ron");
+        let walker = spawn(
+            &mut app,
+            BehaviorTree::new(h),
+            Blackboard::new().with("walk", true),
+        );
+        let mut succeeded_seen = 0;
+        let mut started = std::collections::BTreeSet::new();
+        for _ in 0..12 {
+            step(&mut app, 1);
+            let actions = app.world().get::<BtActions>(walker).unwrap();
+            for slot in actions.iter() {
+                started.insert(slot.started_ms);
+                succeeded_seen += usize::from(slot.state == ActionState::Succeeded);
+            }
+        }
+        let reports = app.world().resource::<Seen>().walks.len();
+        assert!(reports >= 3, "in_act {in_act}: {reports} reports");
+        assert!(
+            started.len() >= reports,
+            "in_act {in_act}: each report starts a new walk: {started:?}, {reports} reports"
+        );
+        if in_act {
+            assert!(succeeded_seen >= 3, "seen in BtActions after the update");
+        }
+    }
 }
