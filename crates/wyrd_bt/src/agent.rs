@@ -326,25 +326,29 @@ pub(crate) struct TickContext<'a> {
     pub(crate) dt: f32,
     /// The same in µs, rounded once.
     pub(crate) update_step_us: u64,
+    /// The tick tiers' plan of this step.
+    pub(crate) tiers: &'a crate::tier::BtTiers,
 }
 
 impl BtAgent {
     /// One update of the agent: a restart it was asked for, its rate, its
     /// tick (recorded when it records), keys it read unset. Returns whether
-    /// it ticked.
+    /// it ticked. `tier_step_us`: a tiered agent due in this step, and its
+    /// step (the tier decides, not the tree's rate).
     pub(crate) fn update(
         &mut self,
         tree: &BehaviorTree,
         bb: &mut Blackboard,
         actions: &mut BtActions,
         cx: &TickContext<'_>,
+        tier_step_us: Option<u64>,
     ) -> bool {
         // Taken out and put back, not cloned: an `Arc` clone per agent and
         // tick is an atomic write to one cache line shared by every thread.
         let Some(program) = self.program.take() else {
             return false;
         };
-        let ticked = self.update_with(&program, tree, bb, actions, cx);
+        let ticked = self.update_with(&program, tree, bb, actions, cx, tier_step_us);
         self.program = Some(program);
         ticked
     }
@@ -356,12 +360,17 @@ impl BtAgent {
         bb: &mut Blackboard,
         actions: &mut BtActions,
         cx: &TickContext<'_>,
+        tier_step_us: Option<u64>,
     ) -> bool {
         self.take_restart(program, actions, cx.settings.max_restarts_per_tick);
         if self.finished {
             return false;
         }
-        let Some(step_us) = self.clock.due(tree.rate_hz, cx.dt, cx.update_step_us) else {
+        let due = match tier_step_us {
+            Some(step) => Some(step),
+            None => self.clock.due(tree.rate_hz, cx.dt, cx.update_step_us),
+        };
+        let Some(step_us) = due else {
             return false;
         };
         let step_ms = self.clock.advance(step_us);

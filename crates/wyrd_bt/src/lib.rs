@@ -314,6 +314,7 @@ mod runtime;
 pub mod sim;
 mod status;
 mod systems;
+mod tier;
 mod value;
 mod view;
 mod vocab_file;
@@ -355,6 +356,7 @@ pub use runtime::{
     StimulusError, TickEnv, TickTrace, tick_agent, tick_agent_traced,
 };
 pub use systems::{BtReloads, RestoreTree};
+pub use tier::{BtTier, BtTiers};
 pub use value::{Bindings, FromValue, Op, Sym, Value, ValueDef, ValueType};
 pub use view::{ImpulseView, NodeView, Progress, RuleFlags};
 pub use vocab_file::{
@@ -367,7 +369,7 @@ pub mod prelude {
     pub use crate::{
         ActionId, ActionRuns, ActionState, AgentProblem, BehaviorTree, Blackboard, BtAction,
         BtActions, BtAgent, BtAppExt, BtAsset, BtBreakpointHit, BtBreakpoints, BtBreakpointsFile,
-        BtBreakpointsPlugin, BtGlobals, BtPlugin, BtSystems, Out, RunMode, Running, Status, Sym,
-        Value, bt_action,
+        BtBreakpointsPlugin, BtGlobals, BtPlugin, BtSystems, BtTier, BtTiers, Out, RunMode,
+        Running, Status, Sym, Value, bt_action,
     };
 }

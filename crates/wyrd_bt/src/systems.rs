@@ -25,6 +25,7 @@ use crate::resources::{
     BtGlobals, BtSettings, BtStats, BtWorldValues, DECIDE_MS, Declared, PARALLEL_FROM, TICKED,
 };
 use crate::runtime::{AgentState, BtActions, Status};
+use crate::tier::{BtTier, BtTiers};
 
 fn bind(
     agent: &mut BtAgent,
@@ -83,8 +84,19 @@ pub(crate) type TickQuery<'w, 's> = Query<
         &'static mut BtAgent,
         &'static mut Blackboard,
         &'static mut BtActions,
+        Option<&'static mut BtTier>,
     ),
 >;
+
+/// One agent of [`TickQuery`].
+type TickItem<'a> = (
+    Entity,
+    &'a BehaviorTree,
+    Mut<'a, BtAgent>,
+    Mut<'a, Blackboard>,
+    Mut<'a, BtActions>,
+    Option<Mut<'a, BtTier>>,
+);
 
 /// What [`decide_trees`] needs besides the agents to prepare them.
 #[derive(bevy::ecs::system::SystemParam)]
@@ -145,6 +157,7 @@ pub(crate) fn decide_trees(
         &world,
         stats,
         diagnostics,
+        &mut dispatch.tiers,
         &mut dispatch.locals,
         &mut agents.p3(),
     );
@@ -164,6 +177,7 @@ pub(crate) struct TickLocal {
 #[derive(bevy::ecs::system::SystemParam)]
 pub(crate) struct Dispatch<'w, 's> {
     running: ResMut<'w, RunningActions>,
+    tiers: ResMut<'w, BtTiers>,
     entities: &'w bevy::ecs::entity::Entities,
     locals: Local<'s, bevy::utils::Parallel<TickLocal>>,
     breakpoints: ResMut<'w, BtBreakpoints>,
@@ -479,6 +493,7 @@ fn tick_trees(
     world: &BtWorldValues,
     mut stats: ResMut<BtStats>,
     mut diagnostics: Diagnostics,
+    tiers: &mut BtTiers,
     locals: &mut bevy::utils::Parallel<TickLocal>,
     agents: &mut TickQuery,
 ) {
@@ -494,6 +509,7 @@ fn tick_trees(
     if settings.paused {
         settings.steps -= 1;
     }
+    tiers.plan();
     let dt = time.delta_secs();
     // What every agent reads, once per update (the step of agents that
     // tick every update rounded once).
@@ -503,6 +519,7 @@ fn tick_trees(
         globals_generation: globals.generation(),
         dt,
         update_step_us: (f64::from(dt) * 1e6).round() as u64,
+        tiers,
     };
     let started = std::time::Instant::now();
     // A closure over the context, as the parallel iteration wants it (the
@@ -549,14 +566,20 @@ fn tick_trees(
 fn tick_one(
     local: &mut TickLocal,
     cx: &TickContext,
-    (entity, tree, mut agent, mut bb, mut actions): (
-        Entity,
-        &BehaviorTree,
-        Mut<BtAgent>,
-        Mut<Blackboard>,
-        Mut<BtActions>,
-    ),
+    (entity, tree, mut agent, mut bb, mut actions, tier): TickItem,
 ) {
+    // A tiered agent not due in this step is left as it is: nothing of it
+    // is written (nor marked changed), its slots are not listed.
+    let tier_step_us = match tier {
+        Some(mut tier) => {
+            let changed = || bb.is_changed() || agent.is_changed();
+            match tier.bypass_change_detection().take_due(cx.tiers, changed) {
+                Some(steps) => Some(steps * cx.update_step_us),
+                None => return,
+            }
+        }
+        None => None,
+    };
     let (agent, actions) = (&mut *agent, &mut *actions);
     // The tree writes its blackboard only through `SetBlackboard` /
     // `UnsetBlackboard`: the component is marked changed only when one
@@ -565,7 +588,13 @@ fn tick_one(
     let generation = bb.generation();
     // The ticked count is per thread, borrowed once per batch of
     // agents (one shared atomic would bounce between cores).
-    if agent.update(tree, bb.bypass_change_detection(), actions, cx) {
+    if agent.update(
+        tree,
+        bb.bypass_change_detection(),
+        actions,
+        cx,
+        tier_step_us,
+    ) {
         local.ticked += 1;
     }
     if bb.generation() != generation {
@@ -599,7 +628,7 @@ fn take_break_hit(local: &mut TickLocal, entity: Entity, agent: &mut BtAgent) {
 fn relist_all(locals: &mut bevy::utils::Parallel<TickLocal>, agents: &mut TickQuery) {
     let mut local = locals.borrow_local_mut();
     local.posting.begin_run();
-    for (entity, _, _, _, actions) in agents.iter() {
+    for (entity, _, _, _, actions, _) in agents.iter() {
         local.posting.post(entity, actions);
     }
 }

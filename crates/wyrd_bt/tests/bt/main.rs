@@ -16,3 +16,4 @@ mod plugin;
 mod resume;
 mod rules;
 mod schemes;
+mod tiers;

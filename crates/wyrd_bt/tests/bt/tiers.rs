@@ -1,0 +1,226 @@
+//! Tick tiers (issue 29): agents that tick every nth step, spread over the
+//! steps, under a budget, keeping real time, woken by changes.
+
+use std::time::Duration;
+
+use bevy::asset::AssetPlugin;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use wyrd_bt::BtStats;
+use wyrd_bt::prelude::*;
+use wyrd_test_support::step;
+
+/// One update is one 30 Hz step.
+const STEP_MS: f64 = 1000.0 / 30.0;
+
+/// An agent waits 1.5 s, then idles; a stimulus (`panic`, inserted by the
+/// tests) runs while it lasts.
+const TREE: &str = r#"(
+    blackboard: {"poke": false},
+    behaviors: [Action(name: "panic", action: "Panic")],
+    root: PrioritizedList(name: "root", children: [
+        Sequence(name: "life", children: [Wait(name: "wait", seconds: 1.5), Action(name: "idle", action: "Idle")]),
+    ]),
+)"#;
+
+fn app() -> (App, Handle<BtAsset>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.bt.ron"), TREE).unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.path().to_string_lossy().into_owned(),
+            ..Default::default()
+        },
+        BtPlugin::default(),
+    ))
+    .insert_resource(Time::<Fixed>::from_hz(30.0))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 30.0,
+    )))
+    .register_bt_action("Idle")
+    .register_bt_action("Panic");
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<BtAsset>("t.bt.ron");
+    wyrd_test_support::wait_loaded(&mut app, &handle).unwrap();
+    (app, handle, dir)
+}
+
+fn spawn(app: &mut App, h: &Handle<BtAsset>, tier: Option<BtTier>) -> Entity {
+    let mut e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h.clone()), Blackboard::new()));
+    if let Some(tier) = tier {
+        e.insert(tier);
+    }
+    e.id()
+}
+
+fn ticks(app: &App, e: Entity) -> u64 {
+    app.world().get::<BtAgent>(e).unwrap().state().ticks()
+}
+
+/// A uniform mix (as many agents ticking every step as every 2nd, 4th
+/// and 16th) does the same work in every step: the phases of a period get
+/// the same number of agents.
+#[test]
+fn work_per_step_is_even_over_the_phases() {
+    let (mut app, h, _dir) = app();
+    for every in [1, 2, 4, 16] {
+        for _ in 0..80 {
+            spawn(&mut app, &h, Some(BtTier::every(every)));
+        }
+    }
+    step(&mut app, 2);
+    let per_step: Vec<u32> = (0..32)
+        .map(|_| {
+            step(&mut app, 1);
+            app.world().resource::<BtStats>().ticked
+        })
+        .collect();
+    let (min, max) = (
+        *per_step.iter().min().unwrap(),
+        *per_step.iter().max().unwrap(),
+    );
+    let mean = per_step.iter().sum::<u32>() as f64 / per_step.len() as f64;
+    assert!(
+        f64::from(max - min) <= 0.1 * mean,
+        "ticks per step vary by more than 10 %: {per_step:?}"
+    );
+    // 80 + 40 + 20 + 5 agent ticks in each step.
+    assert_eq!(mean, 145.0, "{per_step:?}");
+    assert_eq!(
+        app.world().resource::<BtTiers>().periods(),
+        vec![(1, 80), (2, 80), (4, 80), (16, 80)]
+    );
+}
+
+/// The Wait of 1.5 s and a stimulus of 1.5 s last 1.5 s of real time in
+/// every tier, to the tier's step: a tiered agent's clock advances by the
+/// steps since its last tick.
+#[test]
+fn a_wait_and_a_stimulus_last_the_same_real_time_in_every_tier() {
+    for every in [1u16, 2, 4, 16] {
+        let (mut app, h, _dir) = app();
+        let e = spawn(&mut app, &h, Some(BtTier::every(every)));
+        let period_ms = f64::from(every) * STEP_MS;
+        // The wait: steps until the idle action starts.
+        let mut steps = 0;
+        while app
+            .world()
+            .get::<BtActions>(e)
+            .is_none_or(|a| a.iter().next().is_none())
+        {
+            step(&mut app, 1);
+            steps += 1;
+            assert!(steps < 200, "every {every}: the wait never ends");
+        }
+        let first_tick = ticks(&app, e);
+        assert!(first_tick > 0);
+        let waited_ms = f64::from(steps) * STEP_MS;
+        assert!(
+            waited_ms >= 1500.0 - STEP_MS && waited_ms <= 1500.0 + 2.0 * period_ms,
+            "every {every}: the 1.5 s wait took {waited_ms:.0} ms of real time"
+        );
+        // The stimulus, inserted now: steps until it is gone.
+        app.world_mut()
+            .get_mut::<BtAgent>(e)
+            .unwrap()
+            .insert_stimulus("root", "panic", 0, 1.5)
+            .unwrap();
+        let mut steps = 0;
+        loop {
+            step(&mut app, 1);
+            steps += 1;
+            let agent = app.world().get::<BtAgent>(e).unwrap();
+            if agent.state().stimuli().is_empty() {
+                break;
+            }
+            assert!(steps < 200, "every {every}: the stimulus never ends");
+        }
+        let lasted_ms = f64::from(steps) * STEP_MS;
+        assert!(
+            lasted_ms >= 1500.0 - STEP_MS && lasted_ms <= 1500.0 + 2.0 * period_ms,
+            "every {every}: the 1.5 s stimulus lasted {lasted_ms:.0} ms of real time"
+        );
+    }
+}
+
+/// Over budget, agents of the longer period tick less, the short period's
+/// all tick, the step's ticks stay within the budget, and no agent misses
+/// more of its steps in a row than `BtTiers::max_missed`.
+#[test]
+fn over_budget_far_tiers_wait_first_within_the_bound() {
+    let (mut app, h, _dir) = app();
+    {
+        let mut tiers = app.world_mut().resource_mut::<BtTiers>();
+        tiers.budget = Some(50);
+        tiers.max_missed = 3;
+    }
+    let near: Vec<Entity> = (0..40)
+        .map(|_| spawn(&mut app, &h, Some(BtTier::every(1))))
+        .collect();
+    let far: Vec<Entity> = (0..160)
+        .map(|_| spawn(&mut app, &h, Some(BtTier::every(4))))
+        .collect();
+    step(&mut app, 1);
+    let mut last_tick: Vec<(u64, usize)> = far.iter().map(|&e| (ticks(&app, e), 0)).collect();
+    let mut longest_gap = 0;
+    for s in 1..=96 {
+        let near_before: Vec<u64> = near.iter().map(|&e| ticks(&app, e)).collect();
+        step(&mut app, 1);
+        let ticked = app.world().resource::<BtStats>().ticked;
+        assert!(ticked <= 50, "step {s}: {ticked} ticks over a budget of 50");
+        for (e, before) in near.iter().zip(near_before) {
+            assert_eq!(ticks(&app, *e), before + 1, "a near agent ticks every step");
+        }
+        for (e, last) in far.iter().zip(&mut last_tick) {
+            let t = ticks(&app, *e);
+            if t != last.0 {
+                *last = (t, s);
+            }
+            longest_gap = longest_gap.max(s - last.1);
+        }
+    }
+    // Every 4th step, missing at most 3 of them in a row: a gap of 16.
+    assert!(longest_gap <= 16, "a far agent waited {longest_gap} steps");
+    assert!(
+        longest_gap > 4,
+        "the budget did leave far agents out ({longest_gap})"
+    );
+}
+
+/// A change to the blackboard of an agent that wakes on changes ticks it
+/// at the next step; one that does not wake waits for its phase.
+#[test]
+fn a_change_wakes_a_slow_agent_at_the_next_step() {
+    let (mut app, h, _dir) = app();
+    let waking = spawn(&mut app, &h, Some(BtTier::every(16).waking_on_change()));
+    let sleeping = spawn(&mut app, &h, Some(BtTier::every(16)));
+    // Both have ticked once, then sleep.
+    step(&mut app, 20);
+    let (w, s) = (ticks(&app, waking), ticks(&app, sleeping));
+    step(&mut app, 1);
+    assert_eq!(
+        (ticks(&app, waking), ticks(&app, sleeping)),
+        (w, s),
+        "a quiet step"
+    );
+    for e in [waking, sleeping] {
+        app.world_mut()
+            .get_mut::<Blackboard>(e)
+            .unwrap()
+            .set("poke", true)
+            .unwrap();
+    }
+    step(&mut app, 1);
+    assert_eq!(ticks(&app, waking), w + 1, "woken by the write");
+    assert_eq!(ticks(&app, sleeping), s, "not woken");
+    // `wake` from game code, whatever the tier's setting.
+    app.world_mut().get_mut::<BtTier>(sleeping).unwrap().wake();
+    step(&mut app, 1);
+    assert_eq!(ticks(&app, sleeping), s + 1, "woken by the game");
+}
