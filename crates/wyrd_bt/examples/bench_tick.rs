@@ -65,6 +65,7 @@ fn main() {
     let mut typed = false;
     let mut act_by = ActBy::Typed;
     let mut record: Option<(bool, usize)> = None;
+    let mut tiers = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
@@ -77,6 +78,10 @@ fn main() {
             "--threads" => threads = num("--threads"),
             "--ticks" => ticks = num("--ticks") as u32,
             "--plugin" => plugin = true,
+            "--tiers" => {
+                plugin = true;
+                tiers = true;
+            }
             "--typed" => typed = true,
             "--act-scan" => act_by = ActBy::Scan,
             "--act-by-hand" => act_by = ActBy::Hand,
@@ -88,14 +93,14 @@ fn main() {
             "--record-one" => record = Some((false, num("--record-one"))),
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--typed]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--tiers] [--typed]"
                 );
                 std::process::exit(2);
             }
         }
     }
     if plugin {
-        run_plugin(agents, threads, ticks, record, act_by);
+        run_plugin(agents, threads, ticks, record, act_by, tiers);
         return;
     }
     let program = if typed {
@@ -308,8 +313,11 @@ fn run_plugin(
     ticks: u32,
     record: Option<(bool, usize)>,
     act_by: ActBy,
+    tiers: bool,
 ) {
-    let mut app = plugin_app_acting(agents, Some(threads), act_by);
+    let rss_before = rss_bytes();
+    let mut app = plugin_app_tiered(agents, Some(threads), act_by, tiers);
+    let rss_after = rss_bytes();
     // The flight recorder on every agent, or on one; its buffers are
     // allocated when it starts, then filled over a warm-up.
     match record {
@@ -338,12 +346,14 @@ fn run_plugin(
     }
     let (mut total, mut decide, mut act, mut sense) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut ticked = 0u64;
     let allocs_before = ALLOCS.load(Ordering::Relaxed);
     for _ in 0..ticks {
         let t = Instant::now();
         app.update();
         total.push(t.elapsed().as_nanos() as f64);
         let stats = app.world().resource::<wyrd_bt::BtStats>();
+        ticked += u64::from(stats.ticked);
         decide.push(stats.decide_ns as f64);
         act.push(stats.act_ns as f64);
         sense.push(app.world().resource::<Load>().sense_ns as f64);
@@ -360,6 +370,17 @@ fn run_plugin(
         median(&mut sense),
     );
     println!("agents                    {agents}");
+    if tiers {
+        println!(
+            "tiers                     {} (agent ticks per step: {:.0})",
+            CROWD_TIERS
+                .iter()
+                .map(|(every, share)| format!("{:.0} % every {every}", share * 100.0))
+                .collect::<Vec<_>>()
+                .join(", "),
+            ticked as f64 / f64::from(ticks)
+        );
+    }
     println!("threads                   {threads}");
     println!("actions finished by       {act_by:?}");
     println!("ticks measured            {ticks}");
@@ -387,8 +408,29 @@ fn run_plugin(
         "  rest (Bevy's schedule)  {:.3} ms",
         (total - decide - act - sense) / 1e6
     );
+    if tiers {
+        let per_step = ticked as f64 / f64::from(ticks);
+        println!(
+            "ns per agent tick         {:.1} (whole update / agent ticks in it)",
+            total / per_step
+        );
+    }
     println!(
         "allocations per tick      {:.2} (the app's own included)",
         allocs as f64 / f64::from(ticks)
     );
+    if let (Some(before), Some(after)) = (rss_before, rss_after) {
+        println!(
+            "memory per agent          {:.0} B (resident memory the app and its agents took)",
+            after.saturating_sub(before) as f64 / agents.max(1) as f64
+        );
+    }
+}
+
+/// The process's resident memory (Linux), in bytes.
+fn rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }

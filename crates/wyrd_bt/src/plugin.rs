@@ -169,7 +169,6 @@ impl Plugin for BtPlugin {
             .init_resource::<RunningActions>()
             .init_resource::<crate::tier::BtTiers>()
             .register_type::<crate::tier::BtTier>()
-            .register_type::<crate::tier::BtTiers>()
             .init_resource::<BtBreakpoints>()
             .add_message::<BtBreakpointHit>()
             .register_diagnostic(Diagnostic::new(BtPlugin::TICKED).with_smoothing_factor(0.1))

@@ -74,8 +74,9 @@ pub(crate) type RestoreQuery<'w, 's> = Query<
     ),
 >;
 
-/// The agents [`decide_trees`] ticks.
-pub(crate) type TickQuery<'w, 's> = Query<
+/// The agents [`decide_trees`] ticks (`F`: those with a tier or those
+/// without, which tick differently).
+pub(crate) type TickQuery<'w, 's, F = ()> = Query<
     'w,
     's,
     (
@@ -86,6 +87,7 @@ pub(crate) type TickQuery<'w, 's> = Query<
         &'static mut BtActions,
         Option<&'static mut BtTier>,
     ),
+    F,
 >;
 
 /// One agent of [`TickQuery`].
@@ -97,6 +99,25 @@ type TickItem<'a> = (
     Mut<'a, BtActions>,
     Option<Mut<'a, BtTier>>,
 );
+
+/// Tiered agents that wake on changes, changed since the last tick.
+type WakeQuery<'w, 's> =
+    Query<'w, 's, (Entity, &'static BtTier), Or<(Changed<Blackboard>, Changed<BtAgent>)>>;
+
+/// Every query of [`decide_trees`], one at a time.
+pub(crate) type Agents<'w, 's> = ParamSet<
+    'w,
+    's,
+    (
+        BindQuery<'static, 'static, Changed<BehaviorTree>>,
+        BindQuery<'static, 'static, AssetChanged<BehaviorTree>>,
+        RestoreQuery<'static, 'static>,
+        TickQuery<'static, 'static, Without<BtTier>>,
+        TickQuery<'static, 'static, With<BtTier>>,
+        Query<'static, 'static, &'static mut BtActions>,
+        WakeQuery<'static, 'static>,
+    ),
+>;
 
 /// What [`decide_trees`] needs besides the agents to prepare them.
 #[derive(bevy::ecs::system::SystemParam)]
@@ -127,21 +148,16 @@ pub(crate) fn decide_trees(
     stats: ResMut<BtStats>,
     diagnostics: Diagnostics,
     mut dispatch: Dispatch,
-    mut agents: ParamSet<(
-        BindQuery<Changed<BehaviorTree>>,
-        BindQuery<AssetChanged<BehaviorTree>>,
-        RestoreQuery,
-        TickQuery,
-    )>,
+    mut agents: Agents,
 ) {
     let p = &mut prepare;
     // Reports made since the last `Act` (by systems outside it) reach the
     // slots before the trees read them.
     {
-        let mut tick = agents.p3();
+        let mut slots = agents.p5();
         dispatch.running.write_back(|e, report| {
-            if let Ok(mut item) = tick.get_mut(e) {
-                item.4.take_report(report);
+            if let Ok(mut actions) = slots.get_mut(e) {
+                actions.take_report(report);
             }
         });
     }
@@ -159,7 +175,7 @@ pub(crate) fn decide_trees(
         diagnostics,
         &mut dispatch.tiers,
         &mut dispatch.locals,
-        &mut agents.p3(),
+        &mut agents,
     );
     dispatch.apply();
 }
@@ -302,12 +318,7 @@ fn bind_trees(
     assets: &Assets<BtAsset>,
     log: &mut BtReloads,
     assets_changed: bool,
-    agents: &mut ParamSet<(
-        BindQuery<Changed<BehaviorTree>>,
-        BindQuery<AssetChanged<BehaviorTree>>,
-        RestoreQuery,
-        TickQuery,
-    )>,
+    agents: &mut Agents,
 ) {
     let mut reloads: Vec<Reload> = Vec::new();
     bind_changed(assets, &mut reloads, &mut agents.p0());
@@ -495,7 +506,7 @@ fn tick_trees(
     mut diagnostics: Diagnostics,
     tiers: &mut BtTiers,
     locals: &mut bevy::utils::Parallel<TickLocal>,
-    agents: &mut TickQuery,
+    agents: &mut Agents,
 ) {
     // The world is still loading: no tree starts deciding yet.
     let waiting = settings.wait_for_world && globals.declared() == Declared::Loading;
@@ -503,11 +514,19 @@ fn tick_trees(
     let paused = settings.paused && settings.steps == 0;
     if waiting || paused {
         stats.ticked = 0;
-        relist_all(locals, agents);
+        relist_all(locals, &mut agents.p3());
+        relist_all(locals, &mut agents.p4());
         return;
     }
     if settings.paused {
         settings.steps -= 1;
+    }
+    if tiers.waking() > 0 {
+        for (e, tier) in &agents.p6() {
+            if tier.wakes_on_change() {
+                tiers.wake(e);
+            }
+        }
     }
     tiers.plan();
     let dt = time.delta_secs();
@@ -524,26 +543,40 @@ fn tick_trees(
     let started = std::time::Instant::now();
     // A closure over the context, as the parallel iteration wants it (the
     // compiler inlines it into the iteration's loop).
-    let each = |local: &mut TickLocal, item| tick_one(local, &cx, item);
-    if agents.iter().len() < PARALLEL_FROM {
-        // A parallel iteration hands batches to the compute threads and
-        // waits for them: tens of microseconds on a small machine, more
-        // than a small crowd's whole tick.
+    // The parallel iteration's closures call `tick_one`, which is inlined
+    // into the iteration's loop.
+    let init = || {
         let mut local = locals.borrow_local_mut();
         local.posting.begin_run();
-        for item in agents.iter_mut() {
-            each(&mut local, item);
-        }
-    } else {
-        agents.par_iter_mut().for_each_init(
-            || {
-                let mut local = locals.borrow_local_mut();
-                local.posting.begin_run();
-                local
-            },
-            |local, item| each(local, item),
-        );
+        local
+    };
+    // Agents without a tier, then tiered ones (each looked at for its
+    // group's plan; one not due is left untouched). A pass in table order
+    // over all of them costs less than visiting only the due ones by
+    // entity (a look-up and cache misses each), and runs on every thread.
+    macro_rules! tick_all {
+        ($query:expr) => {{
+            let mut agents = $query;
+            if agents.iter().len() < PARALLEL_FROM {
+                // A parallel iteration hands batches to the compute threads
+                // and waits for them: tens of microseconds on a small
+                // machine, more than a small crowd's whole tick.
+                let mut local = init();
+                for item in agents.iter_mut() {
+                    tick_one(&mut local, &cx, item);
+                }
+            } else {
+                agents
+                    .par_iter_mut()
+                    .for_each_init(init, |local, item| tick_one(local, &cx, item));
+            }
+        }};
     }
+    tick_all!(agents.p3());
+    if cx.tiers.has_agents() {
+        tick_all!(agents.p4());
+    }
+    tiers.ticked();
     let ticked = locals
         .iter_mut()
         .map(|l| std::mem::take(&mut l.ticked))
@@ -568,12 +601,15 @@ fn tick_one(
     cx: &TickContext,
     (entity, tree, mut agent, mut bb, mut actions, tier): TickItem,
 ) {
-    // A tiered agent not due in this step is left as it is: nothing of it
-    // is written (nor marked changed), its slots are not listed.
+    // A tiered agent not due in this step is left as it is (nothing of it
+    // written or marked changed, its slots not listed); one due ticks over
+    // the steps since its last tick.
     let tier_step_us = match tier {
         Some(mut tier) => {
-            let changed = || bb.is_changed() || agent.is_changed();
-            match tier.bypass_change_detection().take_due(cx.tiers, changed) {
+            if !cx.tiers.serves(tier.group(), entity) {
+                return;
+            }
+            match tier.bypass_change_detection().take_steps(cx.tiers.step()) {
                 Some(steps) => Some(steps * cx.update_step_us),
                 None => return,
             }
@@ -625,7 +661,10 @@ fn take_break_hit(local: &mut TickLocal, entity: Entity, agent: &mut BtAgent) {
 /// No tree ticks this update (the world is still loading, or a debugger
 /// paused them): bound and restored agents are listed under their actions
 /// all the same (a restored action is the game's to run).
-fn relist_all(locals: &mut bevy::utils::Parallel<TickLocal>, agents: &mut TickQuery) {
+fn relist_all<F: bevy::ecs::query::QueryFilter>(
+    locals: &mut bevy::utils::Parallel<TickLocal>,
+    agents: &mut TickQuery<F>,
+) {
     let mut local = locals.borrow_local_mut();
     local.posting.begin_run();
     for (entity, _, _, _, actions, _) in agents.iter() {

@@ -12,7 +12,10 @@
 //! step so that the same agents are not the ones left out).
 
 use bevy::ecs::change_detection::DetectChangesMut;
+use std::collections::BTreeSet;
+
 use bevy::ecs::component::Component;
+use bevy::ecs::entity::Entity;
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::resource::Resource;
 use bevy::ecs::world::DeferredWorld;
@@ -34,18 +37,15 @@ use bevy::reflect::Reflect;
 /// With [`waking_on_change`](Self::waking_on_change), a change to the
 /// agent's blackboard (a key, a tag) or to its `BtAgent` (a stimulus
 /// inserted) ticks it at the next step, whatever its phase;
-/// [`wake`](Self::wake) does the same from game code.
+/// [`BtTiers::wake`] does the same from game code.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Reflect)]
 #[component(on_insert = tier_inserted, on_discard = tier_discarded)]
 pub struct BtTier {
     every: u16,
     wake_on_change: bool,
-    woken: bool,
     /// Set when inserted: the agent's group in [`BtTiers`] (`u32::MAX`:
-    /// none, without the plugin: every step).
+    /// none yet).
     group: u32,
-    /// Its place in the group, for the budget's share.
-    slot: u32,
     /// The step it last ticked (`u64::MAX`: never).
     last_step: u64,
 }
@@ -56,9 +56,7 @@ impl BtTier {
         BtTier {
             every: n.max(1),
             wake_on_change: false,
-            woken: false,
             group: u32::MAX,
-            slot: 0,
             last_step: u64::MAX,
         }
     }
@@ -80,66 +78,91 @@ impl BtTier {
         self.wake_on_change
     }
 
-    /// Ticks the agent at the next step, whatever its phase (and the
-    /// budget).
-    pub fn wake(&mut self) {
-        self.woken = true;
+    /// Its group in [`BtTiers`].
+    #[inline]
+    pub(crate) fn group(&self) -> u32 {
+        self.group
     }
 
-    /// How many steps since it last ticked, if it ticks in this step
-    /// (`changed`: its blackboard or agent changed since the last step).
-    /// Records the tick.
+    /// The steps since it last ticked, if it has not ticked in `step`
+    /// yet (a woken agent may also be due); records the tick.
     #[inline]
-    pub(crate) fn take_due(
-        &mut self,
-        plan: &BtTiers,
-        changed: impl FnOnce() -> bool,
-    ) -> Option<u64> {
-        let due = match plan.groups.get(self.group as usize) {
-            Some(g) => g.serves(self.slot),
-            None => true,
-        };
-        if !(due || self.woken || (self.wake_on_change && changed())) {
+    pub(crate) fn take_steps(&mut self, step: u64) -> Option<u64> {
+        if self.last_step == step {
             return None;
         }
-        self.woken = false;
         let steps = if self.last_step == u64::MAX {
             1
         } else {
-            plan.step.saturating_sub(self.last_step).max(1)
+            step.saturating_sub(self.last_step).max(1)
         };
-        self.last_step = plan.step;
+        self.last_step = step;
         Some(steps)
     }
 }
 
 /// One period and phase: the agents that tick in the same steps.
-#[derive(Debug, Clone, Default, Reflect)]
+#[derive(Debug, Clone, Default)]
 struct Group {
     every: u16,
     phase: u16,
-    /// Agents in it.
-    members: u32,
-    /// Slots given out (members that left leave theirs unused).
-    slots: u32,
-    /// This step: it is due, and the share of its slots that tick.
+    /// Its agents, in entity order.
+    members: BTreeSet<Entity>,
+    /// Over budget: where the next step's share starts (the share moves
+    /// round the group).
+    cursor: Option<Entity>,
+    /// This step: due, and (over budget) the share that ticks: agents in
+    /// `[from, to)` (`None`: from the first, to the end), twice when the
+    /// share wraps round.
     due: bool,
-    share: u32,
-    /// Where the share starts this step.
-    rotate: u32,
+    share: [Option<(Option<Entity>, Option<Entity>)>; 2],
 }
 
 impl Group {
+    /// Over budget: `take` of its agents tick in this step, from the
+    /// cursor on (wrapping round); the cursor moves past them.
+    fn plan_share(&mut self, take: usize) {
+        let from = self
+            .cursor
+            .filter(|c| self.members.range(c..).next().is_some());
+        let mut after = match from {
+            Some(c) => self.members.range(c..),
+            None => self.members.range(..),
+        };
+        let tail = after.by_ref().take(take).count();
+        let to = after.next().copied();
+        if tail == take {
+            self.share = [Some((from, to)), None];
+            self.cursor = to;
+            return;
+        }
+        // Wraps round: the rest from the first agent on.
+        let mut head = self.members.iter();
+        let _ = head.by_ref().take(take - tail).count();
+        let end = head.next().copied();
+        self.share = [Some((from, None)), Some((None, end))];
+        self.cursor = end;
+    }
+
     #[inline]
-    fn serves(&self, slot: u32) -> bool {
-        self.due
-            && (self.share >= self.slots || (slot + self.rotate) % self.slots.max(1) < self.share)
+    fn serves(&self, agent: Entity) -> bool {
+        if !self.due {
+            return false;
+        }
+        if self.share[0].is_none() {
+            return true;
+        }
+        self.share
+            .iter()
+            .flatten()
+            .any(|&(from, to)| from.is_none_or(|f| agent >= f) && to.is_none_or(|t| agent < t))
     }
 }
 
 /// The tick tiers' plan ([`BtTier`]): the groups of agents by period and
-/// phase, the step count, and the budget.
-#[derive(Resource, Debug, Clone, Reflect)]
+/// phase, the step count, and the budget. [`wake`](Self::wake) ticks an
+/// agent at the next step.
+#[derive(Resource, Debug, Clone)]
 pub struct BtTiers {
     /// Most ticks of tiered agents per step (`None`: no limit). Over it,
     /// agents of longer periods are left for a later step first.
@@ -152,6 +175,12 @@ pub struct BtTiers {
     groups: Vec<Group>,
     /// Group places, shortest period first (the budget's order).
     order: Vec<u32>,
+    /// The agents woken for this step.
+    woken: BTreeSet<Entity>,
+    /// Agents woken by changes, to look for them only when there are any.
+    waking: u32,
+    /// Per period, the group it last put an agent in.
+    last_join: Vec<(u16, u32)>,
     /// Ticks the budget planned for this step.
     planned: u32,
 }
@@ -164,6 +193,9 @@ impl Default for BtTiers {
             step: 0,
             groups: Vec::new(),
             order: Vec::new(),
+            woken: BTreeSet::new(),
+            waking: 0,
+            last_join: Vec::new(),
             planned: 0,
         }
     }
@@ -180,9 +212,10 @@ impl BtTiers {
         let mut out: Vec<(u16, u32)> = Vec::new();
         for &g in &self.order {
             let g = &self.groups[g as usize];
+            let n = g.members.len() as u32;
             match out.last_mut() {
-                Some((every, n)) if *every == g.every => *n += g.members,
-                _ => out.push((g.every, g.members)),
+                Some((every, total)) if *every == g.every => *total += n,
+                _ => out.push((g.every, n)),
             }
         }
         out
@@ -194,39 +227,69 @@ impl BtTiers {
         self.planned
     }
 
-    /// Plans the next step: which groups are due and how much of each.
+    /// Ticks a tiered agent at the next step, whatever its phase and the
+    /// budget.
+    pub fn wake(&mut self, agent: Entity) {
+        self.woken.insert(agent);
+    }
+
+    /// Whether any agent has a tier.
+    pub(crate) fn has_agents(&self) -> bool {
+        self.groups.iter().any(|g| !g.members.is_empty())
+    }
+
+    /// Agents whose tier wakes them on changes.
+    pub(crate) fn waking(&self) -> u32 {
+        self.waking
+    }
+
+    /// Whether a tiered agent of `group` ticks in this step (its group is
+    /// due and it is in the group's share, or it was woken).
+    #[inline]
+    pub(crate) fn serves(&self, group: u32, agent: Entity) -> bool {
+        let planned = match self.groups.get(group as usize) {
+            Some(g) => g.serves(agent),
+            None => true,
+        };
+        planned || (!self.woken.is_empty() && self.woken.contains(&agent))
+    }
+
+    /// Plans the next step: which groups are due and how much of each (the
+    /// agents woken for it are kept until the step's tick is done).
     pub(crate) fn plan(&mut self) {
         self.step += 1;
         let step = self.step;
-        let mut left = self.budget.unwrap_or(u32::MAX);
-        let bound = self.max_missed + 1;
+        let mut left = self.budget.unwrap_or(u32::MAX) as usize;
+        let bound = self.max_missed as usize + 1;
         self.planned = 0;
-        for &g in &self.order {
-            let g = &mut self.groups[g as usize];
-            g.due = step % u64::from(g.every) == u64::from(g.phase);
-            if !g.due || g.members == 0 {
+        for &at in &self.order {
+            let g = &mut self.groups[at as usize];
+            let n = g.members.len();
+            g.due = n > 0 && step % u64::from(g.every) == u64::from(g.phase);
+            g.share = [None, None];
+            if !g.due {
                 continue;
             }
             // At least a share that reaches every member within the bound.
-            let least = g.members.div_ceil(bound);
-            let take = left.clamp(least.min(g.members), g.members);
+            let take = left.clamp(n.div_ceil(bound), n);
             left = left.saturating_sub(take);
-            self.planned += take;
-            // The share is of slots (with gaps where members left).
-            g.share = if take >= g.members {
-                g.slots
-            } else {
-                (u64::from(take) * u64::from(g.slots)).div_ceil(u64::from(g.members.max(1))) as u32
-            };
-            if g.share < g.slots {
-                g.rotate = (g.rotate + g.share) % g.slots.max(1);
+            self.planned += take as u32;
+            if take < n {
+                g.plan_share(take);
             }
         }
     }
 
-    /// Puts an agent of period `every` in the phase with the fewest agents;
-    /// its group and slot.
-    fn join(&mut self, every: u16) -> (u32, u32) {
+    /// The step's tick is done: the woken agents have ticked.
+    pub(crate) fn ticked(&mut self) {
+        self.woken.clear();
+    }
+
+    /// Puts an agent of period `every` in a phase: the last one it put an
+    /// agent of that period in while that phase has less than a block more
+    /// than the emptiest (agents spawned together tick together, their
+    /// components close in memory), else the emptiest. Its group.
+    fn join(&mut self, agent: Entity, every: u16, waking: bool) -> u32 {
         if !self.groups.iter().any(|g| g.every == every) {
             for phase in 0..every {
                 self.groups.push(Group {
@@ -240,50 +303,64 @@ impl BtTiers {
             order.sort_by_key(|&g| (groups[g as usize].every, groups[g as usize].phase));
             self.order = order;
         }
-        let (at, g) = self
-            .groups
-            .iter_mut()
-            .enumerate()
-            .filter(|(_, g)| g.every == every)
-            .min_by_key(|(_, g)| g.members)
+        let of_period = || {
+            self.groups
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| g.every == every)
+        };
+        let (emptiest, least) = of_period()
+            .map(|(at, g)| (at, g.members.len()))
+            .min_by_key(|&(_, n)| n)
             .expect("the period's groups were made");
-        g.members += 1;
-        g.slots += 1;
-        (at as u32, g.slots - 1)
+        let total: usize = of_period().map(|(_, g)| g.members.len()).sum();
+        let block = (total / (usize::from(every) * 8)).clamp(1, 64);
+        let at = match self.last_join.iter().find(|(e, _)| *e == every) {
+            Some(&(_, last)) if self.groups[last as usize].members.len() < least + block => {
+                last as usize
+            }
+            _ => emptiest,
+        };
+        match self.last_join.iter_mut().find(|(e, _)| *e == every) {
+            Some(last) => last.1 = at as u32,
+            None => self.last_join.push((every, at as u32)),
+        }
+        self.groups[at].members.insert(agent);
+        self.waking += u32::from(waking);
+        at as u32
     }
 
-    fn leave(&mut self, group: u32) {
+    fn leave(&mut self, agent: Entity, group: u32, waking: bool) {
         if let Some(g) = self.groups.get_mut(group as usize) {
-            g.members = g.members.saturating_sub(1);
-            if g.members == 0 {
-                g.slots = 0;
-                g.rotate = 0;
+            g.members.remove(&agent);
+            if g.cursor == Some(agent) {
+                g.cursor = g.members.range(agent..).next().copied();
             }
+            self.waking -= u32::from(waking).min(self.waking);
         }
+        self.woken.remove(&agent);
     }
 }
 
 fn tier_inserted(mut world: DeferredWorld, cx: HookContext) {
-    let Some(every) = world.get::<BtTier>(cx.entity).map(|t| t.every) else {
+    let Some(tier) = world.get::<BtTier>(cx.entity).copied() else {
         return;
     };
     let Some(mut tiers) = world.get_resource_mut::<BtTiers>() else {
         return;
     };
-    let (group, slot) = tiers.join(every);
+    let group = tiers.join(cx.entity, tier.every, tier.wake_on_change);
     if let Some(mut tier) = world.get_mut::<BtTier>(cx.entity) {
-        let tier = tier.bypass_change_detection();
-        tier.group = group;
-        tier.slot = slot;
+        tier.bypass_change_detection().group = group;
     }
 }
 
 fn tier_discarded(mut world: DeferredWorld, cx: HookContext) {
-    let Some(group) = world.get::<BtTier>(cx.entity).map(|t| t.group) else {
+    let Some(tier) = world.get::<BtTier>(cx.entity).copied() else {
         return;
     };
     if let Some(mut tiers) = world.get_resource_mut::<BtTiers>() {
-        tiers.leave(group);
+        tiers.leave(cx.entity, tier.group, tier.wake_on_change);
     }
 }
 
@@ -291,31 +368,53 @@ fn tier_discarded(mut world: DeferredWorld, cx: HookContext) {
 mod tests {
     use super::*;
 
-    /// Agents of one period spread evenly over its phases; a due group
-    /// serves all of its agents without a budget.
+    /// Agents of one period spread evenly over its phases; over budget a
+    /// group's share moves round it, so each agent ticks within the bound.
     #[test]
-    fn a_period_spreads_over_its_phases() {
+    fn a_period_spreads_over_its_phases_and_a_share_moves_round() {
         let mut tiers = BtTiers::default();
-        let mut tiered: Vec<BtTier> = (0..40)
-            .map(|_| {
-                let mut t = BtTier::every(4);
-                (t.group, t.slot) = tiers.join(4);
-                t
-            })
-            .collect();
-        let mut per_step = Vec::new();
+        let agents: Vec<Entity> = (1..=40).map(|i| Entity::from_raw_u32(i).unwrap()).collect();
+        for &e in &agents {
+            tiers.join(e, 4, false);
+        }
+        let due = |tiers: &BtTiers| -> Vec<Entity> {
+            agents
+                .iter()
+                .copied()
+                .filter(|&e| {
+                    (0..4)
+                        .any(|g| tiers.groups[g].members.contains(&e) && tiers.serves(g as u32, e))
+                })
+                .collect()
+        };
+        let mut seen = std::collections::BTreeMap::<Entity, u32>::new();
         for _ in 0..8 {
             tiers.plan();
-            let due = tiered
-                .iter_mut()
-                .map(|t| t.take_due(&tiers, || false))
-                .filter(Option::is_some);
-            per_step.push(due.count());
+            let now = due(&tiers);
+            assert_eq!(now.len(), 10);
+            for e in now {
+                *seen.entry(e).or_default() += 1;
+            }
         }
-        assert_eq!(per_step, vec![10; 8]);
-        assert!(
-            tiered.iter().all(|t| t.last_step >= 5),
-            "each ticked in the last period"
+        assert!(agents.iter().all(|e| seen[e] == 2), "each twice in 8 steps");
+        // A budget of 5 in a step: half a group, the other half next time.
+        tiers.budget = Some(5);
+        tiers.max_missed = 1;
+        let mut halves = Vec::new();
+        for _ in 0..8 {
+            tiers.plan();
+            let now = due(&tiers);
+            if !now.is_empty() {
+                assert_eq!(now.len(), 5);
+                halves.push(now);
+            }
+        }
+        let group0: std::collections::BTreeSet<Entity> =
+            halves[0].iter().chain(&halves[4]).copied().collect();
+        assert_eq!(
+            group0.len(),
+            10,
+            "two steps of a group cover it: {halves:?}"
         );
     }
 }

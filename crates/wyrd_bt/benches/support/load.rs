@@ -146,13 +146,20 @@ pub fn random_blackboard(p: &Program, keys: &[u16; 10], rng: &mut Rng) -> Blackb
 
 /// One tick's input events: N/10 draws, each re-drawing one input of one
 /// agent with its probability. Calls `set(agent, key, value)`.
-pub fn draw_events(
+pub fn draw_events(n: usize, keys: &[u16; 10], rng: &mut Rng, set: impl FnMut(usize, u16, bool)) {
+    draw_events_over(n, n / 10, keys, rng, set);
+}
+
+/// [`draw_events`] with `draws` events over `n` agents (a crowd of tiers
+/// draws a tenth of the step's agent ticks, not of its agents).
+pub fn draw_events_over(
     n: usize,
+    draws: usize,
     keys: &[u16; 10],
     rng: &mut Rng,
     mut set: impl FnMut(usize, u16, bool),
 ) {
-    for _ in 0..n / 10 {
+    for _ in 0..draws {
         let agent = (rng.next() % n as u64) as usize;
         let input = (rng.next() % 10) as usize;
         let value = rng.unit() < INPUTS[input].1;
@@ -180,6 +187,12 @@ pub const PLUGIN_DT_MS: u32 = 33;
 #[derive(Resource)]
 pub struct Load {
     agents: usize,
+    /// Input events drawn per tick.
+    draws: usize,
+    /// The agents, by index, when events are written agent by agent (a
+    /// crowd of tiers: a pass over a million blackboards for a few
+    /// thousand events would be most of the step).
+    by_index: Option<Vec<Entity>>,
     keys: [u16; 10],
     durations: Vec<u32>,
     rng: Rng,
@@ -210,21 +223,36 @@ pub fn sense(mut load: ResMut<Load>, mut bbs: Query<(&AgentIndex, &mut Blackboar
     }
     load.events.clear();
     let (first, events) = (&mut load.first, &mut load.events);
-    draw_events(load.agents, &load.keys, &mut load.rng, |a, k, v| {
-        let at = events.len() as u32;
-        events.push((a as u32, k, v, u32::MAX));
-        if first[a] == u32::MAX {
-            first[a] = at;
-        } else {
-            // A second event for the agent in one tick (rare): after
-            // its others, in order.
-            let mut e = first[a] as usize;
-            while events[e].3 != u32::MAX {
-                e = events[e].3 as usize;
+    draw_events_over(
+        load.agents,
+        load.draws,
+        &load.keys,
+        &mut load.rng,
+        |a, k, v| {
+            let at = events.len() as u32;
+            events.push((a as u32, k, v, u32::MAX));
+            if first[a] == u32::MAX {
+                first[a] = at;
+            } else {
+                // A second event for the agent in one tick (rare): after
+                // its others, in order.
+                let mut e = first[a] as usize;
+                while events[e].3 != u32::MAX {
+                    e = events[e].3 as usize;
+                }
+                events[e].3 = at;
             }
-            events[e].3 = at;
+        },
+    );
+    if let Some(agents) = &load.by_index {
+        for &(a, k, v, _) in &load.events {
+            if let Ok((_, mut bb)) = bbs.get_mut(agents[a as usize]) {
+                bb.set_index(k, Value::Bool(v));
+            }
         }
-    });
+        load.sense_ns = started.elapsed().as_nanos() as u64;
+        return;
+    }
     let (first, events) = (&load.first, &load.events);
     let apply = |(index, mut bb): (&AgentIndex, Mut<Blackboard>)| {
         let mut e = first[index.0 as usize];
@@ -420,6 +448,33 @@ pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
 
 /// [`plugin_app`] with its actions finished `by` typed dispatch or a scan.
 pub fn plugin_app_acting(n: usize, threads: Option<usize>, by: ActBy) -> App {
+    plugin_app_tiered(n, threads, by, false)
+}
+
+/// The share of agents in each tick tier of the crowd load (issue 29):
+/// 1 % every step, 9 % every 4th, 90 % every 16th.
+pub const CROWD_TIERS: [(u16, f64); 3] = [(1, 0.01), (4, 0.09), (16, 0.90)];
+
+/// The tier of agent `i` of `n` in the crowd load.
+pub fn crowd_tier(i: usize, n: usize) -> BtTier {
+    let mut upto = 0.0;
+    for (every, share) in CROWD_TIERS {
+        upto += share;
+        if (i as f64) < upto * n as f64 {
+            return BtTier::every(every);
+        }
+    }
+    BtTier::every(16)
+}
+
+/// Agent ticks per step of the crowd load, per agent.
+pub fn crowd_ticks_per_agent() -> f64 {
+    CROWD_TIERS.iter().map(|(e, s)| s / f64::from(*e)).sum()
+}
+
+/// [`plugin_app_acting`], the agents in the crowd load's tiers when
+/// `tiers` (and a tenth of the step's agent ticks drawn as input events).
+pub fn plugin_app_tiered(n: usize, threads: Option<usize>, by: ActBy, tiers: bool) -> App {
     let mut app = App::new();
     let minimal = match threads {
         Some(t) => {
@@ -456,16 +511,28 @@ pub fn plugin_app_acting(n: usize, threads: Option<usize>, by: ActBy) -> App {
         .add(BtAsset {
             program: std::sync::Arc::new(program),
         });
+    let mut spawned = Vec::with_capacity(n);
     for (i, bb) in bbs.into_iter().enumerate() {
-        app.world_mut().spawn((
+        let mut agent = app.world_mut().spawn((
             BehaviorTree::new(handle.clone()).with_seed(i as u64),
             bb,
             AgentIndex(i as u32),
         ));
+        if tiers {
+            agent.insert(crowd_tier(i, n));
+        }
+        spawned.push(agent.id());
     }
+    let draws = if tiers {
+        (n as f64 * crowd_ticks_per_agent()).round() as usize / 10
+    } else {
+        n / 10
+    };
     app.insert_resource(Load {
         agents: n,
-        events: Vec::with_capacity(n / 10),
+        draws,
+        by_index: tiers.then_some(spawned),
+        events: Vec::with_capacity(draws),
         first: vec![u32::MAX; n],
         sense_ns: 0,
         keys,
