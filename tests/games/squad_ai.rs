@@ -652,3 +652,27 @@ fn a_headless_skirmish_answers_the_remote_methods_over_http() {
         assert!(err.contains("WorldStateSavePlugin"), "{method}: {err}");
     }
 }
+
+/// Issue 29: a crowd of AIs ticks in tiers by distance to the player (near
+/// every step, then every 4th and 16th); a skirmish of a few squads keeps
+/// every AI at full rate.
+#[test]
+fn a_crowd_ticks_in_tiers_by_distance_and_a_skirmish_does_not() {
+    let tiers = |agents: &str| {
+        let s = summary(&["--headless", "--ticks", "40", "--agents", agents]);
+        s["tiers"].as_object().unwrap().clone()
+    };
+    let crowd = tiers("1200");
+    for period in ["every 1", "every 4", "every 16"] {
+        assert!(
+            crowd.get(period).and_then(|n| n.as_u64()).unwrap_or(0) > 0,
+            "no AI {period}: {crowd:?}"
+        );
+    }
+    let skirmish = tiers("64");
+    assert_eq!(
+        skirmish.keys().collect::<Vec<_>>(),
+        ["every 1"],
+        "{skirmish:?}"
+    );
+}

@@ -12,6 +12,10 @@
 //! parameters read); `--act-by-hand` dispatches by hand as games did
 //! before the typed dispatch: per action type, a pass over every agent
 //! comparing ids and reading the parameters with `read_action`.
+//! `--tiers` (implies `--plugin`): the crowd load of issue 29, 1 % of the
+//! agents ticking every step, 9 % every 4th, 90 % every 16th (`BtTier`);
+//! `--tier-every N`: every agent `BtTier::every(N)`. Both also print the
+//! whole update per agent tick and the memory per agent.
 //! `--typed`: the reference tree whose actions also read a `Vec3` and an
 //! `Entity` parameter from the blackboard (the action loop reads them).
 //! The runtime alone (flat state in a loop); with `--plugin`, the full plugin
@@ -65,7 +69,7 @@ fn main() {
     let mut typed = false;
     let mut act_by = ActBy::Typed;
     let mut record: Option<(bool, usize)> = None;
-    let mut tiers = false;
+    let mut crowd = Crowd::Untiered;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
@@ -80,7 +84,11 @@ fn main() {
             "--plugin" => plugin = true,
             "--tiers" => {
                 plugin = true;
-                tiers = true;
+                crowd = Crowd::Mix;
+            }
+            "--tier-every" => {
+                plugin = true;
+                crowd = Crowd::AllEvery(num("--tier-every") as u16);
             }
             "--typed" => typed = true,
             "--act-scan" => act_by = ActBy::Scan,
@@ -93,14 +101,14 @@ fn main() {
             "--record-one" => record = Some((false, num("--record-one"))),
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--tiers] [--typed]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--tiers | --tier-every N] [--typed]"
                 );
                 std::process::exit(2);
             }
         }
     }
     if plugin {
-        run_plugin(agents, threads, ticks, record, act_by, tiers);
+        run_plugin(agents, threads, ticks, record, act_by, crowd);
         return;
     }
     let program = if typed {
@@ -313,10 +321,11 @@ fn run_plugin(
     ticks: u32,
     record: Option<(bool, usize)>,
     act_by: ActBy,
-    tiers: bool,
+    crowd: Crowd,
 ) {
+    let tiers = crowd != Crowd::Untiered;
     let rss_before = rss_bytes();
-    let mut app = plugin_app_tiered(agents, Some(threads), act_by, tiers);
+    let mut app = plugin_app_tiered(agents, Some(threads), act_by, crowd);
     let rss_after = rss_bytes();
     // The flight recorder on every agent, or on one; its buffers are
     // allocated when it starts, then filled over a warm-up.
@@ -370,7 +379,7 @@ fn run_plugin(
         median(&mut sense),
     );
     println!("agents                    {agents}");
-    if tiers {
+    if crowd == Crowd::Mix {
         println!(
             "tiers                     {} (agent ticks per step: {:.0})",
             CROWD_TIERS

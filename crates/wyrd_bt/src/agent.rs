@@ -51,7 +51,9 @@ pub struct BehaviorTree {
     pub handle: Handle<BtAsset>,
     /// Ticks per second for this agent (`None`: every fixed step of the
     /// schedule, Bevy's `Time<Fixed>`: 64 Hz unless the game sets it).
-    /// Lower it for distant agents.
+    /// Lower it for distant agents (for crowds, [`BtTier`](crate::BtTier)
+    /// spreads the agents over the steps and keeps a budget; with a tier,
+    /// this rate is not used).
     pub rate_hz: Option<f32>,
     /// Repeat or run once.
     pub mode: RunMode,

@@ -186,6 +186,20 @@
 //! }
 //! ```
 
+//! ## Crowds: tick tiers
+//!
+//! [`BtTier::every(n)`](BtTier::every) makes an agent's tree tick every nth
+//! step, the agents of a period spread over its phases so each step does
+//! about the same work; a tiered agent's clock advances by the steps since
+//! its last tick (timers and stimuli keep real time, to the tier's step).
+//! [`BtTiers`] holds the plan: a `budget` of tiered ticks per step (longer
+//! periods wait first, `max_missed` bounds how long) and
+//! [`BtTiers::wake`]; `BtTier::every(16).waking_on_change()` wakes on a
+//! blackboard or agent change. Set the tier from distance or importance,
+//! inserting it only when it changes (an insert moves the agent between
+//! groups). A tiered agent's actions reach [`Running`] in the steps it
+//! ticks.
+//!
 //! ## Stimuli
 //!
 //! A stimulus is a named behavior (under `behaviors`, not placed in the

@@ -25,6 +25,7 @@ mod actions;
 mod life;
 mod player;
 mod sense;
+mod tiers;
 mod track;
 
 pub use actions::*;
@@ -280,6 +281,7 @@ pub fn add_game(app: &mut App, agents: usize, seed: u64) {
                 deaths,
                 count_killed,
                 sense,
+                tiers::tier_by_distance,
             )
                 .chain()
                 .in_set(BtSystems::Sense)

@@ -339,6 +339,10 @@ pub(crate) fn count_ticks(
 
 /// Counts as the summary prints them.
 pub fn summary_json(world: &World) -> serde_json::Value {
+    let tiers: serde_json::Map<String, serde_json::Value> = super::tiers::counts(world)
+        .into_iter()
+        .map(|(every, n)| (format!("every {every}"), n.into()))
+        .collect();
     let s = world.resource::<Summary>();
     let b = world.resource::<Behaviors>();
     let entered: BTreeMap<&str, u64> = s.entered.iter().map(|(k, v)| (b.label(*k), *v)).collect();
@@ -392,5 +396,6 @@ pub fn summary_json(world: &World) -> serde_json::Value {
         "passenger_ticks_stimulus": s.passenger_ticks_stimulus,
         "passenger_flight": s.passenger_flight,
         "ns_per_agent_tick": s.decide_ns.checked_div(s.agent_ticks).unwrap_or(0),
+        "tiers": tiers,
     })
 }

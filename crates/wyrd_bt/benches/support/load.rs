@@ -448,7 +448,18 @@ pub fn plugin_app(n: usize, threads: Option<usize>) -> App {
 
 /// [`plugin_app`] with its actions finished `by` typed dispatch or a scan.
 pub fn plugin_app_acting(n: usize, threads: Option<usize>, by: ActBy) -> App {
-    plugin_app_tiered(n, threads, by, false)
+    plugin_app_tiered(n, threads, by, Crowd::Untiered)
+}
+
+/// Which tick tiers the plugin load's agents are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Crowd {
+    /// No tier: every agent ticks every step.
+    Untiered,
+    /// [`CROWD_TIERS`].
+    Mix,
+    /// Every agent `BtTier::every(n)`.
+    AllEvery(u16),
 }
 
 /// The share of agents in each tick tier of the crowd load (issue 29):
@@ -472,9 +483,9 @@ pub fn crowd_ticks_per_agent() -> f64 {
     CROWD_TIERS.iter().map(|(e, s)| s / f64::from(*e)).sum()
 }
 
-/// [`plugin_app_acting`], the agents in the crowd load's tiers when
-/// `tiers` (and a tenth of the step's agent ticks drawn as input events).
-pub fn plugin_app_tiered(n: usize, threads: Option<usize>, by: ActBy, tiers: bool) -> App {
+/// [`plugin_app_acting`], the agents in the tiers of `crowd` (and a tenth
+/// of the step's agent ticks drawn as input events).
+pub fn plugin_app_tiered(n: usize, threads: Option<usize>, by: ActBy, crowd: Crowd) -> App {
     let mut app = App::new();
     let minimal = match threads {
         Some(t) => {
@@ -518,15 +529,22 @@ pub fn plugin_app_tiered(n: usize, threads: Option<usize>, by: ActBy, tiers: boo
             bb,
             AgentIndex(i as u32),
         ));
-        if tiers {
-            agent.insert(crowd_tier(i, n));
+        match crowd {
+            Crowd::Untiered => {}
+            Crowd::Mix => {
+                agent.insert(crowd_tier(i, n));
+            }
+            Crowd::AllEvery(every) => {
+                agent.insert(BtTier::every(every));
+            }
         }
         spawned.push(agent.id());
     }
-    let draws = if tiers {
-        (n as f64 * crowd_ticks_per_agent()).round() as usize / 10
-    } else {
-        n / 10
+    let tiers = crowd != Crowd::Untiered;
+    let draws = match crowd {
+        Crowd::Mix => (n as f64 * crowd_ticks_per_agent()).round() as usize / 10,
+        Crowd::AllEvery(every) => n / 10 / usize::from(every.max(1)),
+        Crowd::Untiered => n / 10,
     };
     app.insert_resource(Load {
         agents: n,
