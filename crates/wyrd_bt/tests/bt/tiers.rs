@@ -232,3 +232,33 @@ fn a_change_wakes_a_slow_agent_at_the_next_step() {
     step(&mut app, 1);
     assert_eq!(ticks(&app, sleeping), s + 1, "woken by the game");
 }
+
+/// The flight recorder of an agent ticking every 4th step records each
+/// tick's step (4 steps of time), and the recording replays exactly: its
+/// Wait and stimulus keep the real time they kept in the game.
+#[test]
+fn a_tiered_agent_records_its_steps_and_replays_exactly() {
+    let (mut app, h, _dir) = app();
+    let e = spawn(&mut app, &h, Some(BtTier::every(4)));
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().record(64);
+    step(&mut app, 30);
+    app.world_mut()
+        .get_mut::<BtAgent>(e)
+        .unwrap()
+        .insert_stimulus("root", "panic", 0, 0.5)
+        .unwrap();
+    step(&mut app, 90);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    let rec = agent.recording().unwrap();
+    assert!(rec.ticks.len() >= 25, "about one tick in 4 of 120 steps");
+    assert!(
+        rec.ticks.iter().skip(1).all(|t| t.step_us == 133_332),
+        "each tick after the first is 4 steps of 33,333 us"
+    );
+    assert!(rec.ticks.iter().any(|t| !t.stimuli.is_empty()));
+    let program = agent.program().unwrap().clone();
+    let json = serde_json::to_string(&rec).unwrap();
+    let rec: wyrd_bt::Recording = serde_json::from_str(&json).unwrap();
+    let report = wyrd_bt::sim::replay(&program, &rec, false).unwrap();
+    assert_eq!(report.divergence, None);
+}
