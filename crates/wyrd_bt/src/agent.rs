@@ -149,6 +149,10 @@ pub struct BtAgent {
     pub(crate) restored: Option<RestoreReport>,
     /// The program (its address) `breaks` was chosen for: 0 before.
     pub(crate) breaks_bound_to: usize,
+    /// The tiers' step of the agent's last tick while it had a
+    /// [`BtTier`](crate::BtTier) (here, not on the tier: a new tier
+    /// inserted, or the tier removed, still counts the steps since).
+    pub(crate) tier_step: Option<u64>,
 }
 
 impl BtAgent {
@@ -333,6 +337,22 @@ pub(crate) struct TickContext<'a> {
 }
 
 impl BtAgent {
+    /// The steps since the agent's last tick under a tier (1 for its first
+    /// one), if it has not ticked in `step` yet (a woken agent may also be
+    /// due); records the tick. `tiered`: it has a tier now; without one,
+    /// the steps are taken once, for the first tick after the tier went.
+    #[inline]
+    pub(crate) fn take_tier_steps(&mut self, step: u64, tiered: bool) -> Option<u64> {
+        let steps = match self.tier_step {
+            Some(last) if last == step => return None,
+            Some(last) => step.saturating_sub(last).max(1),
+            None if tiered => 1,
+            None => return None,
+        };
+        self.tier_step = tiered.then_some(step);
+        Some(steps)
+    }
+
     /// One update of the agent: a restart it was asked for, its rate, its
     /// tick (recorded when it records), keys it read unset. Returns whether
     /// it ticked. `tier_step_us`: a tiered agent due in this step, and its

@@ -85,7 +85,7 @@ pub(crate) type TickQuery<'w, 's, F = ()> = Query<
         &'static mut BtAgent,
         &'static mut Blackboard,
         &'static mut BtActions,
-        Option<&'static mut BtTier>,
+        Option<&'static BtTier>,
     ),
     F,
 >;
@@ -97,7 +97,7 @@ type TickItem<'a> = (
     Mut<'a, BtAgent>,
     Mut<'a, Blackboard>,
     Mut<'a, BtActions>,
-    Option<Mut<'a, BtTier>>,
+    Option<&'a BtTier>,
 );
 
 /// Tiered agents that wake on changes, changed since the last tick.
@@ -603,19 +603,18 @@ fn tick_one(
 ) {
     // A tiered agent not due in this step is left as it is (nothing of it
     // written or marked changed, its slots not listed); one due ticks over
-    // the steps since its last tick.
-    let tier_step_us = match tier {
-        Some(mut tier) => {
-            if !cx.tiers.serves(tier.group(), entity) {
-                return;
-            }
-            match tier.bypass_change_detection().take_steps(cx.tiers.step()) {
-                Some(steps) => Some(steps * cx.update_step_us),
-                None => return,
-            }
-        }
-        None => None,
-    };
+    // the steps since its last tick, as does the first tick of one whose
+    // tier was removed.
+    if tier.is_some_and(|t| !cx.tiers.serves(t.group(), entity)) {
+        return;
+    }
+    let steps = agent
+        .bypass_change_detection()
+        .take_tier_steps(cx.tiers.step(), tier.is_some());
+    if tier.is_some() && steps.is_none() {
+        return;
+    }
+    let tier_step_us = steps.map(|steps| steps * cx.update_step_us);
     let (agent, actions) = (&mut *agent, &mut *actions);
     // The tree writes its blackboard only through `SetBlackboard` /
     // `UnsetBlackboard`: the component is marked changed only when one

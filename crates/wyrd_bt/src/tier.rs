@@ -46,8 +46,6 @@ pub struct BtTier {
     /// Set when inserted: the agent's group in [`BtTiers`] (`u32::MAX`:
     /// none yet).
     group: u32,
-    /// The step it last ticked (`u64::MAX`: never).
-    last_step: u64,
 }
 
 impl BtTier {
@@ -57,7 +55,6 @@ impl BtTier {
             every: n.max(1),
             wake_on_change: false,
             group: u32::MAX,
-            last_step: u64::MAX,
         }
     }
 
@@ -82,22 +79,6 @@ impl BtTier {
     #[inline]
     pub(crate) fn group(&self) -> u32 {
         self.group
-    }
-
-    /// The steps since it last ticked, if it has not ticked in `step`
-    /// yet (a woken agent may also be due); records the tick.
-    #[inline]
-    pub(crate) fn take_steps(&mut self, step: u64) -> Option<u64> {
-        if self.last_step == step {
-            return None;
-        }
-        let steps = if self.last_step == u64::MAX {
-            1
-        } else {
-            step.saturating_sub(self.last_step).max(1)
-        };
-        self.last_step = step;
-        Some(steps)
     }
 }
 

@@ -1,14 +1,10 @@
 //! Tick tiers (issue 29): agents that tick every nth step, spread over the
 //! steps, under a budget, keeping real time, woken by changes.
 
-use std::time::Duration;
-
-use bevy::asset::AssetPlugin;
 use bevy::prelude::*;
-use bevy::time::TimeUpdateStrategy;
 use wyrd_bt::BtStats;
 use wyrd_bt::prelude::*;
-use wyrd_test_support::step;
+use wyrd_test_support::{MemoryAssets, TestApp, step};
 
 /// One update is one 30 Hz step.
 const STEP_MS: f64 = 1000.0 / 30.0;
@@ -23,30 +19,20 @@ const TREE: &str = r#"(
     ]),
 )"#;
 
-fn app() -> (App, Handle<BtAsset>, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("t.bt.ron"), TREE).unwrap();
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: dir.path().to_string_lossy().into_owned(),
-            ..Default::default()
-        },
-        BtPlugin::default(),
-    ))
-    .insert_resource(Time::<Fixed>::from_hz(30.0))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 30.0,
-    )))
-    .register_bt_action("Idle")
-    .register_bt_action("Panic");
+fn app() -> (App, Handle<BtAsset>) {
+    let files = MemoryAssets::new().with("t.bt.ron", TREE);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.register_bt_action("Idle").register_bt_action("Panic");
+        })
+        .build();
     let handle = app
         .world()
         .resource::<AssetServer>()
         .load::<BtAsset>("t.bt.ron");
     wyrd_test_support::wait_loaded(&mut app, &handle).unwrap();
-    (app, handle, dir)
+    (app, handle)
 }
 
 fn spawn(app: &mut App, h: &Handle<BtAsset>, tier: Option<BtTier>) -> Entity {
@@ -68,7 +54,7 @@ fn ticks(app: &App, e: Entity) -> u64 {
 /// the same number of agents.
 #[test]
 fn work_per_step_is_even_over_the_phases() {
-    let (mut app, h, _dir) = app();
+    let (mut app, h) = app();
     for every in [1, 2, 4, 16] {
         for _ in 0..80 {
             spawn(&mut app, &h, Some(BtTier::every(every)));
@@ -104,7 +90,7 @@ fn work_per_step_is_even_over_the_phases() {
 #[test]
 fn a_wait_and_a_stimulus_last_the_same_real_time_in_every_tier() {
     for every in [1u16, 2, 4, 16] {
-        let (mut app, h, _dir) = app();
+        let (mut app, h) = app();
         let e = spawn(&mut app, &h, Some(BtTier::every(every)));
         let period_ms = f64::from(every) * STEP_MS;
         // The wait: steps until the idle action starts.
@@ -154,7 +140,7 @@ fn a_wait_and_a_stimulus_last_the_same_real_time_in_every_tier() {
 /// more of its steps in a row than `BtTiers::max_missed`.
 #[test]
 fn over_budget_far_tiers_wait_first_within_the_bound() {
-    let (mut app, h, _dir) = app();
+    let (mut app, h) = app();
     {
         let mut tiers = app.world_mut().resource_mut::<BtTiers>();
         tiers.budget = Some(50);
@@ -205,7 +191,7 @@ fn over_budget_far_tiers_wait_first_within_the_bound() {
 /// at the next step; one that does not wake waits for its phase.
 #[test]
 fn a_change_wakes_a_slow_agent_at_the_next_step() {
-    let (mut app, h, _dir) = app();
+    let (mut app, h) = app();
     let waking = spawn(&mut app, &h, Some(BtTier::every(16).waking_on_change()));
     let sleeping = spawn(&mut app, &h, Some(BtTier::every(16)));
     // Both have ticked once, then sleep.
@@ -238,7 +224,7 @@ fn a_change_wakes_a_slow_agent_at_the_next_step() {
 /// Wait and stimulus keep the real time they kept in the game.
 #[test]
 fn a_tiered_agent_records_its_steps_and_replays_exactly() {
-    let (mut app, h, _dir) = app();
+    let (mut app, h) = app();
     let e = spawn(&mut app, &h, Some(BtTier::every(4)));
     app.world_mut().get_mut::<BtAgent>(e).unwrap().record(64);
     step(&mut app, 30);
@@ -261,4 +247,35 @@ fn a_tiered_agent_records_its_steps_and_replays_exactly() {
     let rec: wyrd_bt::Recording = serde_json::from_str(&json).unwrap();
     let report = wyrd_bt::sim::replay(&program, &rec, false).unwrap();
     assert_eq!(report.divergence, None);
+}
+
+/// A new tier, or the tier removed, still counts the steps since the
+/// agent's last tick: its clock keeps real time across the change (the
+/// step count lived on the tier, and a new tier started it over).
+#[test]
+fn a_changed_or_removed_tier_keeps_the_time_since_the_last_tick() {
+    let now_ms = |app: &App, e| app.world().get::<BtAgent>(e).unwrap().state().now_ms();
+    for removed in [false, true] {
+        let (mut app, h) = app();
+        let e = spawn(&mut app, &h, Some(BtTier::every(16)));
+        // Up to its first tick, then 8 steps without one.
+        while ticks(&app, e) == 0 {
+            step(&mut app, 1);
+        }
+        let (before, mut steps) = (now_ms(&app, e), 8);
+        step(&mut app, 8);
+        if removed {
+            app.world_mut().entity_mut(e).remove::<BtTier>();
+        } else {
+            app.world_mut().entity_mut(e).insert(BtTier::every(1));
+        }
+        step(&mut app, 1);
+        steps += 1;
+        let advanced = f64::from(now_ms(&app, e) - before);
+        let real = f64::from(steps) * STEP_MS;
+        assert!(
+            (advanced - real).abs() <= 1.0,
+            "removed {removed}: the clock advanced {advanced} ms over {real:.0} ms of steps"
+        );
+    }
 }
