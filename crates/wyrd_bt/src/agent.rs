@@ -512,6 +512,7 @@ impl BtAgent {
             self.trace = Some(Box::new(TickTrace {
                 ticked: Vec::with_capacity(program.len() * 4),
                 actions: Vec::with_capacity(program.action_capacity() * 4),
+                ..TickTrace::default()
             }));
         }
     }

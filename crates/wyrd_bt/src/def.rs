@@ -86,6 +86,10 @@ macro_rules! node_struct {
             /// `"{range}"`.
             #[serde(default)]
             pub parameters: BTreeMap<String, ValueDef>,
+            /// Under a `Utility`: how this child scores (default: its
+            /// weight 1, no considerations: a constant 1).
+            #[serde(default)]
+            pub score: Option<ScoreDef>,
             $($(#[$fm])* pub $field: $ty,)*
         }
 
@@ -99,6 +103,7 @@ macro_rules! node_struct {
                     any_tags: &self.any_tags,
                     not_tags: &self.not_tags,
                     parameters: &self.parameters,
+                    score: self.score.as_ref(),
                 }
             }
 
@@ -165,6 +170,143 @@ node_struct!(
         random: bool,
     }
 );
+
+node_struct!(
+    /// Utility selection: the relevant child with the highest score runs
+    /// (each child's `score`); a running child is kept until another beats
+    /// it by more than `margin`, and not before `commit` seconds.
+    UtilityDef<children> {
+        /// Children, each with its `score`.
+        #[serde(default)]
+        children: Vec<NodeDef>,
+        /// How much a challenger must beat the running child's score by
+        /// to replace it (default 0.1; 0: any higher score).
+        #[serde(default = "default_margin")]
+        margin: f32,
+        /// Seconds a child runs before another may replace it (default 0).
+        #[serde(default)]
+        commit: f32,
+        /// How a child's considerations make its score (default `Product`).
+        #[serde(default)]
+        combine: Combine,
+        /// Who wins between equal scores (default `Random`: the agent's
+        /// seeded random numbers).
+        #[serde(default)]
+        ties: Ties,
+    }
+);
+
+fn default_margin() -> f32 {
+    0.1
+}
+
+/// How a `Utility` child scores: its considerations, combined by the
+/// `Utility`'s `combine`, times `weight` (StateTree: the weight scales the
+/// combined score and the result is not normalized).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreDef {
+    /// Multiplies the combined score (default 1). Without considerations
+    /// the score is the weight.
+    #[serde(default = "unit")]
+    pub weight: f32,
+    /// The considerations, each a value in 0..=1.
+    #[serde(default)]
+    pub consider: Vec<ConsiderDef>,
+}
+
+fn unit() -> f32 {
+    1.0
+}
+
+fn unit_range() -> (f32, f32) {
+    (0.0, 1.0)
+}
+
+/// One consideration: an input mapped into 0..=1 by its `range`, shaped
+/// by its `curve`: `(input: Bb("health"), range: (0, 100), curve:
+/// Power(2.0), invert: true)`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsiderDef {
+    /// What it reads.
+    pub input: ScoreInput,
+    /// The input values mapped to 0 and 1 (clamped outside; default
+    /// `(0, 1)`; `(100, 0)` maps the other way).
+    #[serde(default = "unit_range")]
+    pub range: (f32, f32),
+    /// The response curve over the mapped input (default `Linear`).
+    #[serde(default)]
+    pub curve: Curve,
+    /// Use `1 - curve` (a consideration that falls as its input rises).
+    #[serde(default)]
+    pub invert: bool,
+    /// Its weight in a `Sum` (default 1; ignored by the other combines).
+    #[serde(default = "unit")]
+    pub weight: f32,
+}
+
+/// What a consideration reads.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub enum ScoreInput {
+    /// A number (or bool: 0 / 1) on the blackboard, or a behavior
+    /// parameter: `Bb("health")`, `Bb("{range}")`. Unset: 0.
+    Bb(String),
+    /// A world value (a flag or counter, or one the game publishes):
+    /// `World("AIS_KILLED")`. Unknown: 0.
+    World(String),
+    /// A condition: 1 when it holds, else 0: `Check(Predicate("can_see",
+    /// {}))`.
+    Check(Check),
+}
+
+/// A response curve over a mapped input `x` in 0..=1 (the result is
+/// clamped to 0..=1).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Default)]
+pub enum Curve {
+    /// `x`.
+    #[default]
+    Linear,
+    /// `x^k`: `Power(2.0)` is quadratic (slow then fast), `Power(0.5)`
+    /// fast then slow.
+    Power(f32),
+    /// `1 / (1 + e^(-steepness·(x - midpoint)))`: an S around `midpoint`.
+    Logistic {
+        /// How sharp the S is (10: from 0.01 to 0.99 over about 0.9 of x).
+        steepness: f32,
+        /// Where it crosses 0.5.
+        midpoint: f32,
+    },
+    /// 1 from `x >= threshold` on, else 0.
+    Step(f32),
+}
+
+/// How a `Utility` child's considerations combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum Combine {
+    /// Their product, each factor compensated for their number (Dave
+    /// Mark's and Mike Lewis's make-up: `s + (1 - s)·(1 - 1/n)·s`), so
+    /// many factors do not drag every score to 0; one 0 still vetoes.
+    #[default]
+    Product,
+    /// Their weighted average (each consideration's `weight`).
+    Sum,
+    /// The lowest (StateTree's AND).
+    Min,
+    /// The highest (StateTree's OR).
+    Max,
+}
+
+/// Who wins between children of equal score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+pub enum Ties {
+    /// A draw from the agent's seeded random numbers (deterministic per
+    /// agent; drawn only when there is a tie).
+    #[default]
+    Random,
+    /// The first in the list (StateTree's rule).
+    First,
+}
 
 /// When a parallel node finishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -515,6 +657,7 @@ node_defs! {
     IfThenElse(CompositeDef),
     WhileDoElse(CompositeDef),
     Switch(SwitchDef),
+    Utility(UtilityDef),
     // Halo 2 decision schemes.
     PrioritizedList(CompositeDef),
     Sequential(CompositeDef),
@@ -569,4 +712,6 @@ pub struct Common<'a> {
     pub not_tags: &'a [String],
     /// A named behavior's parameters.
     pub parameters: &'a BTreeMap<String, ValueDef>,
+    /// Its score under a `Utility`.
+    pub score: Option<&'a ScoreDef>,
 }

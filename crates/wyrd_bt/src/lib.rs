@@ -365,9 +365,10 @@ pub use registry::{
 pub use resources::{BtGlobals, BtSettings, BtStats, Declared};
 pub use rng::SplitMix64;
 pub use runtime::{
-    ActionEvent, ActionState, ActiveAction, AgentState, BtActions, CustomCtx, LOOPS_PER_TICK,
-    MAX_STIMULI, NodeState, PredicateStub, SnapshotStimulus, StateSnapshot, Status, Stimulus,
-    StimulusError, TickEnv, TickTrace, tick_agent, tick_agent_traced,
+    ActionEvent, ActionState, ActiveAction, AgentState, BtActions, ChildScore, CustomCtx,
+    LOOPS_PER_TICK, MAX_STIMULI, NodeState, PredicateStub, SnapshotStimulus, StateSnapshot, Status,
+    Stimulus, StimulusError, TickEnv, TickTrace, UtilityChoice, UtilityDecision, UtilityReason,
+    tick_agent, tick_agent_traced,
 };
 pub use systems::{BtReloads, RestoreTree};
 pub use tier::{BtTier, BtTiers};

@@ -299,19 +299,7 @@ impl Compiler<'_> {
             }
             Check::HasTag(t) => Cond::Tags(self.tag_mask(file, std::slice::from_ref(t))?),
             Check::World(name, op, value) => {
-                let slot = match self.p.globals.iter().position(|g| g.name == *name) {
-                    Some(i) => i as u32,
-                    None => {
-                        let e = self.err_at(file, name, BtProblem::UnknownKey(String::new()));
-                        self.p.globals.push(crate::program::GlobalRef {
-                            name: name.clone(),
-                            file: file.to_owned(),
-                            line: e.line,
-                            column: e.column,
-                        });
-                        self.p.globals.len() as u32 - 1
-                    }
-                };
+                let slot = self.global_slot(file, name);
                 Cond::Global {
                     slot,
                     op: *op,

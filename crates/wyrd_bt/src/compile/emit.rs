@@ -144,6 +144,19 @@ impl<'a> Compiler<'a> {
             self.tag_mask(file, common.any_tags)? | extra_tags.1,
             self.tag_mask(file, common.not_tags)? | extra_tags.2,
         );
+        // A behavior's root may carry the score its uses under a Utility
+        // take; anywhere else a score would silently count for nothing.
+        let under_utility =
+            parent != NONE && matches!(self.p.nodes[parent as usize].kind, Kind::Utility { .. });
+        if common.score.is_some() && !under_utility && !self.entering_behavior {
+            let parent_kind = if parent == NONE {
+                "none: it is the root"
+            } else {
+                self.p.nodes[parent as usize].kind.name()
+            };
+            let problem = BtProblem::ScoreOutsideUtility(parent_kind.to_owned());
+            return Err(self.err_part(file, "score", "score", problem));
+        }
         if let NodeDef::Use(u) = def {
             let target_file = u
                 .file
@@ -272,6 +285,7 @@ impl<'a> Compiler<'a> {
                 any_tags: vec![],
                 not_tags: vec![],
                 parameters: Default::default(),
+                score: None,
                 behavior: behavior.clone(),
                 file: None,
                 with,

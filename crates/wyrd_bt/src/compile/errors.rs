@@ -306,6 +306,40 @@ pub enum BtProblem {
     /// A negative or non-finite duration.
     #[error("duration {0} s must be a finite number >= 0")]
     BadDuration(f32),
+    /// A `Utility` number (margin, weight, curve parameter) that is not a
+    /// finite number in its range.
+    #[error("{what} {value} must be a finite number{range}")]
+    BadNumber {
+        /// What the number is (`margin`, `score weight`, ...).
+        what: &'static str,
+        /// Its value.
+        value: f32,
+        /// Its range as text (` >= 0`, or empty).
+        range: &'static str,
+    },
+    /// A consideration's range that maps nothing.
+    #[error(
+        "consideration range ({lo}, {hi}) needs two different finite numbers: the input values mapped to 0 and to 1"
+    )]
+    ScoreRange {
+        /// The value mapped to 0.
+        lo: f32,
+        /// The value mapped to 1.
+        hi: f32,
+    },
+    /// A consideration reading a value that is not a number.
+    #[error(
+        "consideration input {key:?} is {found}: a consideration reads a number (int, float) or a bool"
+    )]
+    ScoreInputType {
+        /// The key or parameter.
+        key: String,
+        /// Its type.
+        found: &'static str,
+    },
+    /// A `score` on a node whose parent is not a `Utility`.
+    #[error("`score` only counts on a child of a Utility (this node's parent is {0})")]
+    ScoreOutsideUtility(String),
     /// A redirect to a behavior that is not placed in the tree.
     #[error(
         "impulse redirects to {0:?}, which is not placed in the tree (add Use(behavior: {0:?}) where it belongs, or use mode: InPlace)"

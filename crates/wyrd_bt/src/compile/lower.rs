@@ -100,6 +100,7 @@ pub(crate) fn lower(
             c.p.switch_cases.extend(&d.cases);
             Kind::Switch { key, cases }
         }
+        NodeDef::Utility(d) => c.utility(file, def, d)?,
         NodeDef::PrioritizedList(_) => Kind::PrioritizedList,
         NodeDef::Sequential(_) => Kind::Sequential,
         NodeDef::SequentialLooping(_) => Kind::SequentialLooping,

@@ -14,6 +14,7 @@ mod files;
 mod lower;
 pub(crate) mod outline;
 mod params;
+mod scores;
 mod spans;
 
 use std::collections::HashMap;
@@ -22,6 +23,7 @@ pub use errors::{BtError, BtProblem, with_caret};
 pub use files::{ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, resolve};
 
 use conditions::{all_of, fold_bits, instant_cond};
+pub(crate) use scores::score_number;
 
 use crate::program::{Kind, NONE, Program};
 use crate::registry::Vocabulary;
@@ -242,7 +244,7 @@ pub fn compile(
             }
         }
     }
-    c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.info().timed);
+    c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.timed());
     c.p.random = c.p.nodes.iter().any(|n| n.kind.uses_random());
     c.p.resumable = c.p.skippable
         && c.p.impulses.is_empty()
@@ -264,14 +266,20 @@ pub fn compile(
         c.p.nodes[i as usize].guard = guard;
     }
     fold_bits(&mut c.p);
-    c.p.reads_unset = c.p.conds.iter().any(|c| {
-        matches!(
-            c,
-            crate::program::Cond::BbIs { .. }
-                | crate::program::Cond::Bb { .. }
-                | crate::program::Cond::BbKey { .. }
-        )
-    });
+    // A consideration reads its key as a condition does (unset: 0, noted).
+    let score_keys =
+        c.p.considerations
+            .iter()
+            .any(|c| matches!(c.source, crate::program::ScoreSource::Key(_)));
+    c.p.reads_unset = score_keys
+        || c.p.conds.iter().any(|c| {
+            matches!(
+                c,
+                crate::program::Cond::BbIs { .. }
+                    | crate::program::Cond::Bb { .. }
+                    | crate::program::Cond::BbKey { .. }
+            )
+        });
     // The texts only, in file order: the same tree loaded by the game
     // (paths relative to its assets) and by `wyrd` (paths from the shell)
     // has the same hash.

@@ -45,6 +45,8 @@ pub enum Family {
     /// `runtime/composites.rs`: sequences, selector, parallel, if / while /
     /// switch.
     Standard,
+    /// `runtime/utility.rs`: utility selection.
+    Utility,
     /// `runtime/halo.rs`: Halo 2 decision schemes and impulses.
     Halo,
     /// `runtime/trainz.rs`: Trainz parent styles.
@@ -212,6 +214,10 @@ pub(crate) enum Relevance {
     /// (`Cooldown`: a cooling node is not tried, so a lower priority runs).
     Timer,
 }
+
+/// Most children a `Utility` scores (its scores live on the stack while
+/// it decides: no allocation; tried options are bits of a `u64`).
+pub const MAX_OPTIONS: usize = 64;
 
 #[cfg(test)]
 mod row_tests;

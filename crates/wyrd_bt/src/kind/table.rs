@@ -245,6 +245,28 @@ kind_table! {
         unreal: "-",
         example: "Switch(name: \"root\", key: \"k\", cases: [1], children: [{a}, {b}])",
     };
+    // Utility selection.
+    Utility { utility: u32 = 0, commit_ms: u32 = 0, random: bool = true } => KindInfo {
+        name: "Utility",
+        family: F::Utility,
+        min_children: 1,
+        max_children: super::MAX_OPTIONS,
+        aux: A::Now,
+        cursor: C::Unchosen,
+        timed: false,
+        instant: I::Never,
+        done: D::AnyChild,
+        random: R::WhenAsked,
+        resume: Resume::No,
+        leading_guards: false,
+        concurrent: false,
+        stimulus_target: false,
+        relevance: Relevance::Guard,
+        rule: "the relevant child with the highest `score` (considerations over keys, world values, checks; curves; `combine`); a running child is kept unless beaten by more than `margin`, and for `commit` seconds; ties by the agent's random numbers (`ties: First`: the first)",
+        bt_cpp: "-",
+        unreal: "StateTree Try Select Children with Highest Utility",
+        example: "Utility(name: \"root\", children: [{a}, {b}])",
+    };
     // Halo 2 decision schemes.
     PrioritizedList => KindInfo {
         name: "PrioritizedList",
@@ -938,9 +960,18 @@ impl Kind {
             Random::Always => true,
             Random::WhenAsked => matches!(
                 self,
-                Kind::OneOff { random: true } | Kind::SelectOne { random: true }
+                Kind::OneOff { random: true }
+                    | Kind::SelectOne { random: true }
+                    | Kind::Utility { random: true, .. }
             ),
         }
+    }
+
+    /// It reads time (the row's `timed`, and a `Utility` with a
+    /// commitment time): a walk with unchanged inputs may still decide
+    /// otherwise.
+    pub const fn timed(&self) -> bool {
+        self.info().timed || matches!(self, Kind::Utility { commit_ms, .. } if *commit_ms > 0)
     }
 
     /// Whether a node of this kind is resumable by the resume shortcut

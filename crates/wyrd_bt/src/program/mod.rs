@@ -16,6 +16,9 @@ pub(crate) use crate::kind::Kind;
 
 mod action;
 pub use action::{ActionInfo, Param, ParamError};
+mod utility;
+pub use utility::MAX_OPTIONS;
+pub(crate) use utility::{Consideration, ScoreInfo, ScoreSource, UtilityInfo};
 
 /// A compiled condition.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -380,6 +383,13 @@ pub struct Program {
     /// Probabilistic weights (per node, `child_count` entries from the index
     /// in [`Kind::Probabilistic`]).
     pub(crate) weights: Vec<f32>,
+    /// `Utility` nodes (the index in [`Kind::Utility`]).
+    pub(crate) utilities: Vec<UtilityInfo>,
+    /// Scores of `Utility` children (per node, `child_count` entries from
+    /// [`UtilityInfo::scores`]).
+    pub(crate) scores: Vec<ScoreInfo>,
+    /// Considerations of the scores.
+    pub(crate) considerations: Vec<Consideration>,
     /// Number of aux words an agent needs.
     pub(crate) aux_count: u32,
     /// Number of cursors an agent needs.

@@ -409,6 +409,7 @@ impl<'a> Interp<'a> {
     pub(crate) fn tick_other(&mut self, i: u32, kind: Kind) -> Status {
         match self.p.nodes[i as usize].facts.family {
             Family::Standard => self.tick_standard(i, kind),
+            Family::Utility => self.tick_utility(i, kind),
             Family::Halo => self.tick_halo(i, kind),
             Family::Trainz => self.tick_trainz(i, kind),
             Family::Decorator => self.tick_decorator(i, kind),

@@ -19,6 +19,7 @@ mod state;
 mod stimuli;
 mod trace;
 mod trainz;
+mod utility;
 
 pub use crate::custom::CustomCtx;
 pub use actions::{ActionState, ActiveAction, BtActions};
@@ -27,7 +28,9 @@ pub(crate) use interp::Interp;
 pub(crate) use shortcuts::{inputs_key, quiet_since_walk, resume_point, skip_walk, walked};
 pub use state::{AgentState, SnapshotStimulus, StateSnapshot};
 pub use stimuli::{MAX_STIMULI, Stimulus, StimulusError};
-pub use trace::{ActionEvent, TickTrace};
+pub use trace::{
+    ActionEvent, ChildScore, TickTrace, UtilityChoice, UtilityDecision, UtilityReason,
+};
 
 use crate::blackboard::Blackboard;
 use crate::program::Program;

@@ -124,6 +124,68 @@ pub struct TickRecord {
     /// and a restarted root tick nodes more than once). Relevancy checks
     /// (a prioritized list asking a child's guard) are not ticks.
     pub ticked: Vec<String>,
+    /// What each `Utility` decided in this tick, in order.
+    pub utility: Vec<UtilityRecord>,
+}
+
+/// One `Utility`'s decision in a tick, by name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UtilityRecord {
+    /// The `Utility`'s path.
+    pub node: String,
+    /// Each child's name (its path segment) and score (`None`: not an
+    /// option: its tags or guard rule it out).
+    pub scores: Vec<(String, Option<f32>)>,
+    /// The child it ran, by name (`None`: it had nothing to run).
+    pub chosen: Option<String>,
+    /// Why: `best`, `beat flee by 0.32`, `kept`, `committed`, `done`,
+    /// `nothing to run`, with `, tie` when the tie rule picked.
+    pub why: String,
+}
+
+impl UtilityRecord {
+    /// `root/choose: attack=0.80 flee=0.30 idle=- -> attack (beat flee by
+    /// 0.50)`: the scores with two decimals, `-` for a child that is not an
+    /// option.
+    pub fn text(&self) -> String {
+        let scores: Vec<String> = self
+            .scores
+            .iter()
+            .map(|(n, s)| match s {
+                Some(s) => format!("{n}={s:.2}"),
+                None => format!("{n}=-"),
+            })
+            .collect();
+        format!(
+            "{}: {} -> {} ({})",
+            self.node,
+            scores.join(" "),
+            self.chosen.as_deref().unwrap_or("none"),
+            self.why
+        )
+    }
+}
+
+impl serde::Serialize for UtilityRecord {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        struct Scores<'a>(&'a [(String, Option<f32>)]);
+        impl serde::Serialize for Scores<'_> {
+            fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+                let mut map = ser.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+        let mut st = ser.serialize_struct("UtilityRecord", 4)?;
+        st.serialize_field("node", &self.node)?;
+        st.serialize_field("scores", &Scores(&self.scores))?;
+        st.serialize_field("chosen", &self.chosen)?;
+        st.serialize_field("why", &self.why)?;
+        st.end()
+    }
 }
 
 impl TickRecord {
@@ -151,7 +213,8 @@ impl<V> serde::Serialize for Pairs<'_, V> {
 impl serde::Serialize for TickRecord {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = ser.serialize_struct("TickRecord", 8)?;
+        let fields = if self.utility.is_empty() { 8 } else { 9 };
+        let mut st = ser.serialize_struct("TickRecord", fields)?;
         st.serialize_field("tick", &self.tick)?;
         st.serialize_field("status", self.status.as_str())?;
         st.serialize_field("active", &self.active)?;
@@ -160,6 +223,12 @@ impl serde::Serialize for TickRecord {
         st.serialize_field("aborted", &self.aborted)?;
         st.serialize_field("ticked", &self.ticked)?;
         st.serialize_field("flags", &Pairs(&self.flags, |f| f.as_str()))?;
+        // Only trees with a `Utility` have the key (other lines unchanged).
+        if self.utility.is_empty() {
+            st.skip_field("utility")?;
+        } else {
+            st.serialize_field("utility", &self.utility)?;
+        }
         st.end()
     }
 }
@@ -420,6 +489,27 @@ impl<'p> Sim<'p> {
         self.record(status)
     }
 
+    /// The tick's `Utility` decisions by name (`path` names nodes).
+    fn utility_records(&self, path: &dyn Fn(u32) -> String) -> Vec<UtilityRecord> {
+        let segment = |i: u32| {
+            let p = path(i);
+            p.rsplit('/').next().unwrap_or(&p).to_owned()
+        };
+        self.trace
+            .decisions()
+            .map(|d| UtilityRecord {
+                node: path(d.choice.utility),
+                scores: d
+                    .scores
+                    .iter()
+                    .map(|s| (segment(s.child), s.score))
+                    .collect(),
+                chosen: (d.choice.chosen != crate::NONE).then(|| segment(d.choice.chosen)),
+                why: d.choice.why(segment),
+            })
+            .collect()
+    }
+
     fn record(&self, status: Status) -> TickRecord {
         let p = self.program;
         let active = self
@@ -484,6 +574,7 @@ impl<'p> Sim<'p> {
             aborted,
             restarted: self.trace.restarted().into_iter().map(path).collect(),
             ticked,
+            utility: self.utility_records(&path),
         }
     }
 
@@ -584,6 +675,7 @@ impl<'p> Sim<'p> {
                     aborted: Vec::new(),
                     restarted: Vec::new(),
                     ticked: Vec::new(),
+                    utility: Vec::new(),
                     ..last
                 }
             } else {

@@ -48,6 +48,9 @@ fn line(r: &TickRecord, flags: &[String]) -> String {
         list(&r.aborted),
         list(&r.ticked),
     );
+    for u in &r.utility {
+        s.push_str(&format!(" | utility {}", u.text()));
+    }
     if !flags.is_empty() {
         let shown: Vec<String> = flags
             .iter()
