@@ -356,7 +356,8 @@ pub use plugin::{BtAppExt, BtPlugin, BtSystems};
 pub use problem::AgentProblem;
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
 pub use recorder::{
-    RECORDING_FORMAT, RecordedStimulus, RecordedTick, Recorder, Recording, StartState, node_text,
+    RECORDING_FORMAT, RecordedChoice, RecordedStimulus, RecordedTick, Recorder, Recording,
+    StartState, node_text,
 };
 pub use registry::{
     ActionField, ActionId, BtAction, BtRegistry, CustomNode, Out, ParamSpec, PredicateArgs,

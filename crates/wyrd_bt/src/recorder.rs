@@ -18,8 +18,8 @@ use crate::blackboard::Blackboard;
 use crate::clock::AgentClock;
 use crate::program::Program;
 use crate::runtime::{
-    ActionEvent, ActionState, AgentState, BtActions, NodeState, StateSnapshot, Status, TickEnv,
-    TickTrace, tick_agent,
+    ActionEvent, ActionState, AgentState, BtActions, ChildScore, NodeState, StateSnapshot, Status,
+    TickEnv, TickTrace, UtilityChoice, tick_agent,
 };
 use crate::value::Value;
 
@@ -67,6 +67,9 @@ enum Rec {
         node: u32,
         event: ActionEvent,
     },
+    /// A `Utility` child's score, then the `Utility`'s decision.
+    Score(ChildScore),
+    Choice(UtilityChoice),
 }
 
 /// The recorder of one agent.
@@ -351,6 +354,12 @@ impl Recorder {
             let (node, event) = trace.actions[i];
             self.push(program, Rec::Action { node, event });
         }
+        for i in 0..trace.scores.len() {
+            self.push(program, Rec::Score(trace.scores[i]));
+        }
+        for i in 0..trace.choices.len() {
+            self.push(program, Rec::Choice(trace.choices[i]));
+        }
     }
 
     /// Folds the oldest tick into the start state: the shadow agent reads
@@ -397,7 +406,11 @@ impl Recorder {
                         .insert_stimulus_at(program, target, root, priority, ms);
                 }
                 Rec::Restart => start.state.reset(program, &mut start.actions),
-                Rec::Status(_) | Rec::Node { .. } | Rec::Action { .. } => {}
+                Rec::Status(_)
+                | Rec::Node { .. }
+                | Rec::Action { .. }
+                | Rec::Score(_)
+                | Rec::Choice(_) => {}
             }
         }
         shadow_tick(program, start, step_us, self.repeat);
@@ -407,8 +420,14 @@ impl Recorder {
     pub fn recording(&self, program: &Program) -> Recording {
         let key = |k: u16| program.bb_keys.get(k as usize).cloned().unwrap_or_default();
         let mut ticks: Vec<RecordedTick> = Vec::with_capacity(self.ticks.len());
+        // The `Utility` decisions of the tick being read.
+        let mut decided = TickTrace::default();
         for &r in &self.facts {
             if let Rec::Tick { tick, step_us } = r {
+                if let Some(t) = ticks.last_mut() {
+                    t.utility = recorded_choices(program, &decided);
+                    decided.clear();
+                }
                 ticks.push(RecordedTick {
                     tick,
                     step_us,
@@ -458,7 +477,12 @@ impl Recorder {
                         .action_of(node)
                         .map_or_else(String::new, |a| a.name().to_owned()),
                 )),
+                Rec::Score(score) => decided.scores.push(score),
+                Rec::Choice(choice) => decided.choices.push(choice),
             }
+        }
+        if let Some(t) = ticks.last_mut() {
+            t.utility = recorded_choices(program, &decided);
         }
         let s = &self.start;
         Recording {
@@ -673,6 +697,58 @@ pub struct RecordedTick {
     /// `failure` / `aborted`, the action's name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<(u32, String, String)>,
+    /// What each `Utility` decided, in order: its children's scores and
+    /// why its choice won.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub utility: Vec<RecordedChoice>,
+}
+
+/// One `Utility` decision of a recorded tick.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RecordedChoice {
+    /// The `Utility` node.
+    pub node: u32,
+    /// Each child node with its score (`None`: not an option).
+    pub scores: Vec<(u32, Option<f32>)>,
+    /// The child it ran (`None`: none).
+    pub chosen: Option<u32>,
+    /// Why, in words (`beat sleep by 0.32`, `kept`, ...).
+    pub why: String,
+}
+
+impl RecordedChoice {
+    /// `root: eat=0.80 sleep=0.48 -> eat (beat sleep by 0.32)`, children
+    /// by name.
+    pub fn text(&self, program: &Program) -> String {
+        let scores: Vec<String> = self
+            .scores
+            .iter()
+            .map(|&(c, s)| match s {
+                Some(s) => format!("{}={s:.2}", program.name(c)),
+                None => format!("{}=-", program.name(c)),
+            })
+            .collect();
+        format!(
+            "{}: {} -> {} ({})",
+            program.path(self.node),
+            scores.join(" "),
+            self.chosen.map_or("none", |c| program.name(c)),
+            self.why
+        )
+    }
+}
+
+/// A tick's `Utility` decisions as a recording keeps them.
+pub(crate) fn recorded_choices(program: &Program, trace: &TickTrace) -> Vec<RecordedChoice> {
+    trace
+        .decisions()
+        .map(|d| RecordedChoice {
+            node: d.choice.utility,
+            scores: d.scores.iter().map(|s| (s.child, s.score)).collect(),
+            chosen: (d.choice.chosen != crate::NONE).then_some(d.choice.chosen),
+            why: d.choice.why(|n| program.name(n).to_owned()),
+        })
+        .collect()
 }
 
 /// The packed node byte as text (`running PCW`), for messages.

@@ -88,7 +88,9 @@ impl Default for WyrdInspectorPlugin {
 /// Why nodes changed in a recorded tick, one line each: a branch that
 /// stopped because a higher-priority sibling took over, with the inputs
 /// that changed in that tick ("fight stopped: self_preservation took over;
-/// grenade_near became true").
+/// grenade_near became true"); and each `Utility`'s decision with its
+/// children's scores ("utility root: eat=0.80 sleep=0.48 -> eat (beat
+/// sleep by 0.32)").
 pub fn why_lines(program: &wyrd_bt::Program, t: &wyrd_bt::RecordedTick) -> Vec<String> {
     let running = |b: u8| wyrd_bt::node_text(b).starts_with("running");
     let started: Vec<u32> = t
@@ -150,6 +152,12 @@ pub fn why_lines(program: &wyrd_bt::Program, t: &wyrd_bt::RecordedTick) -> Vec<S
     if lines.is_empty() && !inputs.is_empty() && !t.nodes.is_empty() {
         lines.push(format!("changed{because}"));
     }
+    // Each Utility's scores and why its choice won.
+    lines.extend(
+        t.utility
+            .iter()
+            .map(|c| format!("utility {}", c.text(program))),
+    );
     lines
 }
 
@@ -532,6 +540,40 @@ fn record_history(mut state: ResMut<InspectorState>, mut agents: Query<&mut BtAg
                 tick,
                 path: agent.state().display_path(program, node),
                 event,
+            });
+        }
+        // A Utility's change of mind (not each tick it keeps its choice).
+        for d in trace.decisions() {
+            if matches!(
+                d.choice.reason,
+                wyrd_bt::UtilityReason::Kept
+                    | wyrd_bt::UtilityReason::Committed
+                    | wyrd_bt::UtilityReason::Done
+            ) {
+                continue;
+            }
+            let name = |n: u32| program.name(n).to_owned();
+            let scores: Vec<String> = d
+                .scores
+                .iter()
+                .map(|s| match s.score {
+                    Some(v) => format!("{}={v:.2}", name(s.child)),
+                    None => format!("{}=-", name(s.child)),
+                })
+                .collect();
+            let chosen = if d.choice.chosen == wyrd_bt::NONE {
+                "none".to_owned()
+            } else {
+                name(d.choice.chosen)
+            };
+            state.history.push_back(HistoryEntry {
+                tick,
+                path: agent.state().display_path(program, d.choice.utility),
+                event: HistoryEvent::Chose(format!(
+                    "{chosen}: {} ({})",
+                    scores.join(" "),
+                    d.choice.why(name)
+                )),
             });
         }
     }

@@ -67,7 +67,7 @@ pub struct TimelineRow {
 /// What happened to a node of the selected agent, for the history: the
 /// events of the tick trace (`wyrd sim` prints the same ones) and status
 /// changes.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum HistoryEvent {
     /// The node's status changed.
     Status {
@@ -82,6 +82,10 @@ pub enum HistoryEvent {
     Finished(Status),
     /// The tree stopped this action.
     Aborted,
+    /// This `Utility` ran another child (or none): its choice, the
+    /// children's scores and why it won (`eat: eat=0.80 sleep=0.48 (beat
+    /// sleep by 0.32)`).
+    Chose(String),
 }
 
 /// One entry of the selected agent's history.
@@ -98,11 +102,12 @@ pub struct HistoryEntry {
 impl HistoryEntry {
     /// One line: `tick 12: root/fight/Shoot aborted`.
     pub fn line(&self) -> String {
-        let what = match self.event {
+        let what = match &self.event {
             HistoryEvent::Status { from, to } => format!("{} -> {}", from.as_str(), to.as_str()),
             HistoryEvent::Started => "started".into(),
             HistoryEvent::Finished(s) => format!("finished ({})", s.as_str()),
             HistoryEvent::Aborted => "aborted".into(),
+            HistoryEvent::Chose(what) => format!("chose {what}"),
         };
         format!("tick {}: {} {what}", self.tick, self.path)
     }

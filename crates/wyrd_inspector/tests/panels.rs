@@ -1007,3 +1007,79 @@ fn find_marks_the_nodes_by_name_and_jumps_to_the_first() {
         .collect();
     assert!(boxes.iter().any(|b| b.contains("» far_away")), "{boxes:?}");
 }
+
+/// Issue 29: a `Utility`'s decisions are in the panels: the why lines of a
+/// recorded tick give each child's score and why the winner won, and the
+/// history's line of a change of mind reads the same way.
+#[test]
+fn a_utility_decision_shows_its_scores_and_why_the_winner_won() {
+    use wyrd_bt::prelude::*;
+    use wyrd_inspector::{HistoryEntry, HistoryEvent};
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    const UTILITY: &str = r#"(
+        blackboard: {"hunger": 0.9, "fatigue": 0.2},
+        root: Utility(name: "root", children: [
+            Action(name: "eat", action: "Eat", score: (consider: [(input: Bb("hunger"))])),
+            Action(name: "sleep", action: "Sleep", score: (consider: [(input: Bb("fatigue"))])),
+        ]),
+    )"#;
+    let files = MemoryAssets::new().with("u.bt.ron", UTILITY);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.register_bt_action("Eat").register_bt_action("Sleep");
+        })
+        .build();
+    let handle = app.world().resource::<AssetServer>().load("u.bt.ron");
+    wait_loaded(&mut app, &handle).unwrap();
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(handle), Blackboard::new()))
+        .id();
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().record(50);
+    step(&mut app, 3);
+    app.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("fatigue", 1.0)
+        .unwrap();
+    step(&mut app, 2);
+    app.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("hunger", 0.5)
+        .unwrap();
+    step(&mut app, 2);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    let rec = agent.recording().unwrap();
+    let program = agent.program().unwrap().clone();
+    let lines: Vec<String> = rec
+        .ticks
+        .iter()
+        .flat_map(|t| wyrd_inspector::why_lines(&program, t))
+        .filter(|l| l.starts_with("utility "))
+        .collect();
+    assert_eq!(
+        lines.first().map(String::as_str),
+        Some("utility root: eat=0.90 sleep=0.20 -> eat (best)"),
+        "{lines:?}"
+    );
+    // Within the margin (0.1) the running child is kept; beaten by more,
+    // replaced.
+    assert_eq!(
+        &lines[1..3],
+        [
+            "utility root: eat=0.90 sleep=1.00 -> eat (kept)",
+            "utility root: eat=0.50 sleep=1.00 -> sleep (beat eat by 0.50)"
+        ],
+        "{lines:?}"
+    );
+    let mut snap = snapshot();
+    snap.history = vec![HistoryEntry {
+        tick: 4,
+        path: "root".into(),
+        event: HistoryEvent::Chose("sleep: eat=0.50 sleep=1.00 (beat eat by 0.50)".into()),
+    }];
+    let h = harness(snap);
+    h.get_by_label("tick 4: root chose sleep: eat=0.50 sleep=1.00 (beat eat by 0.50)");
+}

@@ -321,6 +321,43 @@ fn replay_from<'p>(
                 sim,
             ));
         }
+        // Compared by path: the recording's paths, the replayed tree's.
+        let replayed_path = |i: u32| program.path(i).to_owned();
+        let decided: Vec<ChoiceByPath> = crate::recorder::recorded_choices(program, &sim.trace)
+            .iter()
+            .map(|c| ChoiceByPath::of(c, &replayed_path))
+            .collect();
+        let recorded: Vec<ChoiceByPath> = t
+            .utility
+            .iter()
+            .map(|c| ChoiceByPath::of(c, &recorded_path))
+            .collect();
+        if decided != recorded {
+            let k = decided
+                .iter()
+                .zip(&recorded)
+                .position(|(a, b)| a != b)
+                .unwrap_or(decided.len().min(recorded.len()));
+            let show =
+                |c: Option<&ChoiceByPath>| c.map_or("nothing".to_owned(), ChoiceByPath::text);
+            let node = recorded.get(k).or(decided.get(k)).map(|c| c.node.clone());
+            return Ok((
+                ReplayReport {
+                    ticks: n + 1,
+                    divergence: Some(Divergence {
+                        tick: t.tick,
+                        node,
+                        what: format!(
+                            "utility: recorded {}, replayed {}",
+                            show(recorded.get(k)),
+                            show(decided.get(k))
+                        ),
+                    }),
+                    changed_tree,
+                },
+                sim,
+            ));
+        }
     }
     Ok((
         ReplayReport {
@@ -330,6 +367,44 @@ fn replay_from<'p>(
         },
         sim,
     ))
+}
+
+/// A `Utility` decision with nodes named by path: the recorded and the
+/// replayed tree may number their nodes differently.
+#[derive(PartialEq)]
+struct ChoiceByPath {
+    node: String,
+    scores: Vec<(String, Option<f32>)>,
+    chosen: Option<String>,
+    why: String,
+}
+
+impl ChoiceByPath {
+    fn of(c: &crate::RecordedChoice, path: &dyn Fn(u32) -> String) -> Self {
+        ChoiceByPath {
+            node: path(c.node),
+            scores: c.scores.iter().map(|&(n, s)| (path(n), s)).collect(),
+            chosen: c.chosen.map(path),
+            why: c.why.clone(),
+        }
+    }
+
+    /// `root: root/eat=0.9 root/sleep=- -> root/eat (kept)` (scores
+    /// exactly, to show what differs).
+    fn text(&self) -> String {
+        let scores: Vec<String> = self
+            .scores
+            .iter()
+            .map(|(n, s)| format!("{n}={}", s.map_or("-".into(), |s| s.to_string())))
+            .collect();
+        let chosen = self.chosen.as_deref().unwrap_or("none");
+        format!(
+            "{}: {} -> {chosen} ({})",
+            self.node,
+            scores.join(" "),
+            self.why
+        )
+    }
 }
 
 fn set_key(sim: &mut Sim<'_>, key: &str, value: Option<Value>) -> Result<(), SimError> {

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use wyrd_bt::sim::{Outcome, Sim};
-use wyrd_bt::{SplitMix64, Value, ValueType, Vocabulary, compile_str};
+use wyrd_bt::{SplitMix64, UtilityReason, Value, ValueType, Vocabulary, compile_str};
 
 struct Rng(SplitMix64);
 
@@ -100,4 +100,95 @@ fn reference_combat_tree_never_dithers() {
 #[test]
 fn squad_ai_combat_tree_never_dithers() {
     fuzz("squad_ai/combat.bt.ron", &[("root", "flee_leader_died", 2)]);
+}
+
+/// A utility tree under 10,000 ticks of random inputs (every consideration
+/// moving, food coming and going, random reports): no action is aborted
+/// and restarted in a tick, and every time the running option is replaced
+/// its challenger beat it by more than the margin after the commitment
+/// time (or it had finished): a near-tie never cancels a running option.
+#[test]
+fn utility_tree_never_dithers() {
+    let asset = "utility/villager.bt.ron";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../assets")
+        .join(asset);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let program = compile_str(asset, &text, &Vocabulary::permissive()).unwrap();
+    let (margin, commit_ticks) = (0.15, 30);
+    let mut rng = Rng(SplitMix64::new(0x5EED));
+    let mut sim = Sim::new(&program, 7).with_repeat(true);
+    let floats = ["hunger", "fatigue", "danger"];
+    let (mut replaced, mut kept_near_ties) = (0usize, 0usize);
+    let mut started_at = 0u32;
+    for tick in 1..=10_000u32 {
+        for _ in 0..rng.below(3) {
+            let key = floats[rng.below(floats.len())];
+            sim.set(key, Value::Float(rng.below(101) as f64 / 100.0))
+                .unwrap();
+        }
+        if rng.below(20) == 0 {
+            sim.set("has_food", Value::Bool(rng.below(2) == 0)).unwrap();
+        }
+        let running: Vec<String> = sim
+            .state
+            .active_leaves(&program)
+            .map(|i| sim.state.display_path(&program, i))
+            .collect();
+        for leaf in running {
+            if rng.below(40) == 0 {
+                let outcome = if rng.below(3) == 0 {
+                    Outcome::Failure
+                } else {
+                    Outcome::Success
+                };
+                let _ = sim.finish(&leaf, outcome);
+            }
+        }
+        let r = sim.step();
+        assert!(r.restarted.is_empty(), "tick {tick}: {:?}", r.restarted);
+        for d in sim.trace.decisions() {
+            let score_of = |node: u32| {
+                d.scores
+                    .iter()
+                    .find(|s| s.child == node)
+                    .and_then(|s| s.score)
+                    .unwrap_or(0.0)
+            };
+            match d.choice.reason {
+                UtilityReason::Beat { over, by } => {
+                    let chosen = score_of(d.choice.chosen);
+                    assert!(by > margin, "tick {tick}: replaced by a margin of {by}");
+                    assert!(
+                        (chosen - score_of(over).max(0.0) - by).abs() < 1e-5,
+                        "tick {tick}: the margin is the scores' difference"
+                    );
+                    assert!(
+                        tick - started_at >= commit_ticks,
+                        "tick {tick}: replaced {} ticks after it started",
+                        tick - started_at
+                    );
+                    replaced += 1;
+                    started_at = tick;
+                }
+                UtilityReason::Best => started_at = tick,
+                UtilityReason::Kept => {
+                    let best_other = d
+                        .scores
+                        .iter()
+                        .filter(|s| s.child != d.choice.chosen)
+                        .filter_map(|s| s.score)
+                        .fold(f32::NEG_INFINITY, f32::max);
+                    if best_other > score_of(d.choice.chosen) {
+                        kept_near_ties += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // The inputs really move the choice: options are replaced, and kept
+    // against challengers that score higher but not by enough.
+    assert!(replaced > 100, "only {replaced} replacements");
+    assert!(kept_near_ties > 30, "only {kept_near_ties} near-ties kept");
 }
