@@ -186,6 +186,50 @@
 //! }
 //! ```
 
+//! ## Utility selection
+//!
+//! A `Utility` runs the option that scores best, instead of the first in
+//! a priority list. Each child has a `score`: its considerations, each an
+//! input (`Bb("hunger")`, a number or bool key or a behavior parameter;
+//! `World("THREAT")`; `Check(..)`, any condition, 1 or 0) mapped into 0..1
+//! by its `range` (clamped; `(100, 0)` falls as the input rises) and
+//! shaped by its `curve` (`Linear`, `Power(2.0)`, `Logistic(steepness:,
+//! midpoint:)`, `Step(t)`, `invert: true`), combined by the Utility's
+//! `combine` (`Product` with the usual compensation for many factors, the
+//! default; `Sum`, a weighted average; `Min` / `Max`, StateTree's AND /
+//! OR), times the score's `weight` (default 1; no considerations: the
+//! score is the weight). An unset key or unknown world value reads 0.
+//!
+//! ```ron
+//! Utility(name: "needs", margin: 0.15, commit: 1.0, children: [
+//!     Action(name: "eat", action: "Eat", score: (consider: [
+//!         (input: Bb("hunger"), curve: Power(2.0)),
+//!     ])),
+//!     Action(name: "sleep", action: "Sleep", score: (consider: [
+//!         (input: Bb("fatigue")),
+//!         (input: Bb("danger"), invert: true),
+//!     ])),
+//!     Action(name: "idle", action: "Idle", score: (weight: 0.05)),
+//! ])
+//! ```
+//!
+//! Each tick (when something it reads changed: a quiet agent skips its
+//! walk as with any tree) every relevant child scores; a child that is not
+//! relevant (its tags or leading guards) or scores 0 is no option. With
+//! nothing running the best option is tried, then the next best if it
+//! fails at once; none left, the Utility fails. Against dithering: a
+//! running child is kept unless another beats its score by more than
+//! `margin` (default 0.1), and for its first `commit` seconds (default 0)
+//! whatever the scores; a challenger replaces it only if it takes over
+//! (runs or succeeds), so nothing is aborted and restarted in a tick. A
+//! running child that succeeds ends the Utility with success; one that
+//! fails gives way to the next best. Equal scores go to the agent's seeded
+//! random numbers (`ties: First`: the first, StateTree's rule). The tick
+//! trace, `wyrd sim`'s lines (`"utility": [..]`), the flight recorder and
+//! the inspector (why lines, history) show each child's score and why the
+//! winner won (`best`, `beat sleep by 0.32`, `kept`, `committed`).
+//! `assets/utility/villager.bt.ron` is a whole one.
+//!
 //! ## Crowds: tick tiers
 //!
 //! [`BtTier::every(n)`](BtTier::every) makes an agent's tree tick every nth
