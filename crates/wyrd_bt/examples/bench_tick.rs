@@ -16,6 +16,10 @@
 //! agents ticking every step, 9 % every 4th, 90 % every 16th (`BtTier`);
 //! `--tier-every N`: every agent `BtTier::every(N)`. Both also print the
 //! whole update per agent tick and the memory per agent.
+//! `--single-threaded` (with `--plugin`): every schedule on Bevy's
+//! single-threaded executor (a game on one core; `--threads 1` alone keeps
+//! the multi-threaded executor, which hands systems to the one compute
+//! thread).
 //! `--typed`: the reference tree whose actions also read a `Vec3` and an
 //! `Entity` parameter from the blackboard (the action loop reads them).
 //! The runtime alone (flat state in a loop); with `--plugin`, the full plugin
@@ -70,6 +74,7 @@ fn main() {
     let mut act_by = ActBy::Typed;
     let mut record: Option<(bool, usize)> = None;
     let mut crowd = Crowd::Untiered;
+    let mut single = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |name: &str| -> usize {
@@ -91,6 +96,7 @@ fn main() {
                 crowd = Crowd::AllEvery(num("--tier-every") as u16);
             }
             "--typed" => typed = true,
+            "--single-threaded" => single = true,
             "--act-scan" => act_by = ActBy::Scan,
             "--act-by-hand" => act_by = ActBy::Hand,
             "--fixed-cost" => {
@@ -101,14 +107,14 @@ fn main() {
             "--record-one" => record = Some((false, num("--record-one"))),
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--tiers | --tier-every N] [--typed]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--tiers | --tier-every N] [--single-threaded] [--typed]"
                 );
                 std::process::exit(2);
             }
         }
     }
     if plugin {
-        run_plugin(agents, threads, ticks, record, act_by, crowd);
+        run_plugin(agents, threads, ticks, record, act_by, crowd, single);
         return;
     }
     let program = if typed {
@@ -322,11 +328,18 @@ fn run_plugin(
     record: Option<(bool, usize)>,
     act_by: ActBy,
     crowd: Crowd,
+    single: bool,
 ) {
     let tiers = crowd != Crowd::Untiered;
     let rss_before = rss_bytes();
     let mut app = plugin_app_tiered(agents, Some(threads), act_by, crowd);
     let rss_after = rss_bytes();
+    if single {
+        single_threaded(&mut app);
+        for _ in 0..30 {
+            app.update();
+        }
+    }
     // The flight recorder on every agent, or on one; its buffers are
     // allocated when it starts, then filled over a warm-up.
     match record {
@@ -391,6 +404,14 @@ fn run_plugin(
         );
     }
     println!("threads                   {threads}");
+    println!(
+        "executor                  {}",
+        if single {
+            "single-threaded (every system on the main thread)"
+        } else {
+            "multi-threaded (Bevy's default)"
+        }
+    );
     println!("actions finished by       {act_by:?}");
     println!("ticks measured            {ticks}");
     println!(
@@ -433,7 +454,30 @@ fn run_plugin(
             "memory per agent          {:.0} B (resident memory the app and its agents took)",
             after.saturating_sub(before) as f64 / agents.max(1) as f64
         );
+        print_component_sizes(&mut app);
     }
+}
+
+/// What one agent's components take inline (in Bevy's tables) and on the
+/// heap, to show where the resident memory goes.
+fn print_component_sizes(app: &mut bevy::prelude::App) {
+    use std::mem::size_of;
+    let world = app.world_mut();
+    let mut q = world.query::<(&wyrd_bt::BtAgent, &wyrd_bt::Blackboard)>();
+    let Some((agent, bb)) = q.iter(world).next() else {
+        return;
+    };
+    let tree_heap = agent.state().heap_bytes();
+    let bb_heap = bb.iter().count() * size_of::<Option<wyrd_bt::Value>>();
+    println!(
+        "  inline: BtAgent {}, Blackboard {}, BtActions {}, BehaviorTree {}, BtTier {}, AgentIndex {}; heap: tree state {tree_heap}, blackboard values {bb_heap}",
+        size_of::<wyrd_bt::BtAgent>(),
+        size_of::<wyrd_bt::Blackboard>(),
+        size_of::<wyrd_bt::BtActions>(),
+        size_of::<wyrd_bt::BehaviorTree>(),
+        size_of::<wyrd_bt::BtTier>(),
+        size_of::<AgentIndex>(),
+    );
 }
 
 /// The process's resident memory (Linux), in bytes.
