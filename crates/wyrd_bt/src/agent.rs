@@ -143,10 +143,16 @@ pub struct BtAgent {
     pub(crate) recording_for_breaks: bool,
     /// What went wrong (each once), for the inspector and tests.
     #[reflect(ignore)]
-    pub(crate) problems: Vec<AgentProblem>,
+    /// (Boxed, as `restored`: most agents have none, and a crowd's agents
+    /// are ticked from memory: every byte here is read for each tick.)
+    #[allow(
+        clippy::box_collection,
+        reason = "8 bytes in the component instead of a vector's 24; most agents have no problem"
+    )]
+    pub(crate) problems: Option<Box<Vec<AgentProblem>>>,
     /// What the last restore of a saved state kept and did not.
     #[reflect(ignore)]
-    pub(crate) restored: Option<RestoreReport>,
+    pub(crate) restored: Option<Box<RestoreReport>>,
     /// The program (its address) `breaks` was chosen for: 0 before.
     pub(crate) breaks_bound_to: usize,
     /// The tiers' step of the agent's last tick while it had a
@@ -159,16 +165,16 @@ impl BtAgent {
     /// What went wrong with this agent (binding, restoring, reading an
     /// unset key, an action's parameters), each once, oldest first.
     pub fn problems(&self) -> &[AgentProblem] {
-        &self.problems
+        self.problems.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// Adds a problem unless the agent has it already; `true` when it is
     /// new (log it then). For plugins that restore agents.
     pub fn add_problem(&mut self, problem: AgentProblem) -> bool {
-        if self.problems.contains(&problem) {
+        if self.problems().contains(&problem) {
             return false;
         }
-        self.problems.push(problem);
+        self.problems.get_or_insert_default().push(problem);
         true
     }
 
@@ -177,7 +183,7 @@ impl BtAgent {
     /// that keeps less than everything is not a problem: an edited tree
     /// keeps what it can.)
     pub fn restore_report(&self) -> Option<&RestoreReport> {
-        self.restored.as_ref()
+        self.restored.as_deref()
     }
 
     /// The tree file the agent runs (`""` before its tree is bound).
@@ -531,8 +537,8 @@ impl BtAgent {
                 key: key.to_owned(),
             };
             warn!("{problem}");
-            if !self.problems.contains(&problem) {
-                self.problems.push(problem);
+            if !self.problems().contains(&problem) {
+                self.problems.get_or_insert_default().push(problem);
             }
         }
     }

@@ -38,40 +38,75 @@ pub(crate) struct Posted {
     slot: ActiveAction,
     /// The agent's time (ms) after its tick.
     now_ms: u32,
-    /// Its program: in a thread's posting, a place in its programs; in
-    /// [`RunningActions`]' lists, a place in theirs.
-    program: u16,
-    /// The action system changed the slot's state: to write back.
-    reported: bool,
 }
 
 /// A run of agents one tick thread ticked in a row (one task of the
-/// parallel iteration), and where its first agent lies in the ECS tables:
-/// sorting runs by it puts the slots in the tick's iteration order, the
-/// same whatever threads ticked which run.
+/// parallel iteration), by its first agent: sorting runs by where that
+/// agent lies in the ECS tables puts the slots in the tick's iteration
+/// order, the same whatever threads ticked which run.
 #[derive(Debug, Clone, Copy)]
 struct Run {
-    start: usize,
     first: Option<Entity>,
+    /// The first agent's table and row (set by `RunningActions::rebuild`).
+    at: (u32, u32),
 }
 
-/// A tick thread's slot copies (kept across ticks: their room is
-/// allocated once).
+/// A thread's slots of one action of one program, in the order posted.
+#[derive(Debug)]
+struct Bucket {
+    id: ActionId,
+    /// Its program's place in the posting's programs.
+    program: u16,
+    posted: Vec<Posted>,
+    /// Where each run's slots start in `posted` (a run's slots lie
+    /// together: a thread posts one run at a time).
+    segments: Vec<Segment>,
+    /// Agents with a slot here (one agent may run one action twice).
+    agents: usize,
+    /// The run and the agent of the last slot posted (here, not read from
+    /// the vectors: `post` is on the tick's path).
+    last_run: u32,
+    last_entity: Option<Entity>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    run: u32,
+    start: u32,
+}
+
+/// A program a thread posted slots of, and the bucket of each of its
+/// action leaves.
+#[derive(Debug)]
+struct PostedProgram {
+    program: Arc<Program>,
+    /// Per node: the bucket of its action (`u32::MAX`: not an action).
+    buckets: Vec<u32>,
+}
+
+/// A tick thread's slot copies, already sorted by action: each slot goes
+/// straight into its action's bucket, so that building the lists after
+/// the tick copies nothing (kept across ticks: the room is allocated
+/// once, and the programs' buckets stay laid out).
 #[derive(Debug, Default)]
 pub(crate) struct Posting {
-    posted: Vec<Posted>,
+    buckets: Vec<Bucket>,
+    programs: Vec<PostedProgram>,
     runs: Vec<Run>,
-    programs: Vec<Arc<Program>>,
     /// The program of the last agent posted.
     last_program: u16,
 }
+
+/// Programs a posting keeps laid out before it starts afresh (each hot
+/// reload brings new programs; the old ones are let go then).
+const KEPT_PROGRAMS: usize = 32;
 
 impl Posting {
     /// A task of the parallel iteration starts on this thread.
     pub(crate) fn begin_run(&mut self) {
         self.runs.push(Run {
-            start: self.posted.len(),
             first: None,
+            at: (u32::MAX, u32::MAX),
         });
     }
 
@@ -84,32 +119,50 @@ impl Posting {
         let Some(program) = actions.program.as_ref() else {
             return;
         };
-        let program = self.program_at(program);
+        let at = usize::from(self.program_at(program));
         match self.runs.last_mut() {
             Some(run) if run.first.is_none() => run.first = Some(entity),
             Some(_) => {}
             None => self.runs.push(Run {
-                start: 0,
                 first: Some(entity),
+                at: (u32::MAX, u32::MAX),
             }),
         }
+        let run = self.runs.len() as u32 - 1;
+        let by_node = &self.programs[at].buckets;
         for slot in &actions.slots {
-            self.posted.push(Posted {
+            let Some(&b) = by_node.get(slot.node as usize) else {
+                continue;
+            };
+            let Some(bucket) = self.buckets.get_mut(b as usize) else {
+                continue;
+            };
+            let new_run = bucket.last_run != run || bucket.posted.is_empty();
+            if new_run {
+                bucket.segments.push(Segment {
+                    run,
+                    start: bucket.posted.len() as u32,
+                });
+                bucket.last_run = run;
+            }
+            if new_run || bucket.last_entity != Some(entity) {
+                bucket.agents += 1;
+                bucket.last_entity = Some(entity);
+            }
+            bucket.posted.push(Posted {
                 entity,
                 slot: *slot,
                 now_ms: actions.now_ms,
-                program,
-                reported: false,
             });
         }
     }
 
-    /// Where a program is in this thread's list (added if new: a game has
-    /// a few trees, and agents of one tree mostly come in rows).
+    /// Where a program is in this thread's list (laid out if new: a game
+    /// has a few trees, and agents of one tree mostly come in rows).
     #[inline]
     fn program_at(&mut self, program: &Arc<Program>) -> u16 {
         if let Some(last) = self.programs.get(usize::from(self.last_program))
-            && Arc::ptr_eq(last, program)
+            && Arc::ptr_eq(&last.program, program)
         {
             return self.last_program;
         }
@@ -118,22 +171,60 @@ impl Posting {
 
     #[cold]
     fn find_program(&mut self, program: &Arc<Program>) -> u16 {
-        let at = match self.programs.iter().position(|p| Arc::ptr_eq(p, program)) {
+        let found = self
+            .programs
+            .iter()
+            .position(|p| Arc::ptr_eq(&p.program, program));
+        let at = match found {
             Some(at) => at,
             None => {
-                self.programs.push(program.clone());
-                self.programs.len() - 1
+                let at = self.programs.len() as u16;
+                // One bucket per action id of the program (two leaves of
+                // one action share it).
+                let mut ids: Vec<ActionId> = Vec::new();
+                let mut buckets = vec![u32::MAX; program.nodes.len()];
+                for info in &program.actions {
+                    let k = ids.iter().position(|id| *id == info.id).unwrap_or_else(|| {
+                        ids.push(info.id);
+                        ids.len() - 1
+                    });
+                    if let Some(b) = buckets.get_mut(info.node as usize) {
+                        *b = (self.buckets.len() + k) as u32;
+                    }
+                }
+                self.buckets.extend(ids.into_iter().map(|id| Bucket {
+                    id,
+                    program: at,
+                    posted: Vec::new(),
+                    segments: Vec::new(),
+                    agents: 0,
+                    last_run: 0,
+                    last_entity: None,
+                }));
+                self.programs.push(PostedProgram {
+                    program: program.clone(),
+                    buckets,
+                });
+                usize::from(at)
             }
         };
         self.last_program = at as u16;
         self.last_program
     }
 
+    /// Empties the buckets for the next tick (their room kept).
     fn clear(&mut self) {
-        self.posted.clear();
+        if self.programs.len() > KEPT_PROGRAMS {
+            *self = Posting::default();
+            return;
+        }
+        for bucket in &mut self.buckets {
+            bucket.posted.clear();
+            bucket.segments.clear();
+            bucket.agents = 0;
+            bucket.last_entity = None;
+        }
         self.runs.clear();
-        self.programs.clear();
-        self.last_program = 0;
     }
 }
 
@@ -150,35 +241,44 @@ impl Posting {
 pub struct RunningActions {
     ids: HashMap<ActionId, usize>,
     lists: Vec<ActionList>,
-    /// The programs the slots belong to.
-    programs: Vec<Arc<Program>>,
-    /// Scratch of `rebuild`: each thread's program places in `programs`.
-    program_map: Vec<u16>,
+    /// The tick threads' postings of the last tick (swapped with the
+    /// threads' own after each tick: nothing is copied).
+    postings: Vec<Posting>,
     /// Read by actions whose parameters are all constants.
     no_keys: Blackboard,
-    /// Runs of all threads, in order (room kept across ticks).
-    order: Vec<((u32, u32), usize, Range<usize>)>,
-    /// Some slot has a report still to write back.
-    pending: bool,
+    /// The reports of the action systems, to write back into the agents'
+    /// slots (room kept across ticks).
+    reports: Vec<(Entity, ActiveAction)>,
 }
 
-/// One action's slots, and how many agents they belong to.
+/// One action's slots: pieces of the postings' buckets, in the tick's
+/// order, and how many agents they belong to.
 #[derive(Debug, Default)]
 struct ActionList {
-    posted: Vec<Posted>,
+    pieces: Vec<Piece>,
     agents: usize,
+}
+
+/// A run's slots of one action: `postings[posting].buckets[bucket]
+/// .posted[range]`.
+#[derive(Debug, Clone)]
+struct Piece {
+    at: (u32, u32),
+    posting: u32,
+    bucket: u32,
+    range: Range<usize>,
 }
 
 impl RunningActions {
     /// The agents listed under an action, in the tick's order.
     pub fn agents(&self, id: ActionId) -> impl Iterator<Item = Entity> + '_ {
-        let posted = self.list(id).map_or(&[][..], |l| &l.posted[..]);
-        posted
+        let pieces = self.list(id).map_or(&[][..], |l| &l.pieces[..]);
+        let mut last = None;
+        pieces
             .iter()
-            .enumerate()
+            .flat_map(|piece| self.slots(piece).iter().map(|p| p.entity))
             // Once per agent (a tree may run one action twice at once).
-            .filter(|(i, p)| *i == 0 || posted[i - 1].entity != p.entity)
-            .map(|(_, p)| p.entity)
+            .filter(move |e| last.replace(*e) != Some(*e))
     }
 
     /// How many agents are listed under an action.
@@ -198,80 +298,73 @@ impl RunningActions {
         self.ids.get(&id).map(|&i| &self.lists[i])
     }
 
-    /// Sorts the tick threads' slot copies into the lists (and empties
-    /// the threads' buffers for the next tick).
+    fn slots(&self, piece: &Piece) -> &[Posted] {
+        &self.postings[piece.posting as usize].buckets[piece.bucket as usize].posted
+            [piece.range.clone()]
+    }
+
+    /// Takes the tick threads' postings as the lists (and hands the
+    /// threads back last tick's, emptied, for the next tick).
     pub(crate) fn rebuild<'a>(
         &mut self,
         postings: impl Iterator<Item = &'a mut Posting>,
         entities: &Entities,
     ) {
         // A report not written back is lost with the old lists: done first.
-        debug_assert!(!self.pending, "reports are written back before a tick");
+        debug_assert!(self.reports.is_empty(), "reports are written back first");
         for list in &mut self.lists {
-            list.posted.clear();
+            list.pieces.clear();
             list.agents = 0;
         }
-        self.programs.clear();
-        self.program_map.clear();
-        self.order.clear();
-        let postings: smallvec::SmallVec<[&mut Posting; 16]> = postings.collect();
-        // Each thread's program places, as places in `programs`.
-        let mut maps = smallvec::SmallVec::<[usize; 16]>::new();
-        for (t, posting) in postings.iter().enumerate() {
-            maps.push(self.program_map.len());
-            for p in &posting.programs {
-                let at = match self.programs.iter().position(|q| Arc::ptr_eq(p, q)) {
-                    Some(at) => at,
-                    None => {
-                        self.programs.push(p.clone());
-                        self.programs.len() - 1
-                    }
-                };
-                self.program_map.push(at as u16);
+        let mut threads = 0;
+        for (t, posting) in postings.enumerate() {
+            if self.postings.len() <= t {
+                self.postings.push(Posting::default());
             }
-            for (i, run) in posting.runs.iter().enumerate() {
-                let end = posting
-                    .runs
-                    .get(i + 1)
-                    .map_or(posting.posted.len(), |r| r.start);
-                let Some(first) = run.first else { continue };
-                let at = entities
-                    .get_spawned(first)
-                    .map_or((u32::MAX, u32::MAX), |l| {
-                        (l.table_id.as_u32(), l.table_row.index_u32())
-                    });
-                self.order.push((at, t, run.start..end));
-            }
-        }
-        self.order.sort_unstable_by_key(|(at, ..)| *at);
-        let mut last: Option<(ActionId, usize)> = None;
-        for (_, t, range) in &self.order {
-            let map = &self.program_map[maps[*t]..];
-            for p in &postings[*t].posted[range.clone()] {
-                let i = match last {
-                    Some((id, i)) if id == p.slot.id => i,
-                    _ => {
-                        let next = self.lists.len();
-                        let i = *self.ids.entry(p.slot.id).or_insert(next);
-                        if i == next {
-                            self.lists.push(ActionList::default());
-                        }
-                        last = Some((p.slot.id, i));
-                        i
-                    }
-                };
-                let list = &mut self.lists[i];
-                if list.posted.last().is_none_or(|q| q.entity != p.entity) {
-                    list.agents += 1;
-                }
-                list.posted.push(Posted {
-                    program: map[usize::from(p.program)],
-                    ..*p
-                });
-            }
-        }
-        for posting in postings {
+            std::mem::swap(&mut self.postings[t], posting);
             posting.clear();
+            threads = t + 1;
+        }
+        for posting in &mut self.postings[threads..] {
+            posting.clear();
+        }
+        for (t, posting) in self.postings[..threads].iter_mut().enumerate() {
+            for run in &mut posting.runs {
+                if let Some(first) = run.first {
+                    run.at = entities
+                        .get_spawned(first)
+                        .map_or((u32::MAX, u32::MAX), |l| {
+                            (l.table_id.as_u32(), l.table_row.index_u32())
+                        });
+                }
+            }
+            for (b, bucket) in posting.buckets.iter().enumerate() {
+                if bucket.posted.is_empty() {
+                    continue;
+                }
+                let next = self.lists.len();
+                let i = *self.ids.entry(bucket.id).or_insert(next);
+                if i == next {
+                    self.lists.push(ActionList::default());
+                }
+                let list = &mut self.lists[i];
+                list.agents += bucket.agents;
+                for (k, segment) in bucket.segments.iter().enumerate() {
+                    let end = bucket
+                        .segments
+                        .get(k + 1)
+                        .map_or(bucket.posted.len(), |s| s.start as usize);
+                    list.pieces.push(Piece {
+                        at: posting.runs[segment.run as usize].at,
+                        posting: t as u32,
+                        bucket: b as u32,
+                        range: segment.start as usize..end,
+                    });
+                }
+            }
+        }
+        for list in &mut self.lists {
+            list.pieces.sort_unstable_by_key(|p| p.at);
         }
     }
 
@@ -279,14 +372,8 @@ impl RunningActions {
     /// (each report once): `to_slots(entity, report)` finds the agent's
     /// [`BtActions`] and [takes](BtActions::take_report) it.
     pub(crate) fn write_back(&mut self, mut to_slots: impl FnMut(Entity, &ActiveAction)) {
-        if !std::mem::take(&mut self.pending) {
-            return;
-        }
-        for list in &mut self.lists {
-            for p in list.posted.iter_mut().filter(|p| p.reported) {
-                p.reported = false;
-                to_slots(p.entity, &p.slot);
-            }
+        for (entity, report) in self.reports.drain(..) {
+            to_slots(entity, &report);
         }
     }
 }
@@ -409,10 +496,9 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
         let RunningActions {
             ids,
             lists,
-            programs,
+            postings,
             no_keys,
-            pending,
-            ..
+            reports,
         } = &mut *self.index;
         let Some(&i) = ids.get(&A::ID) else {
             return;
@@ -420,47 +506,52 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
         // Every agent a tick listed has a blackboard: only a filter of the
         // game's own is looked up.
         let filtered = TypeId::of::<F>() != TypeId::of::<()>();
-        for p in &mut lists[i].posted {
-            if !p.slot.is_running() || (filtered && !self.filter.contains(p.entity)) {
-                continue;
-            }
-            let program = &programs[usize::from(p.program)];
-            let Some(info) = program.action_of(p.slot.node) else {
-                continue;
-            };
-            let params = if info.reads_keys {
-                match self.boards.get(p.entity) {
-                    Ok(bb) => A::read(info, bb),
-                    Err(_) => continue,
+        for piece in &lists[i].pieces {
+            let Posting {
+                buckets, programs, ..
+            } = &mut postings[piece.posting as usize];
+            let bucket = &mut buckets[piece.bucket as usize];
+            let program = &programs[usize::from(bucket.program)].program;
+            for p in &mut bucket.posted[piece.range.clone()] {
+                if !p.slot.is_running() || (filtered && !self.filter.contains(p.entity)) {
+                    continue;
                 }
-            } else {
-                A::read(info, no_keys)
-            };
-            let before = p.slot.state;
-            match params {
-                Ok(params) => f(RunningAction {
-                    entity: p.entity,
-                    params,
-                    slot: &mut p.slot,
-                    boards: &mut self.boards,
-                    now_ms: p.now_ms,
-                }),
-                Err(error) => {
-                    p.slot.fail();
-                    let problem = AgentProblem::ActionParams {
-                        tree: program.source().to_owned(),
-                        error,
-                    };
-                    if let Ok(mut agent) = self.agents.get_mut(p.entity)
-                        && agent.add_problem(problem.clone())
-                    {
-                        warn!("{problem}");
+                let Some(info) = program.action_of(p.slot.node) else {
+                    continue;
+                };
+                let params = if info.reads_keys {
+                    match self.boards.get(p.entity) {
+                        Ok(bb) => A::read(info, bb),
+                        Err(_) => continue,
+                    }
+                } else {
+                    A::read(info, no_keys)
+                };
+                let before = p.slot.state;
+                match params {
+                    Ok(params) => f(RunningAction {
+                        entity: p.entity,
+                        params,
+                        slot: &mut p.slot,
+                        boards: &mut self.boards,
+                        now_ms: p.now_ms,
+                    }),
+                    Err(error) => {
+                        p.slot.fail();
+                        let problem = AgentProblem::ActionParams {
+                            tree: program.source().to_owned(),
+                            error,
+                        };
+                        if let Ok(mut agent) = self.agents.get_mut(p.entity)
+                            && agent.add_problem(problem.clone())
+                        {
+                            warn!("{problem}");
+                        }
                     }
                 }
-            }
-            if p.slot.state != before {
-                p.reported = true;
-                *pending = true;
+                if p.slot.state != before {
+                    reports.push((p.entity, p.slot));
+                }
             }
         }
     }
@@ -468,14 +559,17 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     /// Calls `f` for each slot of `A` the tree stopped in its last tick
     /// (see [`Running::for_each_aborted`]).
     pub fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
-        let Some(&i) = self.index.ids.get(&A::ID) else {
+        let Some(list) = self.index.list(A::ID) else {
             return;
         };
         let filtered = TypeId::of::<F>() != TypeId::of::<()>();
-        for p in &self.index.lists[i].posted {
-            if p.slot.state == ActionState::Aborted && (!filtered || self.filter.contains(p.entity))
-            {
-                f(p.entity, &p.slot);
+        for piece in &list.pieces {
+            for p in self.index.slots(piece) {
+                if p.slot.state == ActionState::Aborted
+                    && (!filtered || self.filter.contains(p.entity))
+                {
+                    f(p.entity, &p.slot);
+                }
             }
         }
     }
@@ -614,7 +708,10 @@ mod tests {
             }
             let mut running = RunningActions::default();
             running.rebuild([&mut first, &mut second].into_iter(), world.entities());
-            assert!(first.posted.is_empty(), "the threads' buffers are emptied");
+            assert!(
+                first.buckets.iter().all(|b| b.posted.is_empty()),
+                "the threads get emptied buffers back"
+            );
             let a: Vec<Entity> = running.agents(ActionId::of("A")).collect();
             let b: Vec<Entity> = running.agents(ActionId::of("B")).collect();
             assert_eq!(running.count(ActionId::of("A")), 6);
@@ -638,10 +735,11 @@ mod tests {
         posting.post(agent, &actions);
         let mut running = RunningActions::default();
         running.rebuild([&mut posting].into_iter(), world.entities());
-        let i = running.ids[&ActionId::of("B")];
-        running.lists[i].posted[0].slot.succeed();
-        running.lists[i].posted[0].reported = true;
-        running.pending = true;
+        // What `ActionRuns::for_each` does when a system reports.
+        let list = running.list(ActionId::of("B")).unwrap();
+        let mut report = running.slots(&list.pieces[0])[0];
+        report.slot.succeed();
+        running.reports.push((report.entity, report.slot));
         let mut delivered = 0;
         running.write_back(|e, report| {
             assert_eq!(e, agent);

@@ -440,7 +440,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                         program.source
                     );
                 }
-                agent.restored = Some(report);
+                agent.restored = Some(Box::new(report));
             }
             Err(error) => {
                 // The agent starts fresh, and its blackboard stays as the
@@ -451,9 +451,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                     error,
                 };
                 warn!("{problem}");
-                if !agent.problems.contains(&problem) {
-                    agent.problems.push(problem);
-                }
+                agent.add_problem(problem);
             }
         }
     }
