@@ -672,10 +672,12 @@ mod tests {
             now_ms: 40,
             ..Default::default()
         };
-        for (node, id) in ids.iter().enumerate() {
+        for id in ids {
+            // The leaf of the action: "a" (node 1) runs A, "b" (node 2) B.
+            let node = if *id == "A" { 1 } else { 2 };
             actions.slots.push(ActiveAction {
                 id: ActionId::of(id),
-                node: node as u32 + 1,
+                node,
                 state: ActionState::Running,
                 started_ms: 10,
             });
@@ -721,6 +723,34 @@ mod tests {
         assert_eq!(lists[0], lists[1]);
         assert_eq!(lists[0].0, agents);
         assert_eq!(lists[0].1, vec![agents[0], agents[2], agents[4]]);
+    }
+
+    /// The lists of a tick hold that tick's slots only, and a thread gets
+    /// buckets back already laid out for its programs (the next tick
+    /// posts without allocating).
+    #[test]
+    fn each_tick_lists_its_own_slots_and_the_buckets_are_reused() {
+        let mut world = World::new();
+        let agents: Vec<Entity> = (0..4).map(|_| world.spawn_empty().id()).collect();
+        let program = program();
+        let mut thread = Posting::default();
+        let mut running = RunningActions::default();
+        for (tick, ids) in [&["A", "B"][..], &["B"][..], &["A"][..]].iter().enumerate() {
+            thread.begin_run();
+            for &agent in &agents[..tick + 2] {
+                thread.post(agent, &slots(&program, ids));
+            }
+            running.rebuild([&mut thread].into_iter(), world.entities());
+            let count = |id| running.count(ActionId::of(id));
+            let expect = |id| if ids.contains(&id) { tick + 2 } else { 0 };
+            assert_eq!((count("A"), count("B")), (expect("A"), expect("B")));
+            let listed: Vec<Entity> = running.agents(ActionId::of(ids[0])).collect();
+            assert_eq!(listed, agents[..tick + 2]);
+            if tick > 0 {
+                assert_eq!(thread.programs.len(), 1, "laid out once");
+                assert!(thread.buckets.iter().any(|b| b.posted.capacity() > 0));
+            }
+        }
     }
 
     /// A report goes back to the slot it was copied from, once, and only
