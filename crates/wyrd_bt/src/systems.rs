@@ -552,10 +552,13 @@ fn tick_trees(
     // group's plan; one not due is left untouched). A pass in table order
     // over all of them costs less than visiting only the due ones by
     // entity (a look-up and cache misses each), and runs on every thread.
+    // With one compute thread a parallel iteration only adds its tasks
+    // (and, on the single-threaded executor, runs on the main thread).
+    let one_thread = bevy::tasks::ComputeTaskPool::try_get().is_none_or(|p| p.thread_num() <= 1);
     macro_rules! tick_all {
         ($query:expr) => {{
             let mut agents = $query;
-            if agents.iter().len() < PARALLEL_FROM {
+            if one_thread || agents.iter().len() < PARALLEL_FROM {
                 // A parallel iteration hands batches to the compute threads
                 // and waits for them: tens of microseconds on a small
                 // machine, more than a small crowd's whole tick.
