@@ -141,10 +141,10 @@ pub struct BtAgent {
     /// The flight recorder was started because a breakpoint watches this
     /// agent (stopped again when none does).
     pub(crate) recording_for_breaks: bool,
-    /// What went wrong (each once), for the inspector and tests.
+    /// What went wrong (each once), for the inspector and tests. (Boxed,
+    /// as `restored`: most agents have none, and a crowd's agents are
+    /// ticked from memory: every byte of the component is read each tick.)
     #[reflect(ignore)]
-    /// (Boxed, as `restored`: most agents have none, and a crowd's agents
-    /// are ticked from memory: every byte here is read for each tick.)
     #[allow(
         clippy::box_collection,
         reason = "8 bytes in the component instead of a vector's 24; most agents have no problem"

@@ -63,7 +63,7 @@ fn act_end(
 ///   asked only after a tree asset event); saved states given with
 ///   [`RestoreTree`](crate::RestoreTree) are restored; then restarts, per-tree rates and the
 ///   tick of every agent (in parallel from [`BtPlugin::PARALLEL_FROM`]
-///   agents; each agent only touches its own components), with the tick's
+///   agents when the compute pool has more than one thread; each agent only touches its own components), with the tick's
 ///   statistics in [`BtStats`] and Bevy's diagnostics ([`BtPlugin::TICKED`],
 ///   [`BtPlugin::DECIDE_MS`], [`BtPlugin::ACT_MS`]);
 /// - `Act`: your action systems read [`BtActions`] and report results.
@@ -127,7 +127,8 @@ impl BtPlugin {
     /// Agents from which the tree tick runs in parallel on the compute
     /// threads; fewer are ticked on the system's own thread (handing
     /// batches out and waiting for them costs more than ticking a small
-    /// crowd: measured in BENCHMARKS.md).
+    /// crowd: measured in BENCHMARKS.md). With one compute thread every
+    /// crowd is ticked on the system's own thread.
     pub const PARALLEL_FROM: usize = crate::resources::PARALLEL_FROM;
 
     /// Diagnostic: agents ticked in the last step.
