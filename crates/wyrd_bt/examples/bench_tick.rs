@@ -468,7 +468,7 @@ fn print_component_sizes(app: &mut bevy::prelude::App) {
         return;
     };
     let tree_heap = agent.state().heap_bytes();
-    let bb_heap = bb.iter().count() * size_of::<Option<wyrd_bt::Value>>();
+    let bb_heap = bb.heap_bytes();
     println!(
         "  inline: BtAgent {}, Blackboard {}, BtActions {}, BehaviorTree {}, BtTier {}, AgentIndex {}; heap: tree state {tree_heap}, blackboard values {bb_heap}",
         size_of::<wyrd_bt::BtAgent>(),

@@ -30,15 +30,67 @@ impl Port {
     }
 }
 
+/// The names of a blackboard's keys and tags, the keys' types, and where
+/// each key's value is kept: shared by a program and every blackboard
+/// bound to it (one pointer per agent).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct KeyNames {
+    keys: Vec<String>,
+    types: Vec<ValueType>,
+    tags: Vec<String>,
+    /// Per key: its place in the blackboard's `values`, or [`IN_BITS`] for a
+    /// bool key kept in the bit masks only.
+    places: Vec<u16>,
+    /// How many keys have a place in `values`.
+    stored: usize,
+}
+
+/// A key kept in the bit masks (`bools`, `set`), not in `values`.
+const IN_BITS: u16 = u16::MAX;
+
+impl KeyNames {
+    /// A program's layout: its bool keys below 64 are kept in the bit masks
+    /// (a crowd's inputs are mostly flags: sixteen bytes each in `values`,
+    /// on the heap, against a bit in the component), the others in order.
+    pub(crate) fn bound(keys: &[String], types: &[ValueType], tags: &[String]) -> Self {
+        let mut stored = 0;
+        let places = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                if *t == ValueType::Bool && i < 64 {
+                    IN_BITS
+                } else {
+                    stored += 1;
+                    (stored - 1) as u16
+                }
+            })
+            .collect();
+        KeyNames {
+            keys: keys.to_vec(),
+            types: types.to_vec(),
+            tags: tags.to_vec(),
+            places,
+            stored,
+        }
+    }
+
+    fn key(&self, name: &str) -> Option<usize> {
+        self.keys.iter().position(|k| k == name)
+    }
+
+    fn tag(&self, name: &str) -> Option<usize> {
+        self.tags.iter().position(|t| t == name)
+    }
+}
+
 /// A tree's blackboard layout: its keys with their types and defaults, and
 /// its tag names. A [`Program`](crate::Program) has one; binding lays a
 /// blackboard out as it.
 #[derive(Clone, Copy)]
 pub(crate) struct KeyLayout<'a> {
-    pub(crate) keys: &'a Arc<[String]>,
-    pub(crate) types: &'a Arc<[ValueType]>,
+    pub(crate) names: &'a Arc<KeyNames>,
     pub(crate) defaults: &'a [Option<Value>],
-    pub(crate) tags: &'a Arc<[String]>,
 }
 
 /// An agent's inputs: blackboard values (declared in the tree file, typed by
@@ -52,16 +104,17 @@ pub(crate) struct KeyLayout<'a> {
 pub struct Blackboard {
     // Shared with the program once bound: no per-agent copies of names.
     #[reflect(ignore)]
-    keys: Arc<[String]>,
-    #[reflect(ignore)]
-    types: Arc<[ValueType]>,
+    names: Arc<KeyNames>,
+    /// The values of keys that are not kept in the bit masks (see
+    /// `KeyNames::places`).
     values: Vec<Option<Value>>,
-    #[reflect(ignore)]
-    tag_names: Arc<[String]>,
     tags: u64,
     /// Bit `i` is set when value `i` (below 64) is `true`: guards on bool
-    /// keys are folded into one mask test against it.
+    /// keys are folded into one mask test against it. Once bound, bool
+    /// keys below 64 live here only.
     bools: u64,
+    /// Bit `i`: bool key `i`, kept in the bit masks, is set.
+    set: u64,
     /// Bumped on every change: lets the runtime know inputs changed.
     generation: u64,
     /// Laid out for a program (keys fixed).
@@ -111,38 +164,65 @@ impl Blackboard {
         self
     }
 
+    /// Before binding: sets a value, adding its key (each key in `values`).
     fn set_unchecked(&mut self, key: &str, value: Value) {
-        let i = match self.keys.iter().position(|k| k == key) {
-            Some(i) => {
-                self.values[i] = Some(value);
-                i
-            }
+        let i = match self.names.key(key) {
+            Some(i) => i,
             None => {
-                let mut keys = self.keys.to_vec();
-                keys.push(key.to_owned());
-                self.keys = keys.into();
-                let mut types = self.types.to_vec();
-                types.push(value.value_type());
-                self.types = types.into();
-                self.values.push(Some(value));
-                self.values.len() - 1
+                let names = Arc::make_mut(&mut self.names);
+                names.keys.push(key.to_owned());
+                names.types.push(value.value_type());
+                names.places.push(self.values.len() as u16);
+                names.stored += 1;
+                self.values.push(None);
+                names.keys.len() - 1
             }
         };
-        self.sync_bool(i);
-        self.generation += 1;
+        self.put(i, Some(value));
     }
 
-    /// Keeps [`bools`](Self::bools) in step with value `i`.
+    /// Writes value `i` (`None`: unset) where it is kept; whether it
+    /// changed. The type was checked by the caller.
     #[inline]
-    fn sync_bool(&mut self, i: usize) {
-        if i < 64 {
+    fn put(&mut self, i: usize, value: Option<Value>) -> bool {
+        let Some(&place) = self.names.places.get(i) else {
+            return false;
+        };
+        let changed = if place == IN_BITS {
             let bit = 1u64 << i;
-            if self.values[i] == Some(Value::Bool(true)) {
-                self.bools |= bit;
-            } else {
-                self.bools &= !bit;
+            let on = value == Some(Value::Bool(true));
+            let (set, bools) = match value {
+                Some(_) => (
+                    self.set | bit,
+                    if on {
+                        self.bools | bit
+                    } else {
+                        self.bools & !bit
+                    },
+                ),
+                None => (self.set & !bit, self.bools & !bit),
+            };
+            let changed = set != self.set || bools != self.bools;
+            (self.set, self.bools) = (set, bools);
+            changed
+        } else {
+            let slot = &mut self.values[usize::from(place)];
+            let changed = *slot != value;
+            *slot = value;
+            if changed && i < 64 {
+                let bit = 1u64 << i;
+                if value == Some(Value::Bool(true)) {
+                    self.bools |= bit;
+                } else {
+                    self.bools &= !bit;
+                }
             }
+            changed
+        };
+        if changed {
+            self.generation += 1;
         }
+        changed
     }
 
     /// The bool values as bits: bit `i` is set when value `i` (below 64, in
@@ -153,13 +233,12 @@ impl Blackboard {
     }
 
     fn set_tag_unchecked(&mut self, tag: &str, on: bool) {
-        let i = match self.tag_names.iter().position(|t| t == tag) {
+        let i = match self.names.tag(tag) {
             Some(i) => i,
             None => {
-                let mut tags = self.tag_names.to_vec();
-                tags.push(tag.to_owned());
-                self.tag_names = tags.into();
-                self.tag_names.len() - 1
+                let names = Arc::make_mut(&mut self.names);
+                names.tags.push(tag.to_owned());
+                names.tags.len() - 1
             }
         };
         if i < 64 {
@@ -176,47 +255,50 @@ impl Blackboard {
     /// Whether the blackboard is laid out as `layout` (see
     /// [`Blackboard::is_bound_to`]).
     pub(crate) fn is_laid_out_as(&self, layout: KeyLayout<'_>) -> bool {
-        self.bound
-            && Arc::ptr_eq(&self.keys, layout.keys)
-            && Arc::ptr_eq(&self.tag_names, layout.tags)
+        self.bound && Arc::ptr_eq(&self.names, layout.names)
     }
 
     /// Lays the blackboard out as `layout` (see [`Blackboard::bind`]).
     pub(crate) fn lay_out(&mut self, layout: KeyLayout<'_>) -> Vec<BlackboardError> {
         let mut problems = Vec::new();
-        let mut values = layout.defaults.to_vec();
-        for (k, v) in self.keys.iter().zip(&self.values) {
+        let old = std::mem::replace(
+            self,
+            Blackboard {
+                names: layout.names.clone(),
+                values: vec![None; layout.names.stored],
+                generation: self.generation,
+                bound: true,
+                ..Default::default()
+            },
+        );
+        for (i, v) in layout.defaults.iter().enumerate() {
+            self.put(i, *v);
+        }
+        for (k, v) in old.iter() {
             let Some(v) = v else { continue };
-            match layout.keys.iter().position(|p| p == k) {
-                Some(i) if layout.types[i].accepts(v) => values[i] = Some(*v),
+            match layout.names.key(k) {
+                Some(i) if layout.names.types[i].accepts(&v) => {
+                    self.put(i, Some(v));
+                }
                 Some(i) => problems.push(BlackboardError::WrongType {
-                    key: k.clone(),
-                    expected: layout.types[i].name(),
+                    key: k.to_owned(),
+                    expected: layout.names.types[i].name(),
                     found: v.type_name(),
                 }),
-                None => problems.push(BlackboardError::UnknownKey(k.clone())),
+                None => problems.push(BlackboardError::UnknownKey(k.to_owned())),
             }
         }
         let mut tags = 0u64;
-        for (i, t) in self.tag_names.iter().enumerate() {
-            if i < 64 && self.tags & (1 << i) != 0 {
-                match layout.tags.iter().position(|p| p == t) {
-                    Some(bit) => tags |= 1 << bit,
-                    None => problems.push(BlackboardError::UnknownTag(t.clone())),
+        for (i, t) in old.names.tags.iter().enumerate() {
+            if i < 64 && old.tags & (1 << i) != 0 {
+                match layout.names.tag(t) {
+                    Some(bit) if bit < 64 => tags |= 1 << bit,
+                    _ => problems.push(BlackboardError::UnknownTag(t.clone())),
                 }
             }
         }
-        self.keys = layout.keys.clone();
-        self.types = layout.types.clone();
-        self.values = values;
-        self.bools = 0;
-        for i in 0..self.values.len().min(64) {
-            self.sync_bool(i);
-        }
-        self.tag_names = layout.tags.clone();
         self.tags = tags;
-        self.generation += 1;
-        self.bound = true;
+        self.generation = old.generation + 1;
         problems
     }
 
@@ -224,20 +306,17 @@ impl Blackboard {
     /// errors; before binding, they are checked at bind time.
     pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), BlackboardError> {
         let value = value.into();
-        match self.keys.iter().position(|k| k == key) {
+        match self.names.key(key) {
             Some(i) => {
-                if !self.types[i].accepts(&value) {
+                let ty = self.names.types[i];
+                if !ty.accepts(&value) {
                     return Err(BlackboardError::WrongType {
                         key: key.to_owned(),
-                        expected: self.types[i].name(),
+                        expected: ty.name(),
                         found: value.type_name(),
                     });
                 }
-                if self.values[i] != Some(value) {
-                    self.values[i] = Some(value);
-                    self.sync_bool(i);
-                    self.generation += 1;
-                }
+                self.put(i, Some(value));
                 Ok(())
             }
             None if !self.bound => {
@@ -253,13 +332,8 @@ impl Blackboard {
     /// [`Blackboard::set`] or [`Blackboard::write`] to be told).
     pub fn set_index(&mut self, key: u16, value: Value) {
         let i = key as usize;
-        if self.types.get(i).is_some_and(|t| t.accepts(&value))
-            && let Some(slot) = self.values.get_mut(i)
-            && *slot != Some(value)
-        {
-            *slot = Some(value);
-            self.sync_bool(i);
-            self.generation += 1;
+        if self.names.types.get(i).is_some_and(|t| t.accepts(&value)) {
+            self.put(i, Some(value));
         }
     }
 
@@ -291,9 +365,9 @@ impl Blackboard {
     /// assert_eq!(bb.get("alarm"), None);
     /// ```
     pub fn clear(&mut self, key: &str) -> Result<(), BlackboardError> {
-        match self.keys.iter().position(|k| k == key) {
+        match self.names.key(key) {
             Some(i) => {
-                self.clear_index(i as u16);
+                self.put(i, None);
                 Ok(())
             }
             None if !self.bound => Ok(()),
@@ -303,37 +377,35 @@ impl Blackboard {
 
     /// Makes a key unset again (a target lost).
     pub fn clear_index(&mut self, key: u16) {
-        if let Some(slot) = self.values.get_mut(key as usize)
-            && slot.is_some()
-        {
-            *slot = None;
-            self.sync_bool(key as usize);
-            self.generation += 1;
-        }
+        self.put(key as usize, None);
     }
 
     /// A value by name (`None` for an unknown or unset key).
     pub fn get(&self, key: &str) -> Option<Value> {
-        self.keys
-            .iter()
-            .position(|k| k == key)
-            .and_then(|i| self.values[i])
+        self.names.key(key).and_then(|i| self.get_index(i as u16))
     }
 
     /// A value by index (`None` while unset).
     #[inline]
     pub fn get_index(&self, key: u16) -> Option<Value> {
-        self.values.get(key as usize).copied().flatten()
+        let i = key as usize;
+        let place = *self.names.places.get(i)?;
+        if place == IN_BITS {
+            let bit = 1u64 << i;
+            (self.set & bit != 0).then_some(Value::Bool(self.bools & bit != 0))
+        } else {
+            self.values[usize::from(place)]
+        }
     }
 
     /// The name of a key.
     pub fn key_name(&self, key: u16) -> Option<&str> {
-        self.keys.get(key as usize).map(String::as_str)
+        self.names.keys.get(key as usize).map(String::as_str)
     }
 
     /// Sets or clears a tag.
     pub fn set_tag(&mut self, tag: &str, on: bool) -> Result<(), BlackboardError> {
-        match self.tag_names.iter().position(|t| t == tag) {
+        match self.names.tag(tag) {
             Some(i) if i < 64 => {
                 let bit = 1u64 << i;
                 let new = if on {
@@ -357,9 +429,8 @@ impl Blackboard {
 
     /// Whether a tag is set.
     pub fn has_tag(&self, tag: &str) -> bool {
-        self.tag_names
-            .iter()
-            .position(|t| t == tag)
+        self.names
+            .tag(tag)
             .is_some_and(|i| i < 64 && self.tags & (1 << i) != 0)
     }
 
@@ -377,6 +448,12 @@ impl Blackboard {
         }
     }
 
+    /// Bytes this blackboard holds on the heap (its values that are not
+    /// kept in the bit masks; the names are shared with the program).
+    pub fn heap_bytes(&self) -> usize {
+        self.values.capacity() * std::mem::size_of::<Option<Value>>()
+    }
+
     /// Changes so far (any write that changed something bumps it).
     pub fn generation(&self) -> u64 {
         self.generation
@@ -384,9 +461,83 @@ impl Blackboard {
 
     /// Keys and values (`None`: unset), in the tree's order once bound.
     pub fn iter(&self) -> impl Iterator<Item = (&str, Option<Value>)> {
-        self.keys
+        self.names
+            .keys
             .iter()
-            .map(String::as_str)
-            .zip(self.values.iter().copied())
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), self.get_index(i as u16)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::Program;
+
+    fn program(blackboard: &str) -> Program {
+        let text =
+            format!(r#"(blackboard: {{{blackboard}}}, root: Action(name: "a", action: "A"))"#);
+        crate::compile_str("t.bt.ron", &text, &crate::Vocabulary::permissive()).unwrap()
+    }
+
+    /// Bound bool keys live in the bit masks only: set, unset, true and
+    /// false read back as before, a write that changes nothing is no
+    /// change, and the other keys keep their values on the heap.
+    #[test]
+    fn bool_keys_are_bits_and_read_as_values() {
+        let p = program(r#""armed": true, "seen": Bool, "ammo": 3"#);
+        let mut bb = Blackboard::new().with("ammo", 5);
+        assert!(bb.bind(&p).is_empty());
+        assert_eq!(bb.heap_bytes(), std::mem::size_of::<Option<Value>>());
+        let (armed, seen) = (p.bb_key("armed").unwrap(), p.bb_key("seen").unwrap());
+        assert_eq!(bb.get("armed"), Some(Value::Bool(true)));
+        assert_eq!(bb.get("seen"), None, "declared with a type only: unset");
+        assert_eq!(bb.get("ammo"), Some(Value::Int(5)));
+        assert_eq!(bb.bools(), 1 << armed);
+        let generation = bb.generation();
+        bb.set_index(seen, Value::Bool(false));
+        assert_eq!(bb.get_index(seen), Some(Value::Bool(false)));
+        assert_eq!(bb.generation(), generation + 1);
+        bb.set("seen", false).unwrap();
+        assert_eq!(bb.generation(), generation + 1, "no change, no bump");
+        bb.set_index(armed, Value::Int(1));
+        assert_eq!(
+            bb.get("armed"),
+            Some(Value::Bool(true)),
+            "wrong type ignored"
+        );
+        bb.clear("armed").unwrap();
+        assert_eq!((bb.get("armed"), bb.bools()), (None, 0));
+        let read: Vec<(String, Option<Value>)> =
+            bb.iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        assert!(read.contains(&("seen".to_owned(), Some(Value::Bool(false)))));
+        // Bound again (a reload): the values set are kept.
+        let again = program(r#""seen": Bool, "armed": true, "ammo": 3"#);
+        assert!(bb.bind(&again).is_empty());
+        assert_eq!(bb.get("seen"), Some(Value::Bool(false)));
+        assert_eq!(bb.get("ammo"), Some(Value::Int(5)));
+        assert_eq!(
+            bb.get("armed"),
+            Some(Value::Bool(true)),
+            "unset: the default"
+        );
+    }
+
+    /// A bool key past the 64th is kept as a value.
+    #[test]
+    fn a_bool_key_past_the_64th_is_a_value() {
+        let keys: Vec<String> = (0..66).map(|i| format!(r#""k{i}": false"#)).collect();
+        let p = program(&keys.join(", "));
+        let mut bb = Blackboard::new();
+        assert!(bb.bind(&p).is_empty());
+        assert_eq!(bb.heap_bytes(), 2 * std::mem::size_of::<Option<Value>>());
+        let last = (0..66)
+            .map(|i| format!("k{i}"))
+            .find(|k| p.bb_key(k) == Some(65))
+            .unwrap();
+        bb.set(&last, true).unwrap();
+        bb.set("k3", true).unwrap();
+        assert_eq!(bb.get(&last), Some(Value::Bool(true)));
+        assert_eq!(bb.bools(), 1 << p.bb_key("k3").unwrap());
     }
 }

@@ -291,9 +291,11 @@ pub fn compile(
         text.push('\u{0}');
     }
     c.p.content_hash = crate::registry::fnv64(&text);
-    c.p.bb_shared = c.p.bb_keys.as_slice().into();
-    c.p.bb_types_shared = c.p.bb_types.as_slice().into();
-    c.p.tags_shared = c.p.tag_names.as_slice().into();
+    c.p.bb_names = std::sync::Arc::new(crate::blackboard::KeyNames::bound(
+        &c.p.bb_keys,
+        &c.p.bb_types,
+        &c.p.tag_names,
+    ));
     c.p.fresh = crate::program::FreshTable::build(&c.p).map(Box::new);
     Ok(c.p)
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use crate::blackboard::Port;
-use crate::blackboard::{Blackboard, BlackboardError, KeyLayout};
+use crate::blackboard::{Blackboard, BlackboardError, KeyLayout, KeyNames};
 use crate::custom::CustomNode;
 use crate::status::Status;
 use crate::value::{FromValue, Op, Value, ValueType};
@@ -355,12 +355,9 @@ pub struct Program {
     /// Their defaults (`None`: declared with a type only, unset until the
     /// game sets it).
     pub(crate) bb_defaults: Vec<Option<Value>>,
-    /// The types, shared with every bound blackboard.
-    pub(crate) bb_types_shared: Arc<[ValueType]>,
-    /// The keys, shared with every bound blackboard.
-    pub(crate) bb_shared: Arc<[String]>,
-    /// The tag names, shared with every bound blackboard.
-    pub(crate) tags_shared: Arc<[String]>,
+    /// The keys, their types and the tag names, shared with every bound
+    /// blackboard.
+    pub(crate) bb_names: Arc<KeyNames>,
     /// Conditions.
     pub(crate) conds: Vec<Cond>,
     /// Lists of condition indices (for `All` / `Any`).
@@ -534,10 +531,8 @@ impl Program {
     /// The program's blackboard layout.
     pub(crate) fn key_layout(&self) -> KeyLayout<'_> {
         KeyLayout {
-            keys: &self.bb_shared,
-            types: &self.bb_types_shared,
+            names: &self.bb_names,
             defaults: &self.bb_defaults,
-            tags: &self.tags_shared,
         }
     }
 }
