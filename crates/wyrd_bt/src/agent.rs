@@ -132,7 +132,7 @@ pub struct BtAgent {
     #[reflect(ignore)]
     pub(crate) breaks: Option<Box<crate::breakpoints::AgentBreaks>>,
     /// Asked to start recording this many ticks at the next tick.
-    pub(crate) record_request: Option<usize>,
+    pub(crate) record_request: Option<u32>,
     /// Unset keys already reported (see `AgentState::unset_reads`).
     pub(crate) unset_reported: u64,
     pub(crate) restarts_this_tick: u32,
@@ -157,8 +157,10 @@ pub struct BtAgent {
     pub(crate) breaks_bound_to: usize,
     /// The tiers' step of the agent's last tick while it had a
     /// [`BtTier`](crate::BtTier) (here, not on the tier: a new tier
-    /// inserted, or the tier removed, still counts the steps since).
-    pub(crate) tier_step: Option<u64>,
+    /// inserted, or the tier removed, still counts the steps since); 0:
+    /// none (the tiers' steps start at 1). Not an `Option`: 8 bytes less
+    /// in every agent.
+    pub(crate) tier_step: u64,
 }
 
 impl BtAgent {
@@ -244,7 +246,7 @@ impl BtAgent {
     /// `ticks` ticks (from the agent's state now: see [`Recorder`]).
     /// Tracing is on while it records.
     pub fn record(&mut self, ticks: usize) {
-        self.record_request = Some(ticks.max(1));
+        self.record_request = Some(u32::try_from(ticks).unwrap_or(u32::MAX).max(1));
     }
 
     /// The agent's tree state keyed by node paths, to save with the game
@@ -350,12 +352,12 @@ impl BtAgent {
     #[inline]
     pub(crate) fn take_tier_steps(&mut self, step: u64, tiered: bool) -> Option<u64> {
         let steps = match self.tier_step {
-            Some(last) if last == step => return None,
-            Some(last) => step.saturating_sub(last).max(1),
-            None if tiered => 1,
-            None => return None,
+            0 if tiered => 1,
+            0 => return None,
+            last if last == step => return None,
+            last => step.saturating_sub(last).max(1),
         };
-        self.tier_step = tiered.then_some(step);
+        self.tier_step = if tiered { step } else { 0 };
         Some(steps)
     }
 
@@ -496,7 +498,7 @@ impl BtAgent {
             .is_some()
             .then(|| self.record_request.take())
             .flatten();
-        let Some(n) = request.or(settings.record_all) else {
+        let Some(n) = request.map(|n| n as usize).or(settings.record_all) else {
             return;
         };
         if request.is_none() && self.recorder.is_some() {

@@ -38,7 +38,7 @@ fn bind(
     agent.program = Some(program.clone());
     // A recording belongs to one program: it starts over on the new one.
     if let Some(r) = agent.recorder.take() {
-        agent.record_request = Some(r.capacity());
+        agent.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
     }
     agent.finished = false;
     agent.clock = AgentClock::default();
@@ -419,7 +419,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 // A finished run-once tree stays finished.
                 agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
                 if let Some(r) = agent.recorder.take() {
-                    agent.record_request = Some(r.capacity());
+                    agent.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
                 }
                 if saved.0.inputs_seen
                     && program.globals().is_empty()
