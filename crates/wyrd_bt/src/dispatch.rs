@@ -131,13 +131,20 @@ impl Posting {
         });
     }
 
-    /// Copies an agent's slots, after its tick.
+    /// Copies an agent's slots, after its tick: the leaves of `program`
+    /// (the agent's), its time `now_ms`.
     #[inline]
-    pub(crate) fn post(&mut self, entity: Entity, actions: &BtActions) {
+    pub(crate) fn post(
+        &mut self,
+        entity: Entity,
+        actions: &BtActions,
+        program: Option<&Arc<Program>>,
+        now_ms: u32,
+    ) {
         if actions.slots.is_empty() {
             return;
         }
-        let Some(program) = actions.program.as_ref() else {
+        let Some(program) = program else {
             return;
         };
         let at = usize::from(self.program_at(program));
@@ -174,7 +181,7 @@ impl Posting {
                 entity,
                 node: slot.node,
                 started_ms: slot.started_ms,
-                now_ms: actions.now_ms,
+                now_ms,
                 state: slot.state,
             });
         }
@@ -689,12 +696,8 @@ mod tests {
     }
 
     /// Slots of actions `ids` (in that order) for an agent.
-    fn slots(program: &Arc<Program>, ids: &[&str]) -> BtActions {
-        let mut actions = BtActions {
-            program: Some(program.clone()),
-            now_ms: 40,
-            ..Default::default()
-        };
+    fn slots(ids: &[&str]) -> BtActions {
+        let mut actions = BtActions::default();
         for id in ids {
             // The leaf of the action: "a" (node 1) runs A, "b" (node 2) B.
             let node = if *id == "A" { 1 } else { 2 };
@@ -721,7 +724,7 @@ mod tests {
             posting.begin_run();
             for i in range {
                 let ids: &[&str] = if i % 2 == 0 { &["A", "B"] } else { &["A"] };
-                posting.post(agents[i], &slots(&program, ids));
+                posting.post(agents[i], &slots(ids), Some(&program), 40);
             }
             posting
         };
@@ -761,7 +764,7 @@ mod tests {
         for (tick, ids) in [&["A", "B"][..], &["B"][..], &["A"][..]].iter().enumerate() {
             thread.begin_run();
             for &agent in &agents[..tick + 2] {
-                thread.post(agent, &slots(&program, ids));
+                thread.post(agent, &slots(ids), Some(&program), 40);
             }
             running.rebuild([&mut thread].into_iter(), world.entities());
             let count = |id| running.count(ActionId::of(id));
@@ -783,9 +786,9 @@ mod tests {
         let mut world = World::new();
         let agent = world.spawn_empty().id();
         let program = program();
-        let mut actions = slots(&program, &["A", "B"]);
+        let mut actions = slots(&["A", "B"]);
         let mut posting = Posting::default();
-        posting.post(agent, &actions);
+        posting.post(agent, &actions, Some(&program), 40);
         let mut running = RunningActions::default();
         running.rebuild([&mut posting].into_iter(), world.entities());
         // What `ActionRuns::for_each` does when a system reports.

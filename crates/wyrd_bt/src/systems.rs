@@ -43,8 +43,6 @@ fn bind(
     agent.finished = false;
     agent.clock = AgentClock::default();
     actions.reserve(program.action_capacity());
-    actions.program = Some(program.clone());
-    actions.now_ms = 0;
     if !bb.is_bound_to(program) {
         for error in bb.bind(program) {
             let problem = AgentProblem::Blackboard {
@@ -414,7 +412,6 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 agent.state = state;
                 actions.slots.clear();
                 actions.slots.extend(slots);
-                actions.now_ms = agent.state.now_ms;
                 agent.clock = AgentClock::at(saved.0.clock_us);
                 // A finished run-once tree stays finished.
                 agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
@@ -636,8 +633,10 @@ fn tick_one(
     if bb.generation() != generation {
         bb.set_changed();
     }
-    actions.now_ms = agent.state.now_ms;
-    local.posting.post(entity, actions);
+    let now_ms = agent.state.now_ms;
+    local
+        .posting
+        .post(entity, actions, agent.program.as_ref(), now_ms);
     if agent.breaks.is_some() {
         take_break_hit(local, entity, agent);
     }
@@ -667,8 +666,11 @@ fn relist_all<F: bevy::ecs::query::QueryFilter>(
 ) {
     let mut local = locals.borrow_local_mut();
     local.posting.begin_run();
-    for (entity, _, _, _, actions, _) in agents.iter() {
-        local.posting.post(entity, actions);
+    for (entity, _, agent, _, actions, _) in agents.iter() {
+        let now_ms = agent.state.now_ms;
+        local
+            .posting
+            .post(entity, actions, agent.program.as_ref(), now_ms);
     }
 }
 

@@ -380,7 +380,7 @@ pub fn act_by_hand(mut agents: Query<(&BtAgent, &mut BtActions)>, no_keys: Local
     macro_rules! finish {
         ($($a:ty),*) => {$(
             for (agent, mut actions) in &mut agents {
-                let now = actions.now_ms();
+                let now = agent.state().now_ms();
                 for slot in actions.iter_mut() {
                     if slot.id != <$a>::ID || !slot.is_running() {
                         continue;

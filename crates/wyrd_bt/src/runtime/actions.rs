@@ -70,13 +70,6 @@ pub(crate) type Slots = smallvec::SmallVec<[ActiveAction; 4]>;
 #[reflect(Component, Default, Debug)]
 pub struct BtActions {
     pub(crate) slots: Slots,
-    /// The program the slots' leaves belong to (set when the tree binds),
-    /// so that the tick can hand the slots to the action systems with
-    /// their program ([`RunningActions`](crate::RunningActions)).
-    #[reflect(ignore)]
-    pub(crate) program: Option<std::sync::Arc<crate::program::Program>>,
-    /// The agent's time (ms) after its last tick.
-    pub(crate) now_ms: u32,
 }
 
 impl BtActions {
@@ -98,17 +91,6 @@ impl BtActions {
     /// Whether an action is running.
     pub fn is_running(&self, id: ActionId) -> bool {
         self.slots.iter().any(|a| a.id == id && a.is_running())
-    }
-
-    /// A slot's leaf data (name, parameters), once the tree is bound.
-    pub fn action_info(&self, slot: &ActiveAction) -> Option<&crate::program::ActionInfo> {
-        self.program.as_ref()?.action_of(slot.node)
-    }
-
-    /// The agent's time (ms) after its last tick (a slot's `started_ms` is
-    /// on the same clock).
-    pub fn now_ms(&self) -> u32 {
-        self.now_ms
     }
 
     /// The pass every tick starts with (walked or skipped): started slots
