@@ -108,8 +108,7 @@ impl BehaviorTree {
 #[type_path = "wyrd_bt::plugin"]
 #[reflect(Component, Default, Debug, from_reflect = false)]
 // In this order: what every tick reads first (the tree state, the program,
-// the clock, the recorder and trace pointers), in two cache lines; what
-// only some ticks read after it.
+// the clock), then the rest; 128 bytes, two cache lines.
 #[repr(C)]
 pub struct BtAgent {
     /// Node statuses, rule flags, timers, stimuli.
@@ -122,39 +121,15 @@ pub struct BtAgent {
     /// The agent's clock (agent time in ms is derived from it) and its
     /// rate's accumulator.
     pub(crate) clock: AgentClock,
-    /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
-    #[reflect(ignore)]
-    pub(crate) trace: Option<Box<TickTrace>>,
-    /// The flight recorder, when this agent records.
-    #[reflect(ignore)]
-    pub(crate) recorder: Option<Box<Recorder>>,
-    /// Breakpoints that apply to this agent (see `BtBreakpoints`).
-    #[reflect(ignore)]
-    pub(crate) breaks: Option<Box<crate::breakpoints::AgentBreaks>>,
-    /// Asked to start recording this many ticks at the next tick.
-    pub(crate) record_request: Option<u32>,
-    /// Unset keys already reported (see `AgentState::unset_reads`).
-    pub(crate) unset_reported: u64,
     pub(crate) restarts_this_tick: u32,
     pub(crate) finished: bool,
     pub(crate) restart: bool,
-    /// The flight recorder was started because a breakpoint watches this
-    /// agent (stopped again when none does).
-    pub(crate) recording_for_breaks: bool,
-    /// What went wrong (each once), for the inspector and tests. (Boxed,
-    /// as `restored`: most agents have none, and a crowd's agents are
-    /// ticked from memory: every byte of the component is read each tick.)
+    /// What only some agents have (a trace, a recorder, breakpoints,
+    /// problems, a restore report), boxed together: most agents have none
+    /// of it, and a crowd's agents are read from memory every tick (with
+    /// them inline the component took three cache lines, now two).
     #[reflect(ignore)]
-    #[allow(
-        clippy::box_collection,
-        reason = "8 bytes in the component instead of a vector's 24; most agents have no problem"
-    )]
-    pub(crate) problems: Option<Box<Vec<AgentProblem>>>,
-    /// What the last restore of a saved state kept and did not.
-    #[reflect(ignore)]
-    pub(crate) restored: Option<Box<RestoreReport>>,
-    /// The program (its address) `breaks` was chosen for: 0 before.
-    pub(crate) breaks_bound_to: usize,
+    pub(crate) extras: Option<Box<AgentExtras>>,
     /// The tiers' step of the agent's last tick while it had a
     /// [`BtTier`](crate::BtTier) (here, not on the tier: a new tier
     /// inserted, or the tier removed, still counts the steps since); 0:
@@ -163,11 +138,58 @@ pub struct BtAgent {
     pub(crate) tier_step: u64,
 }
 
+/// The rarely used part of a [`BtAgent`] (see `BtAgent::extras`).
+#[derive(Debug, Default)]
+pub(crate) struct AgentExtras {
+    /// What the last tick did, when tracing is on ([`BtAgent::set_tracing`]).
+    pub(crate) trace: Option<Box<TickTrace>>,
+    /// The flight recorder, when this agent records.
+    pub(crate) recorder: Option<Box<Recorder>>,
+    /// Breakpoints that apply to this agent (see `BtBreakpoints`).
+    pub(crate) breaks: Option<Box<crate::breakpoints::AgentBreaks>>,
+    /// Asked to start recording this many ticks at the next tick.
+    pub(crate) record_request: Option<u32>,
+    /// The flight recorder was started because a breakpoint watches this
+    /// agent (stopped again when none does).
+    pub(crate) recording_for_breaks: bool,
+    /// Unset keys already reported (see `AgentState::unset_reads`).
+    pub(crate) unset_reported: u64,
+    /// What went wrong (each once), for the inspector and tests.
+    pub(crate) problems: Vec<AgentProblem>,
+    /// What the last restore of a saved state kept and did not.
+    pub(crate) restored: Option<Box<RestoreReport>>,
+    /// The program (its address) `breaks` was chosen for: 0 before.
+    pub(crate) breaks_bound_to: usize,
+}
+
 impl BtAgent {
+    /// The rarely used part, if the agent has any of it.
+    #[inline]
+    pub(crate) fn extras(&self) -> Option<&AgentExtras> {
+        self.extras.as_deref()
+    }
+
+    /// The rarely used part, made when first written.
+    pub(crate) fn extras_mut(&mut self) -> &mut AgentExtras {
+        self.extras.get_or_insert_default()
+    }
+
+    /// The flight recorder, while recording.
+    #[inline]
+    pub(crate) fn recorder_mut(&mut self) -> Option<&mut Recorder> {
+        self.extras.as_deref_mut()?.recorder.as_deref_mut()
+    }
+
+    /// The breakpoints that apply to this agent.
+    #[inline]
+    pub(crate) fn breaks_mut(&mut self) -> Option<&mut crate::breakpoints::AgentBreaks> {
+        self.extras.as_deref_mut()?.breaks.as_deref_mut()
+    }
+
     /// What went wrong with this agent (binding, restoring, reading an
     /// unset key, an action's parameters), each once, oldest first.
     pub fn problems(&self) -> &[AgentProblem] {
-        self.problems.as_deref().map_or(&[], Vec::as_slice)
+        self.extras().map_or(&[], |x| x.problems.as_slice())
     }
 
     /// Adds a problem unless the agent has it already; `true` when it is
@@ -176,7 +198,7 @@ impl BtAgent {
         if self.problems().contains(&problem) {
             return false;
         }
-        self.problems.get_or_insert_default().push(problem);
+        self.extras_mut().problems.push(problem);
         true
     }
 
@@ -185,7 +207,7 @@ impl BtAgent {
     /// that keeps less than everything is not a problem: an edited tree
     /// keeps what it can.)
     pub fn restore_report(&self) -> Option<&RestoreReport> {
-        self.restored.as_deref()
+        self.extras()?.restored.as_deref()
     }
 
     /// The tree file the agent runs (`""` before its tree is bound).
@@ -229,24 +251,25 @@ impl BtAgent {
     pub fn set_tracing(&mut self, on: bool) {
         // The flight recorder and breakpoints read the trace: it stays
         // while recording or with breakpoints.
-        let on = on || self.recorder.is_some() || self.breaks.is_some();
-        match (on, self.trace.is_some()) {
-            (true, false) => self.trace = Some(Box::default()),
-            (false, true) => self.trace = None,
+        let x = self.extras();
+        let on = on || x.is_some_and(|x| x.recorder.is_some() || x.breaks.is_some());
+        match (on, self.trace().is_some()) {
+            (true, false) => self.extras_mut().trace = Some(Box::default()),
+            (false, true) => self.extras_mut().trace = None,
             _ => {}
         }
     }
 
     /// What the last tick did, if tracing is on.
     pub fn trace(&self) -> Option<&TickTrace> {
-        self.trace.as_deref()
+        self.extras()?.trace.as_deref()
     }
 
     /// Starts the flight recorder at the next tick, keeping the last
     /// `ticks` ticks (from the agent's state now: see [`Recorder`]).
     /// Tracing is on while it records.
     pub fn record(&mut self, ticks: usize) {
-        self.record_request = Some(u32::try_from(ticks).unwrap_or(u32::MAX).max(1));
+        self.extras_mut().record_request = Some(u32::try_from(ticks).unwrap_or(u32::MAX).max(1));
     }
 
     /// The agent's tree state keyed by node paths, to save with the game
@@ -258,20 +281,22 @@ impl BtAgent {
 
     /// Stops and drops the flight recorder.
     pub fn stop_recording(&mut self) {
-        self.recorder = None;
-        self.record_request = None;
-        self.recording_for_breaks = false;
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.recorder = None;
+            x.record_request = None;
+            x.recording_for_breaks = false;
+        }
     }
 
     /// The flight recorder, while recording.
     pub fn recorder(&self) -> Option<&Recorder> {
-        self.recorder.as_deref()
+        self.extras()?.recorder.as_deref()
     }
 
     /// What the recorder holds, as a file's data
     /// ([`Recording`], replayed with `wyrd sim --replay`).
     pub fn recording(&self) -> Option<Recording> {
-        Some(self.recorder.as_ref()?.recording(self.program.as_ref()?))
+        Some(self.recorder()?.recording(self.program.as_ref()?))
     }
 
     /// The program the agent runs, once loaded.
@@ -310,7 +335,11 @@ impl BtAgent {
         };
         self.state
             .insert_stimulus(p, at, behavior, priority, seconds)?;
-        if let (Some(rec), Some(&root)) = (self.recorder.as_mut(), p.detached.get(behavior)) {
+        let recorder = self
+            .extras
+            .as_deref_mut()
+            .and_then(|x| x.recorder.as_deref_mut());
+        if let (Some(rec), Some(&root)) = (recorder, p.detached.get(behavior)) {
             rec.note_stimulus(&self.state, root);
         }
         Ok(())
@@ -419,37 +448,42 @@ impl BtAgent {
             always_walk: false,
             dt_us: step_us.min(u64::from(u32::MAX)) as u32,
         };
-        self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
-        if let Some(rec) = self.recorder.as_mut() {
-            rec.before_tick(
-                program,
-                self.state.ticks() + 1,
-                env.dt_us,
-                bb,
-                actions,
-                env.globals,
-            );
+        if self.extras.is_some() || cx.settings.record_all.is_some() {
+            self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
         }
-        if let Some(b) = self.breaks.as_deref_mut() {
-            b.before_tick(&self.state);
+        let state = &mut self.state;
+        let mut extras = self.extras.as_deref_mut();
+        if let Some(x) = extras.as_deref_mut() {
+            if let Some(rec) = x.recorder.as_deref_mut() {
+                rec.before_tick(
+                    program,
+                    state.ticks() + 1,
+                    env.dt_us,
+                    bb,
+                    actions,
+                    env.globals,
+                );
+            }
+            if let Some(b) = x.breaks.as_deref_mut() {
+                b.before_tick(state);
+            }
         }
         let globals = env.globals;
-        let status = tick_agent_traced(
-            program,
-            &mut self.state,
-            bb,
-            actions,
-            step_ms,
-            env,
-            self.trace.as_deref_mut(),
-        );
-        if let (Some(rec), Some(trace)) = (self.recorder.as_mut(), self.trace.as_deref()) {
-            rec.after_tick(program, &self.state, trace, status);
+        let trace = extras.as_deref_mut().and_then(|x| x.trace.as_deref_mut());
+        let status = tick_agent_traced(program, state, bb, actions, step_ms, env, trace);
+        if let Some(x) = extras
+            && let Some(trace) = x.trace.as_deref()
+        {
+            if let Some(rec) = x.recorder.as_deref_mut() {
+                rec.after_tick(program, state, trace, status);
+            }
+            if let Some(b) = x.breaks.as_deref_mut() {
+                b.after_tick(program, state, bb, globals, trace);
+            }
         }
-        if let (Some(b), Some(trace)) = (self.breaks.as_deref_mut(), self.trace.as_deref()) {
-            b.after_tick(program, &self.state, bb, globals, trace);
+        if self.state.unset_reads() != 0 {
+            self.report_unset_reads(program);
         }
-        self.report_unset_reads(program);
         if tree.mode == RunMode::Once && status != Status::Running {
             self.finished = true;
         }
@@ -472,7 +506,7 @@ impl BtAgent {
             );
             return;
         }
-        if let Some(rec) = self.recorder.as_mut() {
+        if let Some(rec) = self.recorder_mut() {
             rec.note_restart();
         }
         self.state.reset(program, actions);
@@ -492,19 +526,18 @@ impl BtAgent {
         settings: &BtSettings,
         step_us: u64,
     ) {
-        // Read, and written only when there is one: the line stays clean.
+        // Read, and written only when there is one.
         let request = self
-            .record_request
-            .is_some()
-            .then(|| self.record_request.take())
-            .flatten();
+            .extras
+            .as_deref_mut()
+            .and_then(|x| x.record_request.take());
         let Some(n) = request.map(|n| n as usize).or(settings.record_all) else {
             return;
         };
-        if request.is_none() && self.recorder.is_some() {
+        if request.is_none() && self.recorder().is_some() {
             return;
         }
-        self.recorder = Some(Box::new(Recorder::new(
+        let recorder = Box::new(Recorder::new(
             program,
             &self.state,
             bb,
@@ -513,11 +546,13 @@ impl BtAgent {
             n,
             tree.mode == RunMode::Repeat,
             self.clock.us() - step_us,
-        )));
-        if self.trace.is_none() {
+        ));
+        let x = self.extras_mut();
+        x.recorder = Some(recorder);
+        if x.trace.is_none() {
             // Sized up front: a recording agent allocates nothing per tick
             // (a tick ticks each node about once, loops aside).
-            self.trace = Some(Box::new(TickTrace {
+            x.trace = Some(Box::new(TickTrace {
                 ticked: Vec::with_capacity(program.len() * 4),
                 actions: Vec::with_capacity(program.action_capacity() * 4),
                 ..TickTrace::default()
@@ -527,11 +562,12 @@ impl BtAgent {
 
     /// A condition read a key the game has not set: said once per key.
     fn report_unset_reads(&mut self, program: &Program) {
-        let new_keys = self.state.unset_reads() & !self.unset_reported;
+        let reported = self.extras().map_or(0, |x| x.unset_reported);
+        let new_keys = self.state.unset_reads() & !reported;
         if new_keys == 0 {
             return;
         }
-        self.unset_reported |= new_keys;
+        self.extras_mut().unset_reported |= new_keys;
         for k in (0..64).filter(|k| new_keys & (1u64 << k) != 0) {
             let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
             let problem = AgentProblem::UnsetKey {
@@ -539,9 +575,7 @@ impl BtAgent {
                 key: key.to_owned(),
             };
             warn!("{problem}");
-            if !self.problems().contains(&problem) {
-                self.problems.get_or_insert_default().push(problem);
-            }
+            self.add_problem(problem);
         }
     }
 }

@@ -170,19 +170,21 @@ fn bind_breakpoints(
             continue;
         };
         let bound_to = Arc::as_ptr(&program) as usize;
-        if agent.breaks_bound_to == bound_to && !changed {
+        let bound_before = agent.extras().map_or(0, |x| x.breaks_bound_to);
+        if bound_before == bound_to && !changed {
             continue;
         }
-        agent.breaks_bound_to = bound_to;
         let name = name.map(|n| n.as_str().to_owned());
         let resolved = resolve_cached(&breakpoints, &mut cache, &program);
         let applies = resolved
             .as_ref()
             .filter(|b| !b.is_empty() && b.applies_to(name.as_deref()));
-        agent.breaks = applies.map(|b| Box::new(AgentBreaks::new(b.clone(), name)));
+        let x = agent.extras_mut();
+        x.breaks_bound_to = bound_to;
+        x.breaks = applies.map(|b| Box::new(AgentBreaks::new(b.clone(), name)));
         keep_lead_up(&mut agent, breakpoints.record);
         // The breakpoints read what the tick did.
-        let tracing = agent.trace.is_some();
+        let tracing = agent.trace().is_some();
         agent.set_tracing(tracing);
     }
 }
@@ -191,14 +193,16 @@ fn bind_breakpoints(
 /// records already); one no longer watched stops the recording that
 /// watching started.
 fn keep_lead_up(agent: &mut BtAgent, ticks: usize) {
-    let watched = agent.breaks.is_some();
-    let records = agent.recorder.is_some() || agent.record_request.is_some();
+    let x = agent.extras();
+    let watched = x.is_some_and(|x| x.breaks.is_some());
+    let records = x.is_some_and(|x| x.recorder.is_some() || x.record_request.is_some());
+    let for_breaks = x.is_some_and(|x| x.recording_for_breaks);
     if watched && ticks > 0 && !records {
         agent.record(ticks);
-        agent.recording_for_breaks = true;
-    } else if !watched && agent.recording_for_breaks {
+        agent.extras_mut().recording_for_breaks = true;
+    } else if !watched && for_breaks {
+        // (Stopping the recording clears the flag.)
         agent.stop_recording();
-        agent.recording_for_breaks = false;
     }
 }
 

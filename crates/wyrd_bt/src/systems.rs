@@ -37,8 +37,10 @@ fn bind(
     agent.state = AgentState::new(program, tree.seed);
     agent.program = Some(program.clone());
     // A recording belongs to one program: it starts over on the new one.
-    if let Some(r) = agent.recorder.take() {
-        agent.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
+    if let Some(x) = agent.extras.as_deref_mut()
+        && let Some(r) = x.recorder.take()
+    {
+        x.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
     }
     agent.finished = false;
     agent.clock = AgentClock::default();
@@ -415,8 +417,10 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 agent.clock = AgentClock::at(saved.0.clock_us);
                 // A finished run-once tree stays finished.
                 agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
-                if let Some(r) = agent.recorder.take() {
-                    agent.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
+                if let Some(x) = agent.extras.as_deref_mut()
+                    && let Some(r) = x.recorder.take()
+                {
+                    x.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
                 }
                 if saved.0.inputs_seen
                     && program.globals().is_empty()
@@ -437,7 +441,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                         program.source
                     );
                 }
-                agent.restored = Some(Box::new(report));
+                agent.extras_mut().restored = Some(Box::new(report));
             }
             Err(error) => {
                 // The agent starts fresh, and its blackboard stays as the
@@ -637,7 +641,7 @@ fn tick_one(
     local
         .posting
         .post(entity, actions, agent.program.as_ref(), now_ms);
-    if agent.breaks.is_some() {
+    if agent.extras.is_some() {
         take_break_hit(local, entity, agent);
     }
 }
@@ -647,7 +651,7 @@ fn tick_one(
 #[cold]
 #[inline(never)]
 fn take_break_hit(local: &mut TickLocal, entity: Entity, agent: &mut BtAgent) {
-    if let Some(hit) = agent.breaks.as_deref_mut().and_then(|b| b.hit.take()) {
+    if let Some(hit) = agent.breaks_mut().and_then(|b| b.hit.take()) {
         local.hits.push(BtBreakpointHit {
             entity,
             tree: agent.tree_source().to_owned(),
