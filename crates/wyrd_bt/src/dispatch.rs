@@ -279,7 +279,13 @@ pub struct RunningActions {
     /// The reports of the action systems, to write back into the agents'
     /// slots (room kept across ticks).
     reports: Vec<(Entity, ActiveAction)>,
+    /// Room to sort many reports by entity before the write-back.
+    sorted: Vec<(Entity, ActiveAction)>,
 }
+
+/// From this many reports in a step, the write-back visits the agents in
+/// entity order (see [`RunningActions::write_back`]).
+const SORT_REPORTS_FROM: usize = 4096;
 
 /// One action's slots: pieces of the postings' buckets, in the tick's
 /// order, and how many agents they belong to.
@@ -401,10 +407,47 @@ impl RunningActions {
     /// Writes the action systems' reports back into the agents' slots
     /// (each report once): `to_slots(entity, report)` finds the agent's
     /// [`BtActions`] and [takes](BtActions::take_report) it.
+    ///
+    /// Many reports are first sorted by entity: each report is a look-up
+    /// of its agent, and agents spawned together lie together in memory
+    /// (and tick together under tiers), so in entity order the look-ups
+    /// walk memory forward instead of jumping about a crowd's gigabyte
+    /// (the reports come action by action).
     pub(crate) fn write_back(&mut self, mut to_slots: impl FnMut(Entity, &ActiveAction)) {
+        if self.reports.len() >= SORT_REPORTS_FROM {
+            sort_by_entity(&mut self.reports, &mut self.sorted);
+        }
         for (entity, report) in self.reports.drain(..) {
             to_slots(entity, &report);
         }
+    }
+}
+
+/// Sorts `items` by entity index, keeping the order of one entity's
+/// reports (the first report on a slot wins): a least-significant-digit
+/// radix sort, a byte at a time, over the bytes the indices use; `room`
+/// is its second buffer (kept across steps: nothing allocated once warm).
+fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entity, ActiveAction)>) {
+    let max = items.iter().map(|(e, _)| e.index_u32()).max().unwrap_or(0);
+    let bytes = (32 - max.leading_zeros()).div_ceil(8);
+    for byte in 0..bytes {
+        let shift = byte * 8;
+        let digit = |e: &Entity| ((e.index_u32() >> shift) & 0xff) as usize;
+        let mut starts = [0usize; 257];
+        for (e, _) in items.iter() {
+            starts[digit(e) + 1] += 1;
+        }
+        for d in 0..256 {
+            starts[d + 1] += starts[d];
+        }
+        room.clear();
+        room.resize(items.len(), items[0]);
+        for item in items.iter() {
+            let d = digit(&item.0);
+            room[starts[d]] = *item;
+            starts[d] += 1;
+        }
+        std::mem::swap(items, room);
     }
 }
 
@@ -529,6 +572,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
             postings,
             no_keys,
             reports,
+            ..
         } = &mut *self.index;
         let Some(&i) = ids.get(&A::ID) else {
             return;
@@ -776,6 +820,38 @@ mod tests {
                 assert_eq!(thread.programs.len(), 1, "laid out once");
                 assert!(thread.buckets.iter().any(|b| b.posted.capacity() > 0));
             }
+        }
+    }
+
+    /// Many reports are written back in entity order, one entity's in the
+    /// order they were made (the first report on a slot wins).
+    #[test]
+    fn many_reports_are_sorted_by_entity_keeping_each_agents_order() {
+        let mut world = World::new();
+        let agents: Vec<Entity> = (0..300).map(|_| world.spawn_empty().id()).collect();
+        let report = |node: u32| ActiveAction {
+            id: ActionId::of("A"),
+            node,
+            state: ActionState::Succeeded,
+            started_ms: 0,
+        };
+        // Made action by action: agents from the back, two per agent.
+        let mut items: Vec<(Entity, ActiveAction)> = Vec::new();
+        for (k, &e) in agents.iter().enumerate().rev() {
+            items.push((e, report(k as u32)));
+        }
+        for &e in &agents {
+            items.push((e, report(u32::MAX)));
+        }
+        let mut room = Vec::new();
+        sort_by_entity(&mut items, &mut room);
+        let order: Vec<Entity> = items.iter().map(|(e, _)| *e).collect();
+        let mut expected: Vec<Entity> = agents.iter().flat_map(|&e| [e, e]).collect();
+        expected.sort_by_key(|e| e.index_u32());
+        assert_eq!(order, expected);
+        for pair in items.chunks(2) {
+            assert_ne!(pair[0].1.node, u32::MAX, "the first made comes first");
+            assert_eq!(pair[1].1.node, u32::MAX);
         }
     }
 
