@@ -174,6 +174,14 @@ impl BtAgent {
         self.extras.get_or_insert_default()
     }
 
+    /// A recording belongs to one program: on another (a reload, a
+    /// restore) it starts over, as long as it was.
+    pub(crate) fn record_again(&mut self) {
+        if let Some(r) = self.extras.as_deref_mut().and_then(|x| x.recorder.take()) {
+            self.record(r.capacity());
+        }
+    }
+
     /// The flight recorder, while recording.
     #[inline]
     pub(crate) fn recorder_mut(&mut self) -> Option<&mut Recorder> {
@@ -448,9 +456,7 @@ impl BtAgent {
             always_walk: false,
             dt_us: step_us.min(u64::from(u32::MAX)) as u32,
         };
-        if self.extras.is_some() || cx.settings.record_all.is_some() {
-            self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
-        }
+        self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
         let state = &mut self.state;
         let mut extras = self.extras.as_deref_mut();
         if let Some(x) = extras.as_deref_mut() {
@@ -481,9 +487,7 @@ impl BtAgent {
                 b.after_tick(program, state, bb, globals, trace);
             }
         }
-        if self.state.unset_reads() != 0 {
-            self.report_unset_reads(program);
-        }
+        self.report_unset_reads(program);
         if tree.mode == RunMode::Once && status != Status::Running {
             self.finished = true;
         }

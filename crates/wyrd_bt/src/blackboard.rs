@@ -164,9 +164,12 @@ impl Blackboard {
         self
     }
 
-    /// Before binding: sets a value, adding its key (each key in `values`).
+    /// Sets a value by name, adding its key before binding (each key in
+    /// `values` then); once bound, a value of the wrong type is ignored
+    /// (as [`Blackboard::set_index`] does).
     fn set_unchecked(&mut self, key: &str, value: Value) {
         let i = match self.names.key(key) {
+            Some(i) if self.bound && !self.names.types[i].accepts(&value) => return,
             Some(i) => i,
             None => {
                 let names = Arc::make_mut(&mut self.names);
@@ -181,12 +184,12 @@ impl Blackboard {
         self.put(i, Some(value));
     }
 
-    /// Writes value `i` (`None`: unset) where it is kept; whether it
-    /// changed. The type was checked by the caller.
+    /// Writes value `i` (`None`: unset) where it is kept (a change bumps
+    /// the generation). The type was checked by the caller.
     #[inline]
-    fn put(&mut self, i: usize, value: Option<Value>) -> bool {
+    fn put(&mut self, i: usize, value: Option<Value>) {
         let Some(&place) = self.names.places.get(i) else {
-            return false;
+            return;
         };
         let changed = if place == IN_BITS {
             let bit = 1u64 << i;
@@ -222,7 +225,6 @@ impl Blackboard {
         if changed {
             self.generation += 1;
         }
-        changed
     }
 
     /// The bool values as bits: bit `i` is set when value `i` (below 64, in
@@ -266,9 +268,11 @@ impl Blackboard {
             Blackboard {
                 names: layout.names.clone(),
                 values: vec![None; layout.names.stored],
+                tags: 0,
+                bools: 0,
+                set: 0,
                 generation: self.generation,
                 bound: true,
-                ..Default::default()
             },
         );
         for (i, v) in layout.defaults.iter().enumerate() {
@@ -505,6 +509,12 @@ mod tests {
             bb.get("armed"),
             Some(Value::Bool(true)),
             "wrong type ignored"
+        );
+        let mut bb = bb.with("armed", 5);
+        assert_eq!(
+            bb.get("armed"),
+            Some(Value::Bool(true)),
+            "so in the builder"
         );
         bb.clear("armed").unwrap();
         assert_eq!((bb.get("armed"), bb.bools()), (None, 0));

@@ -55,10 +55,6 @@ impl Posted {
             started_ms: self.started_ms,
         }
     }
-
-    fn is_running(&self) -> bool {
-        matches!(self.state, ActionState::Started | ActionState::Running)
-    }
 }
 
 /// A run of agents one tick thread ticked in a row (one task of the
@@ -430,6 +426,8 @@ impl RunningActions {
 fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entity, ActiveAction)>) {
     let max = items.iter().map(|(e, _)| e.index_u32()).max().unwrap_or(0);
     let bytes = (32 - max.leading_zeros()).div_ceil(8);
+    room.clear();
+    room.resize(items.len(), items[0]);
     for byte in 0..bytes {
         let shift = byte * 8;
         let digit = |e: &Entity| ((e.index_u32() >> shift) & 0xff) as usize;
@@ -440,8 +438,6 @@ fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entit
         for d in 0..256 {
             starts[d + 1] += starts[d];
         }
-        room.clear();
-        room.resize(items.len(), items[0]);
         for item in items.iter() {
             let d = digit(&item.0);
             room[starts[d]] = *item;
@@ -587,7 +583,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
             let bucket = &mut buckets[piece.bucket as usize];
             let program = &programs[usize::from(bucket.program)].program;
             for p in &mut bucket.posted[piece.range.clone()] {
-                if !p.is_running() || (filtered && !self.filter.contains(p.entity)) {
+                if !p.state.is_running() || (filtered && !self.filter.contains(p.entity)) {
                     continue;
                 }
                 let Some(info) = program.action_of(p.node) else {

@@ -36,12 +36,7 @@ fn bind(
 ) {
     agent.state = AgentState::new(program, tree.seed);
     agent.program = Some(program.clone());
-    // A recording belongs to one program: it starts over on the new one.
-    if let Some(x) = agent.extras.as_deref_mut()
-        && let Some(r) = x.recorder.take()
-    {
-        x.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
-    }
+    agent.record_again();
     agent.finished = false;
     agent.clock = AgentClock::default();
     actions.reserve(program.action_capacity());
@@ -417,11 +412,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 agent.clock = AgentClock::at(saved.0.clock_us);
                 // A finished run-once tree stays finished.
                 agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
-                if let Some(x) = agent.extras.as_deref_mut()
-                    && let Some(r) = x.recorder.take()
-                {
-                    x.record_request = Some(u32::try_from(r.capacity()).unwrap_or(u32::MAX));
-                }
+                agent.record_again();
                 if saved.0.inputs_seen
                     && program.globals().is_empty()
                     && saved.0.tree_hash == format!("{:016x}", program.content_hash)
@@ -641,7 +632,7 @@ fn tick_one(
     local
         .posting
         .post(entity, actions, agent.program.as_ref(), now_ms);
-    if agent.extras.is_some() {
+    if agent.extras().is_some_and(|x| x.breaks.is_some()) {
         take_break_hit(local, entity, agent);
     }
 }

@@ -35,10 +35,17 @@ pub struct ActiveAction {
     pub started_ms: u32,
 }
 
+impl ActionState {
+    /// Whether the game still has to act on it (started or running).
+    pub(crate) fn is_running(self) -> bool {
+        matches!(self, ActionState::Started | ActionState::Running)
+    }
+}
+
 impl ActiveAction {
     /// Whether the game still has to act on it (started or running).
     pub fn is_running(&self) -> bool {
-        matches!(self.state, ActionState::Started | ActionState::Running)
+        self.state.is_running()
     }
 
     /// Reports success (ignored unless running).
