@@ -373,6 +373,7 @@ pub mod sim;
 mod status;
 mod systems;
 mod tier;
+mod tier_tables;
 mod value;
 mod view;
 mod vocab_file;

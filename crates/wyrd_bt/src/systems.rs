@@ -25,7 +25,8 @@ use crate::resources::{
     BtGlobals, BtSettings, BtStats, BtWorldValues, DECIDE_MS, Declared, PARALLEL_FROM, TICKED,
 };
 use crate::runtime::{AgentState, BtActions, Status};
-use crate::tier::{BtTier, BtTiers};
+use crate::tier::{BtTier, BtTiers, Slotted};
+use crate::tier_tables::{TickData, TierTables};
 
 fn bind(
     agent: &mut BtAgent,
@@ -71,19 +72,7 @@ pub(crate) type RestoreQuery<'w, 's> = Query<
 
 /// The agents [`decide_trees`] ticks (`F`: those with a tier or those
 /// without, which tick differently).
-pub(crate) type TickQuery<'w, 's, F = ()> = Query<
-    'w,
-    's,
-    (
-        Entity,
-        &'static BehaviorTree,
-        &'static mut BtAgent,
-        &'static mut Blackboard,
-        &'static mut BtActions,
-        Option<&'static BtTier>,
-    ),
-    F,
->;
+pub(crate) type TickQuery<'w, 's, F = ()> = Query<'w, 's, TickData, F>;
 
 /// One agent of [`TickQuery`].
 type TickItem<'a> = (
@@ -108,9 +97,10 @@ pub(crate) type Agents<'w, 's> = ParamSet<
         BindQuery<'static, 'static, AssetChanged<BehaviorTree>>,
         RestoreQuery<'static, 'static>,
         TickQuery<'static, 'static, Without<BtTier>>,
-        TickQuery<'static, 'static, With<BtTier>>,
+        TickQuery<'static, 'static, (With<BtTier>, Without<Slotted>)>,
         Query<'static, 'static, &'static mut BtActions>,
         WakeQuery<'static, 'static>,
+        TierTables<'static, 'static>,
     ),
 >;
 
@@ -506,6 +496,7 @@ fn tick_trees(
         stats.ticked = 0;
         relist_all(locals, &mut agents.p3());
         relist_all(locals, &mut agents.p4());
+        relist_all(locals, &mut agents.p7().all());
         return;
     }
     if settings.paused {
@@ -540,10 +531,10 @@ fn tick_trees(
         local.posting.begin_run();
         local
     };
-    // Agents without a tier, then tiered ones (each looked at for its
-    // group's plan; one not due is left untouched). A pass in table order
-    // over all of them costs less than visiting only the due ones by
-    // entity (a look-up and cache misses each), and runs on every thread.
+    // Agents without a tier, then the tables of the tier groups that may be
+    // due (each agent looked at for its group's plan: over budget a due
+    // group ticks a share), the tiered agents without a table of their own
+    // (each looked at likewise), and the woken agents not in a due table.
     // With one compute thread a parallel iteration only adds its tasks
     // (and, on the single-threaded executor, runs on the main thread).
     let one_thread = bevy::tasks::ComputeTaskPool::try_get().is_none_or(|p| p.thread_num() <= 1);
@@ -567,6 +558,23 @@ fn tick_trees(
     }
     tick_all!(agents.p3());
     if cx.tiers.has_agents() {
+        let mut tables = agents.p7();
+        for (every, phase) in TierTables::due_in(cx.tiers.step()) {
+            if let Some(group) = tables.group(every, phase) {
+                tick_all!(group);
+            }
+        }
+        // Woken agents in tables not due (one ticked already is not
+        // ticked again: its tier step is this step's).
+        if cx.tiers.woken().next().is_some() {
+            let mut all = tables.all();
+            let mut local = init();
+            for agent in cx.tiers.woken() {
+                if let Ok(item) = all.get_mut(agent) {
+                    tick_one(&mut local, &cx, item);
+                }
+            }
+        }
         tick_all!(agents.p4());
     }
     tiers.ticked();

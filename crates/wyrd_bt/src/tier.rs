@@ -10,15 +10,21 @@
 //! agents tick (groups of short periods first, each group at least the
 //! share its bound needs, the share moving round the group step after
 //! step so that the same agents are not the ones left out).
+//!
+//! A group whose period is a power of two up to 16 has a table of its own:
+//! its agents carry the group's marker component ([`Slotted`] and a
+//! `Slot<PERIOD, PHASE>`), so Bevy keeps their components together and the
+//! tick visits the due groups' tables only, not every tiered agent (a
+//! million-agent crowd's step was a quarter passing over agents not due).
 
 use bevy::ecs::change_detection::DetectChangesMut;
 use std::collections::BTreeSet;
 
-use bevy::ecs::component::Component;
+use bevy::ecs::component::{Component, ComponentId};
 use bevy::ecs::entity::Entity;
 use bevy::ecs::lifecycle::HookContext;
 use bevy::ecs::resource::Resource;
-use bevy::ecs::world::DeferredWorld;
+use bevy::ecs::world::{DeferredWorld, EntityWorldMut, World};
 use bevy::reflect::Reflect;
 
 /// How often an agent's tree ticks: every `n`th step of the plugin's
@@ -100,6 +106,11 @@ struct Group {
 }
 
 impl Group {
+    /// Its table's place in [`SLOTS`], if it has one.
+    fn slot(&self) -> Option<usize> {
+        slot_of(self.every, self.phase)
+    }
+
     /// Over budget: `take` of its agents tick in this step, from the
     /// cursor on (wrapping round); the cursor moves past them.
     fn plan_share(&mut self, take: usize) {
@@ -212,6 +223,11 @@ impl BtTiers {
     /// budget.
     pub fn wake(&mut self, agent: Entity) {
         self.woken.insert(agent);
+    }
+
+    /// The agents woken for this step.
+    pub(crate) fn woken(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.woken.iter().copied()
     }
 
     /// Whether any agent has a tier.
@@ -331,8 +347,22 @@ fn tier_inserted(mut world: DeferredWorld, cx: HookContext) {
         return;
     };
     let group = tiers.join(cx.entity, tier.every, tier.wake_on_change);
+    let slot = tiers.groups[group as usize].slot();
     if let Some(mut tier) = world.get_mut::<BtTier>(cx.entity) {
         tier.bypass_change_detection().group = group;
+    }
+    // Into the group's table (a move between tables: after the hook).
+    if let Some(slot) = slot {
+        let entity = cx.entity;
+        world.commands().queue(move |world: &mut World| {
+            let Ok(mut agent) = world.get_entity_mut(entity) else {
+                return;
+            };
+            // Unless its tier changed again before the move.
+            if agent.get::<BtTier>().is_some_and(|t| t.group == group) {
+                (SLOTS[slot].mark)(&mut agent);
+            }
+        });
     }
 }
 
@@ -340,9 +370,69 @@ fn tier_discarded(mut world: DeferredWorld, cx: HookContext) {
     let Some(tier) = world.get::<BtTier>(cx.entity).copied() else {
         return;
     };
-    if let Some(mut tiers) = world.get_resource_mut::<BtTiers>() {
-        tiers.leave(cx.entity, tier.group, tier.wake_on_change);
+    let Some(mut tiers) = world.get_resource_mut::<BtTiers>() else {
+        return;
+    };
+    let slot = tiers.groups.get(tier.group as usize).and_then(Group::slot);
+    tiers.leave(cx.entity, tier.group, tier.wake_on_change);
+    if let Some(slot) = slot {
+        let entity = cx.entity;
+        world.commands().queue(move |world: &mut World| {
+            if let Ok(mut agent) = world.get_entity_mut(entity) {
+                (SLOTS[slot].unmark)(&mut agent);
+            }
+        });
     }
+}
+
+/// On every tiered agent in a group's own table (see [`SLOTS`]); the
+/// others (periods that are not a power of two up to 16) tick in a pass
+/// over all of them.
+#[derive(Component)]
+pub(crate) struct Slotted;
+
+/// The marker of a group's table: period `E`, phase `P`.
+#[derive(Component)]
+struct Slot<const E: u16, const P: u16>;
+
+/// One group's table: its marker, registered, put on and taken off.
+pub(crate) struct SlotKind {
+    /// The marker's id.
+    pub(crate) register: fn(&mut World) -> ComponentId,
+    mark: fn(&mut EntityWorldMut),
+    unmark: fn(&mut EntityWorldMut),
+}
+
+macro_rules! slots {
+    ($($e:literal: [$($p:literal)*])*) => {
+        /// The groups with a table of their own, at [`slot_of`]'s places.
+        pub(crate) const SLOTS: &[SlotKind] = &[$($(SlotKind {
+            register: |world| world.register_component::<Slot<$e, $p>>(),
+            mark: |agent| {
+                agent.insert((Slotted, Slot::<$e, $p>));
+            },
+            unmark: |agent| {
+                agent.remove::<(Slotted, Slot<$e, $p>)>();
+            },
+        },)*)*];
+    };
+}
+
+slots! {
+    1: [0]
+    2: [0 1]
+    4: [0 1 2 3]
+    8: [0 1 2 3 4 5 6 7]
+    16: [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]
+}
+
+/// The periods with tables of their own.
+pub(crate) const SLOT_PERIODS: [u16; 5] = [1, 2, 4, 8, 16];
+
+/// The place in [`SLOTS`] of the group of period `every` and `phase`: the
+/// groups of period `e` start at `e - 1`.
+pub(crate) fn slot_of(every: u16, phase: u16) -> Option<usize> {
+    (SLOT_PERIODS.contains(&every) && phase < every).then(|| usize::from(every - 1 + phase))
 }
 
 #[cfg(test)]

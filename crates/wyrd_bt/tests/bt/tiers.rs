@@ -279,3 +279,44 @@ fn a_changed_or_removed_tier_keeps_the_time_since_the_last_tick() {
         );
     }
 }
+
+/// Each agent ticks once per period, whether its period's groups have
+/// tables of their own (powers of two up to 16) or not (3, 5, 32), and an
+/// agent given a new tier (with or without a table) or none ticks on its
+/// new period only: moved out of its old group's table, never twice in a
+/// step.
+#[test]
+fn every_period_ticks_once_per_period_with_or_without_a_table() {
+    let (mut app, h) = app();
+    const STEPS: u64 = 480;
+    let periods = [1u16, 2, 3, 4, 5, 8, 16, 32];
+    let agents: Vec<(u16, Entity)> = periods
+        .iter()
+        .flat_map(|&p| [p; 3])
+        .map(|p| (p, spawn(&mut app, &h, Some(BtTier::every(p)))))
+        .collect();
+    step(&mut app, 2);
+    let before: Vec<u64> = agents.iter().map(|&(_, e)| ticks(&app, e)).collect();
+    step(&mut app, STEPS as usize);
+    for (&(every, e), b) in agents.iter().zip(before) {
+        assert_eq!(
+            ticks(&app, e) - b,
+            STEPS / u64::from(every),
+            "every {every}"
+        );
+    }
+    let moved = agents[9].1;
+    for (tier, per) in [(Some(3), 3), (Some(16), 16), (Some(2), 2), (None, 1)] {
+        match tier {
+            Some(every) => app
+                .world_mut()
+                .entity_mut(moved)
+                .insert(BtTier::every(every)),
+            None => app.world_mut().entity_mut(moved).remove::<BtTier>(),
+        };
+        step(&mut app, 32);
+        let b = ticks(&app, moved);
+        step(&mut app, STEPS as usize);
+        assert_eq!(ticks(&app, moved) - b, STEPS / per, "moved to {tier:?}");
+    }
+}
