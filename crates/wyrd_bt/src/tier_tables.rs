@@ -58,6 +58,9 @@ pub(crate) struct TierTables<'w, 's> {
 impl TierTables<'_, '_> {
     /// Every slotted agent.
     pub(crate) fn all(&mut self) -> SlottedQuery<'_, '_> {
+        self.state
+            .all
+            .update_archetypes_unsafe_world_cell(self.world);
         // SAFETY: the system declared this query's access (`init_access`),
         // and `&mut self` keeps any other query of this parameter from
         // living at the same time.
@@ -73,7 +76,9 @@ impl TierTables<'_, '_> {
     /// The agents of the group of period `every` and `phase`, if it has a
     /// table of its own.
     pub(crate) fn group(&mut self, every: u16, phase: u16) -> Option<SlottedQuery<'_, '_>> {
-        let state = &self.state.slots[slot_of(every, phase)?];
+        let state = &mut self.state.slots[slot_of(every, phase)?];
+        // Only the queries used (a game without tiers updates none).
+        state.update_archetypes_unsafe_world_cell(self.world);
         // SAFETY: a group's query reads and writes what `all` does, of
         // fewer agents (one more `With` filter); `&mut self` keeps any
         // other query of this parameter from living at the same time.
@@ -97,8 +102,8 @@ impl TierTables<'_, '_> {
 
 // SAFETY: the access of every query handed out is declared: `all`'s
 // (`init_access`), which covers each group's query (the same data, a
-// narrower filter); the queries' archetype caches are updated before use
-// (`get_param`).
+// narrower filter); each query's archetype cache is updated before the
+// query is made (`all`, `group`).
 unsafe impl SystemParam for TierTables<'_, '_> {
     type State = TierTablesState;
     type Item<'w, 's> = TierTables<'w, 's>;
@@ -136,10 +141,6 @@ unsafe impl SystemParam for TierTables<'_, '_> {
         world: UnsafeWorldCell<'w>,
         change_tick: Tick,
     ) -> Result<Self::Item<'w, 's>, SystemParamValidationError> {
-        state.all.update_archetypes_unsafe_world_cell(world);
-        for slot in &mut state.slots {
-            slot.update_archetypes_unsafe_world_cell(world);
-        }
         // SAFETY: `SystemChangeTick` reads no world data.
         let ticks =
             unsafe { SystemChangeTick::get_param(&mut (), system_meta, world, change_tick) }?;
