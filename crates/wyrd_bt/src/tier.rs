@@ -40,6 +40,12 @@ use bevy::reflect::Reflect;
 /// in the steps it ticks. [`BehaviorTree::rate_hz`](crate::BehaviorTree::rate_hz)
 /// is not used while an agent has a tier.
 ///
+/// Periods that are powers of two up to 16 keep each group (period and
+/// phase) in a table of its own: the agent gets the group's marker
+/// component, and a step's tick visits the due groups' tables only.
+/// Inserting another tier or removing it moves the agent between tables,
+/// as any component insert does: set tiers when they change.
+///
 /// With [`waking_on_change`](Self::waking_on_change), a change to the
 /// agent's blackboard (a key, a tag) or to its `BtAgent` (a stimulus
 /// inserted) ticks it at the next step, whatever its phase;
