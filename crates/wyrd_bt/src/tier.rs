@@ -393,12 +393,16 @@ fn tier_discarded(mut world: DeferredWorld, cx: HookContext) {
 
 /// On every tiered agent in a group's own table (see [`SLOTS`]); the
 /// others (periods that are not a power of two up to 16) tick in a pass
-/// over all of them.
+/// over all of them. Not cloned with the entity: a clone's `BtTier` puts
+/// it in a group of its own choosing, and marks it.
 #[derive(Component)]
+#[component(clone_behavior = Ignore)]
 pub(crate) struct Slotted;
 
-/// The marker of a group's table: period `E`, phase `P`.
+/// The marker of a group's table: period `E`, phase `P` (not cloned, as
+/// [`Slotted`]).
 #[derive(Component)]
+#[component(clone_behavior = Ignore)]
 struct Slot<const E: u16, const P: u16>;
 
 /// One group's table: its marker, registered, put on and taken off.

@@ -320,3 +320,71 @@ fn every_period_ticks_once_per_period_with_or_without_a_table() {
         assert_eq!(ticks(&app, moved) - b, STEPS / per, "moved to {tier:?}");
     }
 }
+
+/// As a game sets tiers (README: from distance, through `Commands`, only
+/// when they change): agents spawned by a system, their tier changed by
+/// another, tick on the tier they have, whatever table it puts them in.
+#[test]
+fn tiers_set_by_a_games_systems_through_commands() {
+    #[derive(Component)]
+    struct Far(bool);
+    #[derive(Resource)]
+    struct Tree(Handle<BtAsset>);
+    let (mut app, h) = app();
+    app.insert_resource(Tree(h));
+    // (The app has started: spawned by an `Update` system, once.)
+    app.add_systems(
+        Update,
+        |mut commands: Commands, tree: Res<Tree>, mut done: Local<bool>| {
+            if std::mem::replace(&mut *done, true) {
+                return;
+            }
+            for i in 0..8 {
+                commands.spawn((
+                    BehaviorTree::new(tree.0.clone()),
+                    Blackboard::new(),
+                    Far(i % 2 == 0),
+                ));
+            }
+        },
+    );
+    app.add_systems(
+        Update,
+        |mut commands: Commands, agents: Query<(Entity, &Far, Option<&BtTier>)>| {
+            for (e, far, tier) in &agents {
+                let every = if far.0 { 16 } else { 4 };
+                if tier.is_none_or(|t| t.period() != every) {
+                    commands.entity(e).insert(BtTier::every(every));
+                }
+            }
+        },
+    );
+    step(&mut app, 40);
+    let agents: Vec<(Entity, bool)> = app
+        .world_mut()
+        .query::<(Entity, &Far)>()
+        .iter(app.world())
+        .map(|(e, f)| (e, f.0))
+        .collect();
+    assert_eq!(agents.len(), 8);
+    let count = |app: &App| -> Vec<u64> { agents.iter().map(|&(e, _)| ticks(app, e)).collect() };
+    let before = count(&app);
+    step(&mut app, 64);
+    for ((&(_, far), b), a) in agents.iter().zip(before).zip(count(&app)) {
+        assert_eq!(a - b, if far { 4 } else { 16 }, "far: {far}");
+    }
+    // Near and far swap: each ticks on its new period.
+    for (_, mut far) in app
+        .world_mut()
+        .query::<(Entity, &mut Far)>()
+        .iter_mut(app.world_mut())
+    {
+        far.0 = !far.0;
+    }
+    step(&mut app, 32);
+    let before = count(&app);
+    step(&mut app, 64);
+    for ((&(_, far), b), a) in agents.iter().zip(before).zip(count(&app)) {
+        assert_eq!(a - b, if far { 16 } else { 4 }, "swapped, was far: {far}");
+    }
+}
