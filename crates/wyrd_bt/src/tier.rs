@@ -58,6 +58,11 @@ pub struct BtTier {
     /// Set when inserted: the agent's group in [`BtTiers`] (`u32::MAX`:
     /// none yet).
     group: u32,
+    /// Set when inserted: its group's table in [`SLOTS`] (`u8::MAX`:
+    /// none), kept here so that the markers come off whatever became of
+    /// [`BtTiers`].
+    #[reflect(ignore)]
+    slot: u8,
 }
 
 impl BtTier {
@@ -67,6 +72,7 @@ impl BtTier {
             every: n.max(1),
             wake_on_change: false,
             group: u32::MAX,
+            slot: u8::MAX,
         }
     }
 
@@ -355,7 +361,9 @@ fn tier_inserted(mut world: DeferredWorld, cx: HookContext) {
     let group = tiers.join(cx.entity, tier.every, tier.wake_on_change);
     let slot = tiers.groups[group as usize].slot();
     if let Some(mut tier) = world.get_mut::<BtTier>(cx.entity) {
-        tier.bypass_change_detection().group = group;
+        let tier = tier.bypass_change_detection();
+        tier.group = group;
+        tier.slot = slot.map_or(u8::MAX, |s| s as u8);
     }
     // Into the group's table (a move between tables: after the hook).
     if let Some(slot) = slot {
@@ -376,19 +384,23 @@ fn tier_discarded(mut world: DeferredWorld, cx: HookContext) {
     let Some(tier) = world.get::<BtTier>(cx.entity).copied() else {
         return;
     };
-    let Some(mut tiers) = world.get_resource_mut::<BtTiers>() else {
+    if let Some(mut tiers) = world.get_resource_mut::<BtTiers>() {
+        tiers.leave(cx.entity, tier.group, tier.wake_on_change);
+    }
+    let Some(&kind) = SLOTS.get(usize::from(tier.slot)) else {
         return;
     };
-    let slot = tiers.groups.get(tier.group as usize).and_then(Group::slot);
-    tiers.leave(cx.entity, tier.group, tier.wake_on_change);
-    if let Some(slot) = slot {
-        let entity = cx.entity;
-        world.commands().queue(move |world: &mut World| {
-            if let Ok(mut agent) = world.get_entity_mut(entity) {
-                (SLOTS[slot].unmark)(&mut agent);
-            }
-        });
-    }
+    let (entity, slot) = (cx.entity, tier.slot);
+    world.commands().queue(move |world: &mut World| {
+        let Ok(mut agent) = world.get_entity_mut(entity) else {
+            return;
+        };
+        // A tier put in its place in the same table keeps the markers (no
+        // move out and back).
+        if agent.get::<BtTier>().is_none_or(|t| t.slot != slot) {
+            (kind.unmark)(&mut agent);
+        }
+    });
 }
 
 /// On every tiered agent in a group's own table (see [`SLOTS`]); the
@@ -406,6 +418,7 @@ pub(crate) struct Slotted;
 struct Slot<const E: u16, const P: u16>;
 
 /// One group's table: its marker, registered, put on and taken off.
+#[derive(Clone, Copy)]
 pub(crate) struct SlotKind {
     /// The marker's id.
     pub(crate) register: fn(&mut World) -> ComponentId,
@@ -448,6 +461,24 @@ pub(crate) fn slot_of(every: u16, phase: u16) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each group of a period with tables has its own place in [`SLOTS`],
+    /// and every place belongs to one group (`SLOTS` and `slot_of` agree).
+    #[test]
+    fn every_slot_is_one_groups() {
+        let places: Vec<usize> = SLOT_PERIODS
+            .iter()
+            .flat_map(|&e| (0..e).map(move |p| slot_of(e, p).unwrap()))
+            .collect();
+        assert_eq!(places, (0..SLOTS.len()).collect::<Vec<_>>());
+        assert_eq!(slot_of(3, 0), None);
+        assert_eq!(slot_of(4, 4), None);
+        assert_eq!(slot_of(32, 0), None);
+        assert!(
+            SLOTS.len() < usize::from(u8::MAX),
+            "a place fits BtTier::slot"
+        );
+    }
 
     /// Agents of one period spread evenly over its phases; over budget a
     /// group's share moves round it, so each agent ticks within the bound.

@@ -39,13 +39,17 @@ pub(crate) type TickData = (
 );
 
 /// The agents in the tier groups' own tables.
-pub(crate) type SlottedQuery<'w, 's> = Query<'w, 's, TickData, With<Slotted>>;
+pub(crate) type SlottedQuery<'w, 's> = Query<'w, 's, TickData, SlottedFilter>;
+
+/// Tiered agents with a group table's markers (`With<BtTier>`: markers
+/// left on an agent whose tier went never make it tick twice).
+type SlottedFilter = (With<BtTier>, With<Slotted>);
 
 /// [`TierTables`]' queries: every slotted agent (whose access the system
 /// declares), and one per entry of [`SLOTS`].
 pub(crate) struct TierTablesState {
-    all: QueryState<TickData, With<Slotted>>,
-    slots: Vec<QueryState<TickData, With<Slotted>>>,
+    all: QueryState<TickData, SlottedFilter>,
+    slots: Vec<QueryState<TickData, SlottedFilter>>,
 }
 
 /// The agents in the tier groups' own tables: all of them, or one group's.
@@ -114,7 +118,7 @@ unsafe impl SystemParam for TierTables<'_, '_> {
             .iter()
             .map(|slot| {
                 let marker = (slot.register)(world);
-                QueryBuilder::<TickData, With<Slotted>>::new(world)
+                QueryBuilder::<TickData, SlottedFilter>::new(world)
                     .with_id(marker)
                     .build()
             })

@@ -388,3 +388,24 @@ fn tiers_set_by_a_games_systems_through_commands() {
         assert_eq!(a - b, if far { 16 } else { 4 }, "swapped, was far: {far}");
     }
 }
+
+/// An agent's tier removed after the game reset `BtTiers` (a new
+/// resource: its groups are gone) ticks once a step, as an untiered agent:
+/// the group table's markers come off with the tier whatever became of
+/// the plan.
+#[test]
+fn a_tier_removed_after_the_plan_was_reset_ticks_once_a_step() {
+    let (mut app, h) = app();
+    let agent = spawn(&mut app, &h, Some(BtTier::every(4)));
+    step(&mut app, 8);
+    app.insert_resource(BtTiers::default());
+    app.world_mut().entity_mut(agent).remove::<BtTier>();
+    // Tiered agents of the new plan: its tables' steps come round.
+    for _ in 0..4 {
+        spawn(&mut app, &h, Some(BtTier::every(4)));
+    }
+    step(&mut app, 2);
+    let before = ticks(&app, agent);
+    step(&mut app, 32);
+    assert_eq!(ticks(&app, agent) - before, 32);
+}
