@@ -559,8 +559,8 @@ fn tick_trees(
     tick_all!(agents.p3());
     if cx.tiers.has_agents() {
         let mut tables = agents.p7();
-        for (every, phase) in TierTables::due_in(cx.tiers.step()) {
-            if let Some(group) = tables.group(every, phase) {
+        for slot in cx.tiers.due_slots() {
+            if let Some(group) = tables.group(slot) {
                 tick_all!(group);
             }
         }

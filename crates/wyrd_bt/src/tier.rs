@@ -242,6 +242,16 @@ impl BtTiers {
         self.woken.iter().copied()
     }
 
+    /// The tables (places in [`SLOTS`]) of the groups due in this step,
+    /// shortest period first.
+    pub(crate) fn due_slots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.order
+            .iter()
+            .map(|&g| &self.groups[g as usize])
+            .filter(|g| g.due)
+            .filter_map(Group::slot)
+    }
+
     /// Whether any agent has a tier.
     pub(crate) fn has_agents(&self) -> bool {
         self.groups.iter().any(|g| !g.members.is_empty())
@@ -296,8 +306,10 @@ impl BtTiers {
 
     /// Puts an agent of period `every` in a phase: the last one it put an
     /// agent of that period in while that phase has less than a block more
-    /// than the emptiest (agents spawned together tick together, their
-    /// components close in memory), else the emptiest. Its group.
+    /// than the emptiest (agents spawned together tick together: their
+    /// tree states, allocated in spawn order, lie together, and so do the
+    /// components of periods without a table of their own), else the
+    /// emptiest. Its group.
     fn join(&mut self, agent: Entity, every: u16, waking: bool) -> u32 {
         if !self.groups.iter().any(|g| g.every == every) {
             for phase in 0..every {

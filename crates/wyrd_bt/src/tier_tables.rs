@@ -26,7 +26,7 @@ use bevy::ecs::world::unsafe_world_cell::UnsafeWorldCell;
 use crate::agent::{BehaviorTree, BtAgent};
 use crate::blackboard::Blackboard;
 use crate::runtime::BtActions;
-use crate::tier::{BtTier, SLOT_PERIODS, SLOTS, Slotted, slot_of};
+use crate::tier::{BtTier, SLOTS, Slotted};
 
 /// What the tick reads and writes of an agent.
 pub(crate) type TickData = (
@@ -77,10 +77,10 @@ impl TierTables<'_, '_> {
         }
     }
 
-    /// The agents of the group of period `every` and `phase`, if it has a
-    /// table of its own.
-    pub(crate) fn group(&mut self, every: u16, phase: u16) -> Option<SlottedQuery<'_, '_>> {
-        let state = &mut self.state.slots[slot_of(every, phase)?];
+    /// The agents of the group whose table is at `slot` in [`SLOTS`]
+    /// ([`BtTiers::due_slots`](crate::tier::BtTiers::due_slots)).
+    pub(crate) fn group(&mut self, slot: usize) -> Option<SlottedQuery<'_, '_>> {
+        let state = self.state.slots.get_mut(slot)?;
         // Only the queries used (a game without tiers updates none).
         state.update_archetypes_unsafe_world_cell(self.world);
         // SAFETY: a group's query reads and writes what `all` does, of
@@ -93,14 +93,6 @@ impl TierTables<'_, '_> {
                 self.ticks.this_run(),
             )
         })
-    }
-
-    /// The periods with tables of their own, each with its phase in
-    /// `step`.
-    pub(crate) fn due_in(step: u64) -> impl Iterator<Item = (u16, u16)> {
-        SLOT_PERIODS
-            .into_iter()
-            .map(move |every| (every, (step % u64::from(every)) as u16))
     }
 }
 
