@@ -159,11 +159,28 @@ impl ActionInfo {
     /// looked up.
     #[inline]
     pub fn read_at<T: FromValue>(&self, i: usize, bb: &Blackboard) -> Result<T, ParamError> {
+        // The path every running action takes each tick is these few
+        // loads; building an error (strings) is apart, out of line, so
+        // that this inlines into the action systems' loops.
+        if let Some((_, param)) = self.params.get(i)
+            && T::accepts(param.value_type())
+            && let Some(v) = param.read(bb)
+            && let Some(t) = T::from_value(v)
+        {
+            return Ok(t);
+        }
+        Err(self.read_error::<T>(i, bb))
+    }
+
+    /// Why [`ActionInfo::read_at`] could not read parameter `i`.
+    #[cold]
+    #[inline(never)]
+    fn read_error<T: FromValue>(&self, i: usize, bb: &Blackboard) -> ParamError {
         let Some((name, param)) = self.params.get(i) else {
-            return Err(ParamError::Missing {
+            return ParamError::Missing {
                 action: self.name.to_string(),
                 name: format!("#{i}"),
-            });
+            };
         };
         let wrong = |found| ParamError::WrongType {
             action: self.name.to_string(),
@@ -172,17 +189,19 @@ impl ActionInfo {
             wanted: T::TYPE,
         };
         if !T::accepts(param.value_type()) {
-            return Err(wrong(param.value_type()));
+            return wrong(param.value_type());
         }
-        let v = param.read(bb).ok_or_else(|| ParamError::Unset {
-            action: self.name.to_string(),
-            name: name.to_string(),
-            key: match param {
-                Param::Key { key, .. } => bb.key_name(*key).unwrap_or("?").to_owned(),
-                Param::Const(_) => String::new(),
+        match param.read(bb) {
+            Some(v) => wrong(v.value_type()),
+            None => ParamError::Unset {
+                action: self.name.to_string(),
+                name: name.to_string(),
+                key: match param {
+                    Param::Key { key, .. } => bb.key_name(*key).unwrap_or("?").to_owned(),
+                    Param::Const(_) => String::new(),
+                },
             },
-        })?;
-        T::from_value(v).ok_or_else(|| wrong(v.value_type()))
+        }
     }
 
     /// The output port of a parameter: the key it names.
