@@ -113,6 +113,11 @@ fn every_value_kind_is_declared_bound_compared_and_read() {
             ..
         })
     ));
+    // By position, past the last parameter.
+    assert!(matches!(
+        info.read_at::<f32>(info.params().len(), bb),
+        Err(wyrd_bt::ParamError::Missing { name, .. }) if name == format!("#{}", info.params().len())
+    ));
     // Equal entities (key against key) take over.
     sim.set("target", entity(7)).unwrap();
     sim.set("other", entity(8)).unwrap();
