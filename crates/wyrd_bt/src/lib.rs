@@ -223,7 +223,11 @@
 //! whatever the scores; a challenger replaces it only if it takes over
 //! (runs or succeeds), so nothing is aborted and restarted in a tick. A
 //! running child that succeeds ends the Utility with success; one that
-//! fails gives way to the next best. Equal scores go to the agent's seeded
+//! fails gives way to the next best. A running child whose actions have
+//! all reported takes those reports before any challenger is tried, so an
+//! action that finishes and changes the inputs in the same step (eating
+//! lowers hunger) ends, rather than being aborted by the scores it changed.
+//! Equal scores go to the agent's seeded
 //! random numbers (`ties: First`: the first, StateTree's rule). The tick
 //! trace, `wyrd sim`'s lines (`"utility": [..]`), the flight recorder and
 //! the inspector (why lines, history) show each child's score and why the

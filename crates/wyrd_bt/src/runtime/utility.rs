@@ -15,11 +15,17 @@
 //!   running child alone, so no action is aborted and restarted in a tick;
 //! - a running child that succeeds ends the Utility with success; one that
 //!   fails gives way to the other options, best first;
+//! - a running child whose actions have all reported (none of its slots
+//!   still runs) takes those reports before any challenger is tried: a
+//!   game that finishes an action and changes the inputs in the same step
+//!   (eating lowers hunger) sees the action end, not aborted by the scores
+//!   its own finishing changed. If the child goes on (a sequence starts
+//!   its next action) it is kept for that tick;
 //! - equal scores: the agent's seeded random numbers pick (drawn only on
 //!   a tie), or with `ties: First` the first in the list (StateTree).
 
 use super::trace::{ChildScore, UtilityChoice, UtilityReason};
-use super::{Interp, Status};
+use super::{ActionState, Interp, Status};
 use crate::program::{Kind, MAX_OPTIONS, NONE, ScoreSource, UtilityInfo};
 
 /// "No child" in a Utility's cursor.
@@ -65,7 +71,12 @@ impl Interp<'_> {
             tried |= 1 << r;
             let start = *self.aux_of(i);
             let committed = commit_ms > 0 && !self.elapsed(start, commit_ms);
-            if !committed {
+            // A child whose actions all reported since the last tick takes
+            // its reports before any challenger is tried: the game finished
+            // it, often changing the very inputs that now favour another
+            // option (eating lowers hunger).
+            let reported = self.only_reports_in(self.child(i, r));
+            if !committed && !reported {
                 // The running child's inertia: beaten by more than the margin.
                 let bar = scores[r].max(0.0) + info.margin;
                 while let Some(p) = self.best(&scores[..count], tried, bar, random) {
@@ -113,6 +124,25 @@ impl Interp<'_> {
         self.set_cursor_at(i as usize, UNCHOSEN);
         self.trace_choice(i, NONE, (UtilityReason::Nothing, at), false);
         Status::Failure
+    }
+
+    /// Whether the subtree of `c` has action slots the game reported on
+    /// (succeeded or failed) and none still running: ticking it takes
+    /// those reports (a few slots per agent: a scan).
+    fn only_reports_in(&self, c: u32) -> bool {
+        let end = self.p.nodes[c as usize].end;
+        let mut reported = false;
+        for a in &self.actions.slots {
+            if a.node < c || a.node >= end {
+                continue;
+            }
+            match a.state {
+                ActionState::Succeeded | ActionState::Failed => reported = true,
+                ActionState::Started | ActionState::Running => return false,
+                ActionState::Aborted => {}
+            }
+        }
+        reported
     }
 
     /// Child `p` took over with status `s`: remembered while it runs, with
