@@ -454,7 +454,15 @@ impl BtAgent {
             globals_generation: cx.globals_generation,
             repeat: tree.mode == RunMode::Repeat,
             always_walk: false,
-            dt_us: step_us.min(u64::from(u32::MAX)) as u32,
+            // A tiered agent counts durations in the schedule's steps: a
+            // tick that advances by many still sees a duration end at the
+            // first of its ticks after it passed.
+            dt_us: if tier_step_us.is_some() {
+                cx.update_step_us
+            } else {
+                step_us
+            }
+            .min(u64::from(u32::MAX)) as u32,
         };
         self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
         let state = &mut self.state;
@@ -464,7 +472,7 @@ impl BtAgent {
                 rec.before_tick(
                     program,
                     state.ticks() + 1,
-                    env.dt_us,
+                    (step_us.min(u64::from(u32::MAX)) as u32, env.dt_us),
                     bb,
                     actions,
                     env.globals,

@@ -239,9 +239,14 @@
 //! [`BtTier::every(n)`](BtTier::every) makes an agent's tree tick every nth
 //! step, the agents of a period spread over its phases so each step does
 //! about the same work; a tiered agent's clock advances by the steps since
-//! its last tick (timers and stimuli keep real time, to the tier's step).
+//! its last tick, and it counts durations in the schedule's steps: a Wait,
+//! a cooldown or a stimulus ends at the agent's first tick after it passed
+//! (a 1.5 s stimulus of an agent ticking every 16th step of 30 Hz ends
+//! 1.5 s to 1.5 s + 16 steps after its time started).
 //! [`BtTiers`] holds the plan: a `budget` of tiered ticks per step (longer
-//! periods wait first, `max_missed` bounds how long) and
+//! periods wait first, `max_missed` bounds how long; set it on the
+//! resource: `app.world_mut().resource_mut::<BtTiers>().budget =
+//! Some(2_000)`, or from a system with `ResMut<BtTiers>`) and
 //! [`BtTiers::wake`]; `BtTier::every(16).waking_on_change()` wakes on a
 //! blackboard or agent change. Set the tier from distance or importance,
 //! inserting it only when it changes (an insert moves the agent between
@@ -257,7 +262,10 @@
 //! of the composite at path `root`, at `priority` (0 = before the first
 //! child, k = just before child k: it competes with the children after it
 //! and yields to those before), for 1.5 s of the agent's time (round(S·H)
-//! ticks). While it lasts, its behavior runs like any child there: when it
+//! ticks). Its time starts at the agent's first tick after the insertion,
+//! counted from one step before it: at once for an agent that ticks every
+//! step or wakes on change; an agent of a slow tier notices it at its next
+//! tick, and it then lasts its whole time. While it lasts, its behavior runs like any child there: when it
 //! finishes it starts again, so a one-step behavior re-runs every tick
 //! until the stimulus expires; then it leaves the tree (halted if running)
 //! and the composite goes on. Inserting the same behavior again renews it;
@@ -288,8 +296,9 @@
 //! `MinimalPlugins` + `AssetPlugin` + `BtPlugin`, with
 //! `Time::<Fixed>::from_hz(H)` and
 //! `TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / H))`:
-//! every `app.update()` is then exactly one fixed step, one tick of every
-//! tree. Nothing prints Wyrd's warnings and errors without Bevy's
+//! every `app.update()` after the first is then exactly one fixed step, one
+//! tick of every tree (Bevy's first update starts the clock and runs no
+//! fixed step). Nothing prints Wyrd's warnings and errors without Bevy's
 //! `LogPlugin`: add it (or read `BtAgent::problems`, `SaveStatus`). Trees
 //! wait for the world state's flags files to load before their first tick
 //! (`BtPlugin::wait_for_world`); step until `world_state_ready` and the

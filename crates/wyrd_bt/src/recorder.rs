@@ -26,10 +26,12 @@ use crate::value::Value;
 /// One recorded fact. Node and key indices are the program's.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Rec {
-    /// Starts a tick's facts: the agent's tick number and period.
+    /// Starts a tick's facts: the agent's tick number, how far its clock
+    /// advanced, and the step its durations are counted in.
     Tick {
         tick: u64,
         step_us: u32,
+        count_us: u32,
     },
     /// Inputs, as the tree saw them before the tick.
     Set {
@@ -238,7 +240,7 @@ impl Recorder {
         &mut self,
         program: &Program,
         tick: u64,
-        step_us: u32,
+        (step_us, count_us): (u32, u32),
         blackboard: &Blackboard,
         actions: &BtActions,
         globals: &[Option<Value>],
@@ -247,7 +249,14 @@ impl Recorder {
             self.drop_oldest_tick(program);
         }
         self.ticks.push_back(0);
-        self.push(program, Rec::Tick { tick, step_us });
+        self.push(
+            program,
+            Rec::Tick {
+                tick,
+                step_us,
+                count_us,
+            },
+        );
         self.record_inputs(program, blackboard, globals);
         for a in actions.iter() {
             let ok = match a.state {
@@ -369,13 +378,17 @@ impl Recorder {
             return;
         };
         let start = &mut self.start;
-        let mut step_us = 0;
+        let (mut step_us, mut count_us) = (0, 0);
         for _ in 0..n {
             let Some(r) = self.facts.pop_front() else {
                 break;
             };
             match r {
-                Rec::Tick { step_us: us, .. } => step_us = us,
+                Rec::Tick {
+                    step_us: us,
+                    count_us: count,
+                    ..
+                } => (step_us, count_us) = (us, count),
                 Rec::Set { key, value } => match value {
                     Some(v) => start.blackboard.set_index(key, v),
                     None => start.blackboard.clear_index(key),
@@ -413,7 +426,7 @@ impl Recorder {
                 | Rec::Choice(_) => {}
             }
         }
-        shadow_tick(program, start, step_us, self.repeat);
+        shadow_tick(program, start, (step_us, count_us), self.repeat);
     }
 
     /// The recording as a file's data (paths and names beside indices).
@@ -423,7 +436,12 @@ impl Recorder {
         // The `Utility` decisions of the tick being read.
         let mut decided = TickTrace::default();
         for &r in &self.facts {
-            if let Rec::Tick { tick, step_us } = r {
+            if let Rec::Tick {
+                tick,
+                step_us,
+                count_us,
+            } = r
+            {
                 if let Some(t) = ticks.last_mut() {
                     t.utility = recorded_choices(program, &decided);
                     decided.clear();
@@ -431,6 +449,7 @@ impl Recorder {
                 ticks.push(RecordedTick {
                     tick,
                     step_us,
+                    count_us: if count_us == step_us { 0 } else { count_us },
                     ..Default::default()
                 });
                 continue;
@@ -533,7 +552,12 @@ fn report(actions: &mut BtActions, node: u32, ok: bool) {
     }
 }
 
-fn shadow_tick(program: &Program, start: &mut Start, step_us: u32, repeat: bool) {
+fn shadow_tick(
+    program: &Program,
+    start: &mut Start,
+    (step_us, count_us): (u32, u32),
+    repeat: bool,
+) {
     let names = &program.predicates;
     let answers = &start.predicates;
     let stub = |name: &str| {
@@ -558,7 +582,7 @@ fn shadow_tick(program: &Program, start: &mut Start, step_us: u32, repeat: bool)
             globals_generation: start.world_generation,
             repeat,
             always_walk: false,
-            dt_us: step_us,
+            dt_us: count_us,
         },
     );
 }
@@ -665,8 +689,12 @@ pub struct RecordedStimulus {
 pub struct RecordedTick {
     /// The agent's tick number.
     pub tick: u64,
-    /// Its period (µs).
+    /// Its period (µs): how far the agent's clock advanced.
     pub step_us: u32,
+    /// The step its durations were counted in (µs), when not `step_us`:
+    /// an agent of a tick tier counts in the schedule's steps. 0: `step_us`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub count_us: u32,
     /// Blackboard values that changed (`None`: unset).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub set: Vec<(String, Option<Value>)>,
@@ -768,4 +796,9 @@ fn predicate_answers(program: &Program, bb: &Blackboard) -> Vec<bool> {
                 .is_some_and(|f| f(bb, &crate::program::PredicateArgs { args: &p.args, bb }))
         })
         .collect()
+}
+
+/// Serde: a field left out when 0.
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }

@@ -105,7 +105,7 @@ pub fn tree_rows(program: &Program, state: &AgentState, tags: u64) -> Vec<NodeRo
             .iter()
             .position(|r| r.path == target.path())
             .map_or(rows.len(), |p| p + 1);
-        let left = st.expires_ms().saturating_sub(state.now_ms()) as f32 / 1000.0;
+        let left = state.stimulus_time_left(st.root()).unwrap_or(0.0);
         let inserted = program
             .all_nodes()
             .filter(|n| root.contains(n.index()))

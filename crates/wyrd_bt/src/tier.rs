@@ -33,9 +33,12 @@ use bevy::reflect::Reflect;
 /// inserting it again with another period moves the agent.
 ///
 /// A tiered agent's tree keeps real time: a tick after `k` steps advances
-/// its clock by `k` steps, so timers, cooldowns and stimuli last as long in
-/// every tier (to the tier's step: a 1.5 s stimulus of an agent ticking
-/// every 16th step of 30 Hz lasts 1.5 s rounded up to 533 ms). The agent's
+/// its clock by `k` steps, and durations are counted in the schedule's
+/// steps, so timers, cooldowns and stimuli last as long in every tier, to
+/// the agent's next tick: each ends at the agent's first tick after it
+/// passed (a 1.5 s stimulus of an agent ticking every 16th step of 30 Hz
+/// ends 1.5 s to 1.5 s + 16 steps after its time started, which is the
+/// agent's first tick after the insertion). The agent's
 /// actions are handed to the action systems ([`Running`](crate::Running))
 /// in the steps it ticks. [`BehaviorTree::rate_hz`](crate::BehaviorTree::rate_hz)
 /// is not used while an agent has a tier.

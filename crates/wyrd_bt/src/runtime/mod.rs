@@ -64,6 +64,9 @@ pub struct TickEnv<'a> {
     pub always_walk: bool,
     /// The tick period in µs, when known more exactly than `dt_ms` (30 Hz:
     /// 33,333 µs): durations are counted in ticks of this period. 0: `dt_ms`.
+    /// An agent of a tick tier ([`BtTier`](crate::BtTier)) counts in the
+    /// schedule's steps (its tick advances by many): durations end at its
+    /// first tick after they passed, whatever its tier.
     pub dt_us: u32,
 }
 
@@ -142,14 +145,21 @@ fn walk_agent(
     }
     state.now_ms = state.now_ms.wrapping_add(dt_ms);
     state.ticks += 1;
-    let mut it = Interp::new(program, state, blackboard, actions, trace);
-    it.stub = env.stub;
-    it.globals = env.globals;
-    it.dt_us = if env.dt_us > 0 {
+    let count_us = if env.dt_us > 0 {
         env.dt_us
     } else {
         dt_ms.saturating_mul(1000)
     };
+    if !state.stimuli.is_empty() {
+        // Inserted one step before this tick: for an agent ticking every
+        // step, at its last tick (`dt_ms`); for a tiered one, in the step
+        // before (a slow tier's tick advances by many steps at once).
+        state.stamp_stimuli(dt_ms.min(count_us.div_ceil(1000)));
+    }
+    let mut it = Interp::new(program, state, blackboard, actions, trace);
+    it.stub = env.stub;
+    it.globals = env.globals;
+    it.dt_us = count_us;
     it.tables = !env.always_walk;
     // Reports are taken by the action leaves in the walk.
     it.actions.settle(false);

@@ -12,11 +12,19 @@ pub struct Stimulus {
     pub(crate) root: u32,
     /// Position among the target's children (0 = highest priority).
     pub(crate) priority: u16,
-    /// Agent time (ms) when it expires.
+    /// Agent time (ms) when it expires ([`PENDING`] until the agent's
+    /// next tick starts its time).
     pub(crate) expires_ms: u32,
     /// Its duration (ms): it competes in round(duration·hz) ticks.
     pub(crate) duration_ms: u32,
 }
+
+/// The expiry of a stimulus inserted since its agent's last tick: its time
+/// starts in the agent's next tick, which takes it as inserted one step
+/// before (see [`AgentState::stamp_stimuli`]). A tiered agent's clock
+/// stands still between its ticks, so stamping it at the insertion would
+/// start its time at the last tick, up to a period early.
+pub(crate) const PENDING: u32 = u32::MAX;
 
 /// An agent's active stimuli: nothing but a null pointer until the first
 /// is inserted (most agents never have one), then room for
@@ -86,9 +94,10 @@ impl Stimulus {
         self.priority
     }
 
-    /// Agent time (ms) when it expires.
-    pub fn expires_ms(&self) -> u32 {
-        self.expires_ms
+    /// Agent time (ms) when it expires; `None` until the agent's next tick
+    /// starts its time (it was inserted since the last one).
+    pub fn expires_ms(&self) -> Option<u32> {
+        (self.expires_ms != PENDING).then_some(self.expires_ms)
     }
 
     /// Its duration (ms).
@@ -162,7 +171,7 @@ impl AgentState {
         if self.mem.nodes().len() != program.nodes.len() {
             return Err(StimulusError::NotBound);
         }
-        let expires_ms = self.now_ms.saturating_add(duration_ms);
+        let expires_ms = PENDING;
         if let Some(s) = self.stimuli.iter_mut().find(|s| s.root == root) {
             s.target = target;
             s.priority = priority;
@@ -183,12 +192,31 @@ impl AgentState {
         Ok(())
     }
 
-    /// Time left of the stimulus whose behavior root is `root`, in seconds.
+    /// Time left of the stimulus whose behavior root is `root`, in seconds
+    /// (all of it until the agent's next tick starts its time).
     pub fn stimulus_time_left(&self, root: u32) -> Option<f32> {
-        self.stimuli
-            .iter()
-            .find(|s| s.root == root)
-            .map(|s| s.expires_ms.saturating_sub(self.now_ms) as f32 / 1000.0)
+        self.stimuli.iter().find(|s| s.root == root).map(|s| {
+            let left = if s.expires_ms == PENDING {
+                s.duration_ms
+            } else {
+                s.expires_ms.saturating_sub(self.now_ms)
+            };
+            left as f32 / 1000.0
+        })
+    }
+
+    /// Starts the time of the stimuli inserted since the last tick, in a
+    /// tick that advanced the clock to `now_ms`: each counts as inserted
+    /// `back_ms` before (one step of the schedule; for an agent ticking
+    /// every step, the time of its last tick, where it was inserted).
+    pub(crate) fn stamp_stimuli(&mut self, back_ms: u32) {
+        let inserted = self.now_ms.wrapping_sub(back_ms);
+        for s in self.stimuli.iter_mut() {
+            if s.expires_ms == PENDING {
+                // Never the marker itself (a clock about to wrap).
+                s.expires_ms = inserted.wrapping_add(s.duration_ms).min(PENDING - 1);
+            }
+        }
     }
 
     /// The path of a node as shown to users: stimulus behaviors appear under

@@ -411,11 +411,18 @@ impl<'p> Sim<'p> {
     /// Runs one tick of `step_us` µs on an exact µs clock (the plugin's:
     /// agent time in ms is the clock's floor), as recordings replay.
     pub fn step_us(&mut self, clock_us: &mut u64, step_us: u32) -> Status {
+        self.step_counting(clock_us, step_us, step_us)
+    }
+
+    /// [`Sim::step_us`] for an agent that counts durations in steps of
+    /// `count_us` µs while its clock advances by `step_us` (an agent of a
+    /// tick tier: see [`TickEnv::dt_us`](crate::TickEnv::dt_us)).
+    pub fn step_counting(&mut self, clock_us: &mut u64, step_us: u32, count_us: u32) -> Status {
         self.tick += 1;
         let mut clock = AgentClock::at(*clock_us);
         let step_ms = clock.advance(u64::from(step_us));
         *clock_us = clock.us();
-        self.tick_env(step_ms, step_us)
+        self.tick_env(step_ms, count_us)
     }
 
     /// The tick itself: world values and predicate answers from the sim's

@@ -185,7 +185,12 @@ fn replay_from<'p>(
         if t.restart {
             sim.state.reset(program, &mut sim.actions);
         }
-        let status = sim.step_us(&mut clock_us, t.step_us);
+        let count_us = if t.count_us == 0 {
+            t.step_us
+        } else {
+            t.count_us
+        };
+        let status = sim.step_counting(&mut clock_us, t.step_us, count_us);
         if !check {
             continue;
         }

@@ -135,6 +135,74 @@ fn a_wait_and_a_stimulus_last_the_same_real_time_in_every_tier() {
     }
 }
 
+/// A stimulus inserted between a slow tier's ticks lasts its time from the
+/// insertion, not from the agent's last tick (a new user's village, issue
+/// 29: a villager ticking every 16th step, woken by changes, fled for 1.3 s
+/// of a 1.5 s howl). Its time starts at the agent's first tick after the
+/// insertion, taken as one step before; it is counted in steps whatever
+/// the length of the agent's ticks, and ends at the first tick after it
+/// passed.
+#[test]
+fn a_stimulus_inserted_between_tier_ticks_lasts_its_time_from_the_insertion() {
+    // `poke`: the game writes the blackboard every step (the agent, woken
+    // by each change, ticks every step), or only inserts the stimulus
+    // (which wakes it once; then it ticks in its phase).
+    for poke in [true, false] {
+        let (mut app, h) = app();
+        let every = 16u16;
+        let e = spawn(&mut app, &h, Some(BtTier::every(every).waking_on_change()));
+        step(&mut app, 2);
+        // A tier tick, then half a period without one.
+        let t0 = ticks(&app, e);
+        let mut n = 0;
+        while ticks(&app, e) == t0 {
+            step(&mut app, 1);
+            n += 1;
+            assert!(n < 40, "the agent never ticks");
+        }
+        let ticked = ticks(&app, e);
+        step(&mut app, 8);
+        assert_eq!(ticks(&app, e), ticked, "no tick within the period");
+        app.world_mut()
+            .get_mut::<BtAgent>(e)
+            .unwrap()
+            .insert_stimulus("root", "panic", 0, 1.5)
+            .unwrap();
+        let mut steps = 0;
+        loop {
+            if poke {
+                let mut bb = app.world_mut().get_mut::<Blackboard>(e).unwrap();
+                bb.set("poke", steps % 2 == 0).unwrap();
+            }
+            step(&mut app, 1);
+            steps += 1;
+            if app
+                .world()
+                .get::<BtAgent>(e)
+                .unwrap()
+                .state()
+                .stimuli()
+                .is_empty()
+            {
+                break;
+            }
+            assert!(steps < 200, "the stimulus never ends");
+        }
+        let lasted_ms = f64::from(steps) * STEP_MS;
+        // Ticking every step, it ends within a step of 1.5 s; in its phase,
+        // at its first tick after 1.5 s.
+        let late = if poke {
+            STEP_MS
+        } else {
+            f64::from(every) * STEP_MS
+        };
+        assert!(
+            lasted_ms >= 1500.0 - STEP_MS && lasted_ms <= 1500.0 + late + STEP_MS,
+            "poke {poke}: the 1.5 s stimulus lasted {lasted_ms:.0} ms of real time"
+        );
+    }
+}
+
 /// Over budget, agents of the longer period tick less, the short period's
 /// all tick, the step's ticks stay within the budget, and no agent misses
 /// more of its steps in a row than `BtTiers::max_missed`.
