@@ -16,7 +16,9 @@ use crate::dispatch::RunningActions;
 use crate::registry::{BtRegistry, CustomNode};
 use crate::resources::{BtGlobals, BtSettings, BtStats, BtWorldValues};
 use crate::runtime::BtActions;
-use crate::systems::{BtReloads, decide_trees, report_undeclared_world_values};
+use crate::systems::{
+    BtReloads, decide_trees, report_failed_trees, report_undeclared_world_values,
+};
 
 /// After `Act`: the action systems' reports written back into the agents'
 /// slots ([`RunningActions`]), and `Act`'s time. Exclusive, so that the
@@ -207,6 +209,14 @@ impl Plugin for BtPlugin {
                     .after(decide_trees)
                     .in_set(BtSystems::Decide)
                     .run_if(|w: Res<BtWorldValues>| !w.undeclared.is_empty()),
+            )
+            .add_systems(
+                self.schedule,
+                // Only in the updates a tree file failed to load.
+                report_failed_trees
+                    .before(decide_trees)
+                    .in_set(BtSystems::Decide)
+                    .run_if(on_message::<bevy::asset::AssetLoadFailedEvent<BtAsset>>),
             )
             .add_systems(self.schedule, act_end.after(BtSystems::Act));
         if let Some(hz) = self.tick_hz {

@@ -34,9 +34,11 @@ pub enum AgentProblem {
         /// The key.
         key: String,
     },
-    /// The tree names a world value that no flags file declares: the
-    /// condition never holds.
-    #[error("{at}: no flags file declares the world value {name:?}; the condition never holds")]
+    /// The tree names a world value that no flags file declares: it reads
+    /// as unknown (a condition on it never holds, a score reads 0).
+    #[error(
+        "{at}: no flags file declares the world value {name:?}; it reads as unknown (a condition on it never holds, a score reads 0)"
+    )]
     UndeclaredWorldValue {
         /// Where the tree names it (`file:line:column`).
         at: String,
@@ -61,6 +63,17 @@ pub enum AgentProblem {
         key: String,
         /// What it held, in words.
         held: String,
+    },
+    /// The agent's tree file did not load (it does not exist, or does not
+    /// compile): the agent does not tick until a version that loads
+    /// replaces it (hot reload). Bevy logs the same error with a
+    /// `LogPlugin`; headless games and tests find it here.
+    #[error("{tree}: the tree did not load, the agent does not tick: {error}")]
+    TreeNotLoaded {
+        /// The tree file.
+        tree: String,
+        /// Why (with the line and column of a compile error).
+        error: String,
     },
     /// A running action's parameters could not be read (an entity
     /// parameter not set yet, say): the action failed.

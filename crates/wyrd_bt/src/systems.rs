@@ -109,6 +109,7 @@ pub(crate) type Agents<'w, 's> = ParamSet<
 pub(crate) struct Prepare<'w, 's> {
     commands: Commands<'w, 's>,
     assets: Res<'w, Assets<BtAsset>>,
+    server: Option<Res<'w, bevy::asset::AssetServer>>,
     log: ResMut<'w, BtReloads>,
     asset_events: MessageReader<'w, 's, bevy::asset::AssetEvent<BtAsset>>,
     started: Local<'s, bool>,
@@ -149,7 +150,13 @@ pub(crate) fn decide_trees(
     publish_world_values(&p.assets, &globals, &mut world);
     let assets_changed =
         p.asset_events.read().count() > 0 || !std::mem::replace(&mut *p.started, true);
-    bind_trees(&p.assets, &mut p.log, assets_changed, &mut agents);
+    bind_trees(
+        &p.assets,
+        p.server.as_deref(),
+        &mut p.log,
+        assets_changed,
+        &mut agents,
+    );
     restore_trees(&mut p.commands, &globals, &mut agents.p2());
     tick_trees(
         &time,
@@ -211,6 +218,59 @@ impl Dispatch<'_, '_> {
                 self.hits.write(h);
             }
         }
+    }
+}
+
+/// Agents whose tree file failed to load get it in [`BtAgent::problems`]
+/// ([`AgentProblem::TreeNotLoaded`]), said once per failure: without a
+/// `LogPlugin` (headless games, tests) nothing else tells why they never
+/// tick (with one, Bevy's asset server logs it; this does not again).
+/// Agents given the failed handle later get it when they bind.
+pub(crate) fn report_failed_trees(
+    mut failed: MessageReader<bevy::asset::AssetLoadFailedEvent<BtAsset>>,
+    mut agents: Query<(&BehaviorTree, &mut BtAgent)>,
+) {
+    for event in failed.read() {
+        let problem = AgentProblem::TreeNotLoaded {
+            tree: event.path.to_string(),
+            error: load_error_text(&event.error),
+        };
+        // Not logged again: Bevy's asset server logs the failure.
+        for (tree, mut agent) in &mut agents {
+            if tree.handle.id() == event.id {
+                agent.add_problem(problem.clone());
+            }
+        }
+    }
+}
+
+/// Why a tree file did not load, in words: the compiler's error (file,
+/// line, column, the line itself) when it did not compile, without the
+/// loader's preamble and Bevy's backtrace.
+fn load_error_text(error: &bevy::asset::AssetLoadError) -> String {
+    if let bevy::asset::AssetLoadError::AssetLoaderError(e) = error {
+        if let Some(bt) = e.error().downcast_ref::<crate::compile::BtError>() {
+            return bt.to_string();
+        }
+        let text = e.error().to_string();
+        return text.lines().next().unwrap_or_default().to_owned();
+    }
+    error.to_string()
+}
+
+/// An agent given a tree whose file already failed to load: the problem
+/// [`report_failed_trees`] gives the agents that had it then.
+fn report_failed_tree(server: &bevy::asset::AssetServer, tree: &BehaviorTree, agent: &mut BtAgent) {
+    if let Some(bevy::asset::LoadState::Failed(error)) = server.get_load_state(&tree.handle) {
+        let path = tree
+            .handle
+            .path()
+            .map_or_else(|| format!("{:?}", tree.handle.id()), ToString::to_string);
+        let problem = AgentProblem::TreeNotLoaded {
+            tree: path,
+            error: load_error_text(&error),
+        };
+        agent.add_problem(problem);
     }
 }
 
@@ -301,14 +361,15 @@ type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
 #[allow(clippy::type_complexity, reason = "decide_trees' queries")]
 fn bind_trees(
     assets: &Assets<BtAsset>,
+    server: Option<&bevy::asset::AssetServer>,
     log: &mut BtReloads,
     assets_changed: bool,
     agents: &mut Agents,
 ) {
     let mut reloads: Vec<Reload> = Vec::new();
-    bind_changed(assets, &mut reloads, &mut agents.p0());
+    bind_changed(assets, server, &mut reloads, &mut agents.p0());
     if assets_changed {
-        bind_changed(assets, &mut reloads, &mut agents.p1());
+        bind_changed(assets, None, &mut reloads, &mut agents.p1());
     }
     report_reloads(log, reloads);
 }
@@ -316,6 +377,7 @@ fn bind_trees(
 /// Binds the agents a query found to their tree's current program.
 fn bind_changed<F: bevy::ecs::query::QueryFilter>(
     assets: &Assets<BtAsset>,
+    server: Option<&bevy::asset::AssetServer>,
     reloads: &mut Vec<Reload>,
     agents: &mut BindQuery<F>,
 ) {
@@ -323,6 +385,9 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
     // and how many agents kept their state, said once.
     for (tree, mut agent, mut bb, mut actions) in agents.iter_mut() {
         let Some(asset) = assets.get(&tree.handle) else {
+            if let Some(server) = server {
+                report_failed_tree(server, tree, &mut agent);
+            }
             continue;
         };
         if agent

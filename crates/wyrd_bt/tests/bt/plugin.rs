@@ -995,3 +995,54 @@ fn a_typed_report_reaches_the_slot_from_act_and_from_outside_it() {
         }
     }
 }
+
+/// A tree file that does not compile: without a `LogPlugin` (a headless
+/// game, a test) the agents that use it say why they never tick, in
+/// `BtAgent::problems`, with the file, line and column (a new user's
+/// village, issue 29: a typo left 2,000 villagers idle and `problems`
+/// empty). An agent given the failed tree later gets it too.
+#[test]
+fn agents_of_a_tree_that_failed_to_load_say_why() {
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    let broken = r#"(
+    blackboard: {"hunger": 0.5},
+    root: Sequence(name: "root", children: [
+        Condition(name: "hungry", check: Bb("hungr", Gt, 0.7)),
+    ]),
+)"#;
+    let files = MemoryAssets::new().with("broken.bt.ron", broken);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .build();
+    let handle = load(&mut app, "broken.bt.ron");
+    let first = app
+        .world_mut()
+        .spawn((BehaviorTree::new(handle.clone()), Blackboard::default()))
+        .id();
+    let err = wait_loaded(&mut app, &handle).unwrap_err();
+    step(&mut app, 2);
+    let later = app
+        .world_mut()
+        .spawn((BehaviorTree::new(handle), Blackboard::default()))
+        .id();
+    step(&mut app, 2);
+    for e in [first, later] {
+        let agent = app.world().get::<BtAgent>(e).unwrap();
+        assert_eq!(agent.state().ticks(), 0);
+        let problems: Vec<String> = agent.problems().iter().map(ToString::to_string).collect();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            matches!(agent.problems()[0], AgentProblem::TreeNotLoaded { .. }),
+            "{problems:?}"
+        );
+        let text = &problems[0];
+        assert!(
+            text.starts_with("broken.bt.ron: the tree did not load"),
+            "{text}"
+        );
+        assert!(
+            text.contains("hungr") && text.contains("4:"),
+            "{text} (loader: {err})"
+        );
+    }
+}
