@@ -200,6 +200,13 @@ impl BtAgent {
         self.extras().map_or(&[], |x| x.problems.as_slice())
     }
 
+    /// Forgets the problems `stale` picks (a tree that loads at last).
+    pub(crate) fn forget_problems(&mut self, stale: impl Fn(&AgentProblem) -> bool) {
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.problems.retain(|p| !stale(p));
+        }
+    }
+
     /// Adds a problem unless the agent has it already; `true` when it is
     /// new (log it then). For plugins that restore agents.
     pub fn add_problem(&mut self, problem: AgentProblem) -> bool {

@@ -56,7 +56,8 @@ pub struct SavedStimulus {
     pub behavior: String,
     /// Its priority.
     pub priority: u16,
-    /// Agent time (ms) it expires.
+    /// Agent time (ms) it expires; `u32::MAX` for one inserted since the
+    /// agent's last tick (its time starts at the next).
     pub expires_ms: u32,
     /// Its duration (ms).
     pub duration_ms: u32,

@@ -66,8 +66,10 @@ pub enum AgentProblem {
     },
     /// The agent's tree file did not load (it does not exist, or does not
     /// compile): the agent does not tick until a version that loads
-    /// replaces it (hot reload). Bevy logs the same error with a
-    /// `LogPlugin`; headless games and tests find it here.
+    /// replaces it (hot reload; the problem goes then). Bevy logs the same
+    /// error with a `LogPlugin`; headless games and tests find it here. (A
+    /// reload that fails leaves the agents on the version they had: no
+    /// problem then.)
     #[error("{tree}: the tree did not load, the agent does not tick: {error}")]
     TreeNotLoaded {
         /// The tree file.

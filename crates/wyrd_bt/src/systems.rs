@@ -228,9 +228,15 @@ impl Dispatch<'_, '_> {
 /// Agents given the failed handle later get it when they bind.
 pub(crate) fn report_failed_trees(
     mut failed: MessageReader<bevy::asset::AssetLoadFailedEvent<BtAsset>>,
+    assets: Res<Assets<BtAsset>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent)>,
 ) {
     for event in failed.read() {
+        // A reload that failed: the agents go on with the version they
+        // have (Bevy logs the error).
+        if assets.contains(event.id) {
+            continue;
+        }
         let problem = AgentProblem::TreeNotLoaded {
             tree: event.path.to_string(),
             error: load_error_text(&event.error),
@@ -401,6 +407,7 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
                 .map(|old| agent.state.save(old, &actions, &bb, agent.clock.us()));
             let clock = agent.clock;
             bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
+            agent.forget_problems(|p| matches!(p, AgentProblem::TreeNotLoaded { .. }));
             let (Some(old), Some(saved)) = (old, saved) else {
                 continue;
             };

@@ -85,7 +85,8 @@ pub struct SnapshotStimulus {
     pub root: u32,
     /// Position among the target's children (0 = highest priority).
     pub priority: u16,
-    /// Agent time (ms) when it expires.
+    /// Agent time (ms) when it expires; `u32::MAX` for one inserted since
+    /// the agent's last tick (its time starts at the next).
     pub expires_ms: u32,
     /// Its duration (ms).
     pub duration_ms: u32,

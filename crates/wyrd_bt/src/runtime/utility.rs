@@ -15,12 +15,13 @@
 //!   running child alone, so no action is aborted and restarted in a tick;
 //! - a running child that succeeds ends the Utility with success; one that
 //!   fails gives way to the other options, best first;
-//! - a running child whose actions have all reported (none of its slots
-//!   still runs) takes those reports before any challenger is tried: a
-//!   game that finishes an action and changes the inputs in the same step
+//! - a running child that is an action the game reported on (succeeded or
+//!   failed) takes that report before any challenger is tried: a game
+//!   that finishes an action and changes the inputs in the same step
 //!   (eating lowers hunger) sees the action end, not aborted by the scores
-//!   its own finishing changed. If the child goes on (a sequence starts
-//!   its next action) it is kept for that tick;
+//!   its own finishing changed. (A subtree child is not looked into: its
+//!   report may not end it, and a child that goes on must meet its
+//!   challengers);
 //! - equal scores: the agent's seeded random numbers pick (drawn only on
 //!   a tie), or with `ties: First` the first in the list (StateTree).
 
@@ -71,11 +72,12 @@ impl Interp<'_> {
             tried |= 1 << r;
             let start = *self.aux_of(i);
             let committed = commit_ms > 0 && !self.elapsed(start, commit_ms);
-            // A child whose actions all reported since the last tick takes
-            // its reports before any challenger is tried: the game finished
-            // it, often changing the very inputs that now favour another
-            // option (eating lowers hunger).
-            let reported = self.only_reports_in(self.child(i, r));
+            // An action child the game reported on takes its report before
+            // any challenger is tried: the game finished it, often changing
+            // the very inputs that now favour another option (eating lowers
+            // hunger). (Only an action: its report always ends it, so this
+            // never keeps a child from its challengers past this tick.)
+            let reported = self.reported_action(self.child(i, r));
             if !committed && !reported {
                 // The running child's inertia: beaten by more than the margin.
                 let bar = scores[r].max(0.0) + info.margin;
@@ -126,23 +128,14 @@ impl Interp<'_> {
         Status::Failure
     }
 
-    /// Whether the subtree of `c` has action slots the game reported on
-    /// (succeeded or failed) and none still running: ticking it takes
-    /// those reports (a few slots per agent: a scan).
-    fn only_reports_in(&self, c: u32) -> bool {
-        let end = self.p.nodes[c as usize].end;
-        let mut reported = false;
-        for a in &self.actions.slots {
-            if a.node < c || a.node >= end {
-                continue;
-            }
-            match a.state {
-                ActionState::Succeeded | ActionState::Failed => reported = true,
-                ActionState::Started | ActionState::Running => return false,
-                ActionState::Aborted => {}
-            }
-        }
-        reported
+    /// Whether `c` is an action leaf whose slot the game reported on
+    /// (succeeded or failed): ticking it takes the report and ends it (a
+    /// few slots per agent: a scan).
+    fn reported_action(&self, c: u32) -> bool {
+        matches!(self.p.nodes[c as usize].kind, Kind::Action { .. })
+            && self.actions.slots.iter().any(|a| {
+                a.node == c && matches!(a.state, ActionState::Succeeded | ActionState::Failed)
+            })
     }
 
     /// Child `p` took over with status `s`: remembered while it runs, with

@@ -434,6 +434,25 @@ pub fn recording_script(program: &Program, rec: &crate::Recording) -> Result<Str
             rec.start.state.ticks
         )));
     }
+    // A script ticks at one rate, counting durations in its ticks.
+    let first_us = rec.ticks.first().map_or(0, |t| t.step_us);
+    if let Some(t) = rec
+        .ticks
+        .iter()
+        .find(|t| t.step_us != first_us || t.count_us != 0)
+    {
+        return Err(SimError::Mismatch(format!(
+            "tick {} of the recording advanced {} µs, counting in steps of {} µs, against {} µs per tick before (an agent of a tick tier, or a changed rate); a script ticks at one rate: record an agent without a tier",
+            t.tick,
+            t.step_us,
+            if t.count_us == 0 {
+                t.step_us
+            } else {
+                t.count_us
+            },
+            first_us
+        )));
+    }
     let mut out = format!(
         "// From a recording of {} ({} ticks). Inputs only: replay checks the outputs.\n(\n    seed: {},\n    hz: {:.3},\n    ticks: {},\n    mode: {},\n    events: [\n",
         rec.tree,

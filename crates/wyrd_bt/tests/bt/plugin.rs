@@ -1045,4 +1045,18 @@ fn agents_of_a_tree_that_failed_to_load_say_why() {
             "{text} (loader: {err})"
         );
     }
+    // Fixed and reloaded: the agents tick, the problem is gone.
+    files.insert("broken.bt.ron", &broken.replace("hungr", "hunger"));
+    app.world()
+        .resource::<AssetServer>()
+        .reload("broken.bt.ron");
+    wyrd_test_support::run_until(&mut app, "the fixed tree", 1_000, |w| {
+        [first, later]
+            .iter()
+            .all(|&e| w.get::<BtAgent>(e).unwrap().state().ticks() > 0)
+    });
+    for e in [first, later] {
+        let problems = app.world().get::<BtAgent>(e).unwrap().problems();
+        assert!(problems.is_empty(), "{problems:?}");
+    }
 }
