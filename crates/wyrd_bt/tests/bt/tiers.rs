@@ -315,6 +315,15 @@ fn a_tiered_agent_records_its_steps_and_replays_exactly() {
     let rec: wyrd_bt::Recording = serde_json::from_str(&json).unwrap();
     let report = wyrd_bt::sim::replay(&program, &rec, false).unwrap();
     assert_eq!(report.divergence, None);
+    // Durations are counted in the schedule's steps (the stimulus keeps
+    // real time), which the recording says per tick.
+    assert!(
+        rec.ticks.iter().skip(1).all(|t| t.count_us == 33_333),
+        "counted in steps of 33,333 us"
+    );
+    // A script ticks at one rate: a tiered recording is refused, saying why.
+    let err = wyrd_bt::sim::recording_script(&program, &rec).unwrap_err();
+    assert!(err.to_string().contains("tick tier"), "{err}");
 }
 
 /// A new tier, or the tier removed, still counts the steps since the
