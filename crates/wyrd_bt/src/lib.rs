@@ -223,11 +223,12 @@
 //! whatever the scores; a challenger replaces it only if it takes over
 //! (runs or succeeds), so nothing is aborted and restarted in a tick. A
 //! running child that succeeds ends the Utility with success; one that
-//! fails gives way to the next best. A running action child the game
-//! reported on takes its report before any challenger is tried, so an
-//! action that finishes and changes the inputs in the same step (eating
-//! lowers hunger) ends, rather than being aborted by the scores it changed
-//! (a subtree child meets its challengers first, as before).
+//! fails gives way to the next best. A running child that the game's
+//! report ends (the action itself, or a sequence whose last action it is)
+//! takes that report before any challenger is tried, so an action that
+//! finishes and changes the inputs in the same step (eating lowers hunger)
+//! ends, rather than being aborted by the scores it changed; a child that
+//! goes on meets its challengers first, as before.
 //! Equal scores go to the agent's seeded
 //! random numbers (`ties: First`: the first, StateTree's rule). The tick
 //! trace, `wyrd sim`'s lines (`"utility": [..]`), the flight recorder and

@@ -262,7 +262,7 @@ kind_table! {
         concurrent: false,
         stimulus_target: false,
         relevance: Relevance::Guard,
-        rule: "the relevant child with the highest `score` (considerations over keys, world values, checks; curves; `combine`); a running child is kept unless beaten by more than `margin`, and for `commit` seconds; a running action child the game reported on ends before challengers are tried; ties by the agent's random numbers (`ties: First`: the first)",
+        rule: "the relevant child with the highest `score` (considerations over keys, world values, checks; curves; `combine`); a running child is kept unless beaten by more than `margin`, and for `commit` seconds; a running child that the game's report ends takes it before challengers are tried; ties by the agent's random numbers (`ties: First`: the first)",
         bt_cpp: "-",
         unreal: "StateTree Try Select Children with Highest Utility",
         example: "Utility(name: \"root\", children: [{a}, {b}])",

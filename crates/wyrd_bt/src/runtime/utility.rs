@@ -15,13 +15,15 @@
 //!   running child alone, so no action is aborted and restarted in a tick;
 //! - a running child that succeeds ends the Utility with success; one that
 //!   fails gives way to the other options, best first;
-//! - a running child that is an action the game reported on (succeeded or
-//!   failed) takes that report before any challenger is tried: a game
-//!   that finishes an action and changes the inputs in the same step
-//!   (eating lowers hunger) sees the action end, not aborted by the scores
-//!   its own finishing changed. (A subtree child is not looked into: its
-//!   report may not end it, and a child that goes on must meet its
-//!   challengers);
+//! - a running child that the game's report ends takes it before any
+//!   challenger is tried: a game that finishes an action and changes the
+//!   inputs in the same step (eating lowers hunger) sees the action end,
+//!   not aborted by the scores its own finishing changed. The report ends
+//!   the child when the child is that action, or a sequence or selector
+//!   (nested) that the action's result ends: the last action of a
+//!   sequence succeeding, any failing (or only conditions after it). A
+//!   child that goes on (a sequence's first action done) meets its
+//!   challengers first;
 //! - equal scores: the agent's seeded random numbers pick (drawn only on
 //!   a tie), or with `ties: First` the first in the list (StateTree).
 
@@ -72,12 +74,12 @@ impl Interp<'_> {
             tried |= 1 << r;
             let start = *self.aux_of(i);
             let committed = commit_ms > 0 && !self.elapsed(start, commit_ms);
-            // An action child the game reported on takes its report before
-            // any challenger is tried: the game finished it, often changing
-            // the very inputs that now favour another option (eating lowers
-            // hunger). (Only an action: its report always ends it, so this
-            // never keeps a child from its challengers past this tick.)
-            let reported = self.reported_action(self.child(i, r));
+            // A child that the game's report ends takes it before any
+            // challenger is tried: the game finished it, often changing the
+            // very inputs that now favour another option (eating lowers
+            // hunger). (Only when the report ends it: a child that goes on
+            // meets its challengers.)
+            let reported = self.report_ends(self.child(i, r));
             if !committed && !reported {
                 // The running child's inertia: beaten by more than the margin.
                 let bar = scores[r].max(0.0) + info.margin;
@@ -128,14 +130,69 @@ impl Interp<'_> {
         Status::Failure
     }
 
-    /// Whether `c` is an action leaf whose slot the game reported on
-    /// (succeeded or failed): ticking it takes the report and ends it (a
-    /// few slots per agent: a scan).
-    fn reported_action(&self, c: u32) -> bool {
-        matches!(self.p.nodes[c as usize].kind, Kind::Action { .. })
-            && self.actions.slots.iter().any(|a| {
-                a.node == c && matches!(a.state, ActionState::Succeeded | ActionState::Failed)
-            })
+    /// Whether ticking `c` takes a report that ends it: one action leaf
+    /// in it was reported on (succeeded or failed), nothing else in it
+    /// runs (no other slot, no stimulus inserted in it), and every node
+    /// from that leaf up to `c` is a sequence or selector that the leaf's
+    /// result ends: a failure ends a sequence, a success a selector, and
+    /// either ends one whose children after the leaf are all conditions.
+    fn report_ends(&self, c: u32) -> bool {
+        let end = self.p.nodes[c as usize].end;
+        if self
+            .st
+            .stimuli
+            .iter()
+            .any(|s| c <= s.target && s.target < end)
+        {
+            return false;
+        }
+        let mut done = None;
+        for a in &self.actions.slots {
+            if a.node < c || a.node >= end {
+                continue;
+            }
+            match a.state {
+                ActionState::Succeeded | ActionState::Failed if done.is_none() => {
+                    done = Some((a.node, a.state == ActionState::Succeeded));
+                }
+                ActionState::Aborted => {}
+                // Another report, or a slot still running.
+                _ => return false,
+            }
+        }
+        let Some((leaf, ok)) = done else {
+            return false;
+        };
+        // The result each node up the chain ends with (`None`: it ends,
+        // with a result that depends on conditions).
+        let mut result = Some(ok);
+        let mut node = leaf;
+        while node != c {
+            let q = self.p.nodes[node as usize].parent;
+            if q == NONE {
+                return false;
+            }
+            let kids = self.p.children_of(q);
+            let after = kids
+                .iter()
+                .position(|&k| k == node)
+                .map_or(&[][..], |k| &kids[k + 1..]);
+            let only_conditions = after.iter().all(|&k| self.p.nodes[k as usize].instant);
+            // The result that ends this kind whatever follows.
+            let ends = match self.p.nodes[q as usize].kind {
+                Kind::Sequence | Kind::SequenceWithMemory | Kind::GuardSequence => false,
+                Kind::Selector => true,
+                _ => return false,
+            };
+            result = match result {
+                Some(r) if r == ends => Some(r),
+                _ if after.is_empty() => result,
+                _ if only_conditions => None,
+                _ => return false,
+            };
+            node = q;
+        }
+        true
     }
 
     /// Child `p` took over with status `s`: remembered while it runs, with
