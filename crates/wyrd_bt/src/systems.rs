@@ -566,9 +566,14 @@ fn tick_trees(
     let paused = settings.paused && settings.steps == 0;
     if waiting || paused {
         stats.ticked = 0;
-        relist_all(locals, &mut agents.p3());
-        relist_all(locals, &mut agents.p4());
-        relist_all(locals, &mut agents.p7().all());
+        // Paused by a debugger, the game's actions go on; while the world
+        // loads, a restored agent's action waits for the agent's first
+        // tick, so that how fast the files load changes nothing.
+        if !waiting {
+            relist_all(locals, &mut agents.p3());
+            relist_all(locals, &mut agents.p4());
+            relist_all(locals, &mut agents.p7().all());
+        }
         return;
     }
     if settings.paused {
@@ -688,7 +693,6 @@ fn tick_one(
         return;
     }
     let tier_step_us = steps.map(|steps| steps * cx.update_step_us);
-    let (agent, actions) = (&mut *agent, &mut *actions);
     // The tree writes its blackboard only through `SetBlackboard` /
     // `UnsetBlackboard`: the component is marked changed only when one
     // wrote (game systems watching `Changed<Blackboard>` see the
@@ -696,18 +700,26 @@ fn tick_one(
     let generation = bb.generation();
     // The ticked count is per thread, borrowed once per batch of
     // agents (one shared atomic would bounce between cores).
-    if agent.update(
+    // An agent that did not tick (finished, not due at its rate) is not
+    // marked changed: a save of changed agents passes it by.
+    if agent.bypass_change_detection().update(
         tree,
         bb.bypass_change_detection(),
-        actions,
+        actions.bypass_change_detection(),
         cx,
         tier_step_us,
     ) {
         local.ticked += 1;
+        agent.set_changed();
+        actions.set_changed();
     }
     if bb.generation() != generation {
         bb.set_changed();
     }
+    let (agent, actions) = (
+        agent.bypass_change_detection(),
+        actions.bypass_change_detection(),
+    );
     let now_ms = agent.state.now_ms;
     local
         .posting
@@ -732,9 +744,8 @@ fn take_break_hit(local: &mut TickLocal, entity: Entity, agent: &mut BtAgent) {
     }
 }
 
-/// No tree ticks this update (the world is still loading, or a debugger
-/// paused them): bound and restored agents are listed under their actions
-/// all the same (a restored action is the game's to run).
+/// No tree ticks this update (a debugger paused them): bound and restored
+/// agents are listed under their actions all the same (the game goes on).
 fn relist_all<F: bevy::ecs::query::QueryFilter>(
     locals: &mut bevy::utils::Parallel<TickLocal>,
     agents: &mut TickQuery<F>,

@@ -754,6 +754,98 @@ fn trees_wait_for_their_world() {
     }
 }
 
+/// A restored agent's running action waits for the agent's first tick
+/// while the world loads: visiting it before (the agent's clock stopped)
+/// made a continued run depend on how fast the files loaded (a BT.CPP
+/// user's robot, issue 24: its `MoveTo` was visited once more in 6 of 12
+/// relaunches).
+#[test]
+fn a_restored_action_waits_for_the_first_tick_while_the_world_loads() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let (h, _) = loaded(&mut app, "a.bt.ron");
+    let first = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h.clone()), Blackboard::default()))
+        .id();
+    wyrd_test_support::step(&mut app, 3);
+    let saved = {
+        let w = app.world();
+        w.get::<BtAgent>(first)
+            .unwrap()
+            .save_state(
+                w.get::<Blackboard>(first).unwrap(),
+                w.get::<BtActions>(first).unwrap(),
+            )
+            .unwrap()
+    };
+    app.world_mut().despawn(first);
+    app.world_mut()
+        .resource_mut::<BtGlobals>()
+        .set_declared(wyrd_bt::Declared::Loading);
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h), wyrd_bt::RestoreTree(saved)))
+        .id();
+    let idle = wyrd_bt::ActionId::of("Idle");
+    for _ in 0..4 {
+        wyrd_test_support::step(&mut app, 1);
+        let listed = app.world().resource::<RunningActions>().count(idle);
+        assert_eq!(listed, 0, "no action visit while the world loads");
+    }
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert_eq!(agent.active_paths(), ["root/idle"], "restored");
+    app.world_mut()
+        .resource_mut::<BtGlobals>()
+        .set_declared(wyrd_bt::Declared::Complete);
+    wyrd_test_support::step(&mut app, 1);
+    assert_eq!(app.world().resource::<RunningActions>().count(idle), 1);
+}
+
+/// A finished agent (or one not due) is not marked changed: saving
+/// "agents that changed" passed every agent every interval, finished or
+/// not (a BT.CPP user's robot, issue 24: 40 saves in 200 s of a finished
+/// run).
+#[test]
+fn an_agent_that_does_not_tick_is_not_marked_changed() {
+    let dir = dir_with(&[(
+        "done.bt.ron",
+        r#"(root: Sequence(name: "root", children: [Succeed(name: "ok")]))"#,
+    )]);
+    let mut app = app(dir.path());
+    let (h, _) = loaded(&mut app, "done.bt.ron");
+    let e = app
+        .world_mut()
+        .spawn((
+            BehaviorTree {
+                mode: RunMode::Once,
+                ..BehaviorTree::new(h)
+            },
+            Blackboard::default(),
+        ))
+        .id();
+    // What a game system sees changed, each update.
+    #[derive(Resource, Default)]
+    struct Seen(usize);
+    app.init_resource::<Seen>().add_systems(
+        Last,
+        |q: Query<(), Or<(Changed<BtAgent>, Changed<BtActions>)>>, mut seen: ResMut<Seen>| {
+            seen.0 += q.iter().count();
+        },
+    );
+    wyrd_test_support::step(&mut app, 3);
+    assert!(app.world().get::<BtAgent>(e).unwrap().is_finished());
+    assert!(app.world().resource::<Seen>().0 > 0, "seen while it ran");
+    wyrd_test_support::step(&mut app, 1);
+    app.world_mut().resource_mut::<Seen>().0 = 0;
+    wyrd_test_support::step(&mut app, 5);
+    assert_eq!(
+        app.world().resource::<Seen>().0,
+        0,
+        "a finished agent changes nothing"
+    );
+}
+
 // Typed dispatch: `Running<A>` visits the agents running `A`, with its
 // parameters read.
 
