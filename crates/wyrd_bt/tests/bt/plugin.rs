@@ -827,9 +827,10 @@ fn an_agent_that_does_not_tick_is_not_marked_changed() {
     // What a game system sees changed, each update.
     #[derive(Resource, Default)]
     struct Seen(usize);
+    type AgentChanged = Or<(Changed<BtAgent>, Changed<BtActions>)>;
     app.init_resource::<Seen>().add_systems(
         Last,
-        |q: Query<(), Or<(Changed<BtAgent>, Changed<BtActions>)>>, mut seen: ResMut<Seen>| {
+        |q: Query<(), AgentChanged>, mut seen: ResMut<Seen>| {
             seen.0 += q.iter().count();
         },
     );
