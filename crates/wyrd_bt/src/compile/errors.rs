@@ -234,6 +234,13 @@ pub enum BtProblem {
     /// A blackboard key the file does not declare.
     #[error("unknown blackboard key {0:?} (declare it under `blackboard`)")]
     UnknownKey(String),
+    /// A `SetBlackboard` / `UnsetBlackboard` names a parameter of its
+    /// behavior as a key: a parameter is written through as `"{name}"`
+    /// (BT.CPP's port remapping).
+    #[error(
+        "{0:?} is a parameter of this behavior, not a blackboard key: write \"{{{0}}}\" to write the key it is bound to"
+    )]
+    ParameterAsKey(String),
     /// A blackboard key compared with a value of another type.
     #[error(
         "blackboard key {key:?} is {}, compared with {}",

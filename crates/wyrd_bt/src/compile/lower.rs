@@ -14,6 +14,16 @@ use crate::value::Value;
 /// The key a `SetBlackboard` / `UnsetBlackboard` writes: a declared key,
 /// or a behavior parameter bound to one (a constant cannot be written).
 fn written_key(c: &Compiler<'_>, file: &str, name: &str) -> Result<u16, BtError> {
+    // Not a declared key: said at the node's `key` (the same word may be
+    // declared elsewhere in the file), a parameter with its spelling.
+    if !name.starts_with('{') && !c.p.bb_keys.iter().any(|k| k == name) {
+        let problem = if c.resolve_ref(file, name).is_ok() {
+            BtProblem::ParameterAsKey(name.to_owned())
+        } else {
+            BtProblem::UnknownKey(name.to_owned())
+        };
+        return Err(c.err_part(file, "key", name, problem));
+    }
     match c.key_operand(file, name)? {
         crate::program::Param::Key { key, .. } => Ok(key),
         crate::program::Param::Const(_) => {

@@ -57,6 +57,15 @@ fn each_malformed_tree_has_its_own_error() {
         |p| matches!(p, BtProblem::UnknownKey(k) if k == "ammunition"),
         "ammunition",
     );
+    // A BT.CPP user's robot (issue 24): a behavior's output parameter
+    // written as a plain key was an unknown key, placed at the parameter's
+    // declaration (where the word first appears), not at the node.
+    expect(
+        "parameter_as_key.bt.ron",
+        6,
+        |p| matches!(p, BtProblem::ParameterAsKey(k) if k == "out"),
+        "write \"{out}\"",
+    );
     expect(
         "key_type.bt.ron",
         3,
@@ -246,7 +255,7 @@ fn every_file_in_the_corpus_is_checked() {
         assert!(load(&name).is_err(), "{name} loaded");
         n += 1;
     }
-    assert_eq!(n, 28);
+    assert_eq!(n, 29);
 }
 
 #[test]
