@@ -87,12 +87,15 @@ pub enum BtProblem {
     #[error("{0}")]
     Syntax(String),
     /// A node kind that does not exist.
-    #[error("unknown node kind {found:?} (known: {known})")]
+    #[error("unknown node kind {found:?}{hint} (known: {known})")]
     UnknownNodeKind {
         /// What was written.
         found: String,
         /// The kinds that exist.
         known: String,
+        /// When `found` is a BehaviorTree.CPP node's name, which kind is
+        /// that node here (from the node table); empty otherwise.
+        hint: String,
     },
     /// Children given to a leaf.
     #[error("a {kind} is a leaf and cannot have children")]
@@ -419,6 +422,21 @@ fn arity_text(min: usize, max: usize) -> String {
 
 /// Node kinds as written in files, for error messages: every compiled kind
 /// plus the file-only forms.
+/// For a node kind written with its BehaviorTree.CPP name (`Inverter`,
+/// `AlwaysSuccess`, `Sleep`), which kind it is here, as the node table's
+/// BT.CPP column says; empty when it names none.
+pub(super) fn bt_cpp_hint(found: &str) -> String {
+    crate::kind::kinds()
+        .find(|k| {
+            k.bt_cpp
+                .split([' ', '(', '/', ','])
+                .any(|word| word == found)
+        })
+        .map_or_else(String::new, |k| {
+            format!("; BehaviorTree.CPP's {found} is `{}` here", k.name)
+        })
+}
+
 pub(super) fn known_kinds() -> String {
     // Every name of the file format (one list, `def.rs`), and the alias.
     let mut names = crate::def::NodeDef::KINDS.to_vec();

@@ -37,6 +37,7 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                     BtProblem::UnknownNodeKind {
                         found: found.clone(),
                         known: known_kinds(),
+                        hint: super::errors::bt_cpp_hint(found),
                     }
                 }
                 ron::Error::NoSuchStructField { found, outer, .. }

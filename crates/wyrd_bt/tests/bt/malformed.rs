@@ -33,6 +33,14 @@ fn each_malformed_tree_has_its_own_error() {
         |p| matches!(p, BtProblem::UnknownNodeKind { found, .. } if found == "Dance"),
         "unknown node kind \"Dance\"",
     );
+    // A BehaviorTree.CPP user's names: the error says which kind it is
+    // here, from the node table's BT.CPP column.
+    expect(
+        "bt_cpp_name.bt.ron",
+        3,
+        |p| matches!(p, BtProblem::UnknownNodeKind { found, .. } if found == "Inverter"),
+        "BehaviorTree.CPP's Inverter is `Invert` here",
+    );
     expect(
         "children_on_leaf.bt.ron",
         3,
@@ -255,7 +263,7 @@ fn every_file_in_the_corpus_is_checked() {
         assert!(load(&name).is_err(), "{name} loaded");
         n += 1;
     }
-    assert_eq!(n, 29);
+    assert_eq!(n, 30);
 }
 
 #[test]
