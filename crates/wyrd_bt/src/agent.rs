@@ -448,6 +448,8 @@ impl BtAgent {
             return false;
         };
         let step_ms = self.clock.advance(step_us);
+        // What the clock advanced, as recordings keep it.
+        let advance_us = step_us.min(u64::from(u32::MAX)) as u32;
         self.restarts_this_tick = 0;
         let env = TickEnv {
             stub: None,
@@ -465,11 +467,10 @@ impl BtAgent {
             // tick that advances by many still sees a duration end at the
             // first of its ticks after it passed.
             dt_us: if tier_step_us.is_some() {
-                cx.update_step_us
+                cx.update_step_us.min(u64::from(u32::MAX)) as u32
             } else {
-                step_us
-            }
-            .min(u64::from(u32::MAX)) as u32,
+                advance_us
+            },
         };
         self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
         let state = &mut self.state;
@@ -479,7 +480,7 @@ impl BtAgent {
                 rec.before_tick(
                     program,
                     state.ticks() + 1,
-                    (step_us.min(u64::from(u32::MAX)) as u32, env.dt_us),
+                    (advance_us, env.dt_us),
                     bb,
                     actions,
                     env.globals,

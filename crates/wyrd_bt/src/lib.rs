@@ -228,9 +228,9 @@
 //! takes that report before any challenger is tried, so an action that
 //! finishes and changes the inputs in the same step (eating lowers hunger)
 //! ends, rather than being aborted by the scores it changed; a child that
-//! goes on meets its challengers first, as before.
-//! Equal scores go to the agent's seeded
-//! random numbers (`ties: First`: the first, StateTree's rule). The tick
+//! goes on meets its challengers first, as before. Equal scores go to the
+//! agent's seeded random numbers (`ties: First`: the first, StateTree's
+//! rule). The tick
 //! trace, `wyrd sim`'s lines (`"utility": [..]`), the flight recorder and
 //! the inspector (why lines, history) show each child's score and why the
 //! winner won (`best`, `beat sleep by 0.32`, `kept`, `committed`).
@@ -267,8 +267,8 @@
 //! ticks). Its time starts at the agent's first tick after the insertion,
 //! counted from one step before it: at once for an agent that ticks every
 //! step or wakes on change; an agent of a slow tier notices it at its next
-//! tick, and it then lasts its whole time. While it lasts, its behavior runs like any child there: when it
-//! finishes it starts again, so a one-step behavior re-runs every tick
+//! tick, and it then lasts its whole time. While it lasts, its behavior
+//! runs like any child there: when it finishes it starts again, so a one-step behavior re-runs every tick
 //! until the stimulus expires; then it leaves the tree (halted if running)
 //! and the composite goes on. Inserting the same behavior again renews it;
 //! at most [`MAX_STIMULI`] at once. Its nodes show under the node it was

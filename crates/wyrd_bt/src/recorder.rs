@@ -798,6 +798,18 @@ fn predicate_answers(program: &Program, bb: &Blackboard) -> Vec<bool> {
         .collect()
 }
 
+impl RecordedTick {
+    /// The step its durations were counted in (µs): `count_us`, or
+    /// `step_us` when that is 0.
+    pub fn counted_in_us(&self) -> u32 {
+        if self.count_us == 0 {
+            self.step_us
+        } else {
+            self.count_us
+        }
+    }
+}
+
 /// Serde: a field left out when 0.
 fn is_zero(v: &u32) -> bool {
     *v == 0

@@ -420,8 +420,6 @@ fn arity_text(min: usize, max: usize) -> String {
     }
 }
 
-/// Node kinds as written in files, for error messages: every compiled kind
-/// plus the file-only forms.
 /// For a node kind written with its BehaviorTree.CPP name (`Inverter`,
 /// `AlwaysSuccess`, `Sleep`), which kind it is here, as the node table's
 /// BT.CPP column says; empty when it names none.
@@ -437,6 +435,8 @@ pub(super) fn bt_cpp_hint(found: &str) -> String {
         })
 }
 
+/// Node kinds as written in files, for error messages: every compiled kind
+/// plus the file-only forms.
 pub(super) fn known_kinds() -> String {
     // Every name of the file format (one list, `def.rs`), and the alias.
     let mut names = crate::def::NodeDef::KINDS.to_vec();

@@ -185,12 +185,7 @@ fn replay_from<'p>(
         if t.restart {
             sim.state.reset(program, &mut sim.actions);
         }
-        let count_us = if t.count_us == 0 {
-            t.step_us
-        } else {
-            t.count_us
-        };
-        let status = sim.step_counting(&mut clock_us, t.step_us, count_us);
+        let status = sim.step_counting(&mut clock_us, t.step_us, t.counted_in_us());
         if !check {
             continue;
         }
@@ -445,11 +440,7 @@ pub fn recording_script(program: &Program, rec: &crate::Recording) -> Result<Str
             "tick {} of the recording advanced {} µs, counting in steps of {} µs, against {} µs per tick before (an agent of a tick tier, or a changed rate); a script ticks at one rate: record an agent without a tier",
             t.tick,
             t.step_us,
-            if t.count_us == 0 {
-                t.step_us
-            } else {
-                t.count_us
-            },
+            t.counted_in_us(),
             first_us
         )));
     }

@@ -1152,4 +1152,25 @@ fn agents_of_a_tree_that_failed_to_load_say_why() {
         let problems = app.world().get::<BtAgent>(e).unwrap().problems();
         assert!(problems.is_empty(), "{problems:?}");
     }
+    // Broken again by a reload: the agents go on with the version they
+    // have, and nothing says they do not tick.
+    let ticks = app.world().get::<BtAgent>(first).unwrap().state().ticks();
+    files.insert("broken.bt.ron", broken);
+    app.world()
+        .resource::<AssetServer>()
+        .reload("broken.bt.ron");
+    wyrd_test_support::run_until(&mut app, "the failed reload", 1_000, |w| {
+        matches!(
+            w.resource::<AssetServer>()
+                .get_load_state(w.get::<BehaviorTree>(first).unwrap().handle.id()),
+            Some(bevy::asset::LoadState::Failed(_))
+        )
+    });
+    step(&mut app, 3);
+    for e in [first, later] {
+        let agent = app.world().get::<BtAgent>(e).unwrap();
+        assert!(agent.problems().is_empty(), "{:?}", agent.problems());
+    }
+    let now = app.world().get::<BtAgent>(first).unwrap().state().ticks();
+    assert!(now > ticks, "the old version still ticks");
 }
