@@ -9,7 +9,7 @@ use bevy::ecs::prelude::*;
 use bevy::log::error;
 use bevy::reflect::TypePath;
 
-use crate::compile::{BtError, BtProblem, ParsedFile, compile, file_refs, parse_tree};
+use crate::compile::{BtError, BtProblem, ParsedFile, compile_all, file_refs, parse_tree};
 use crate::program::Program;
 use crate::registry::BtRegistry;
 
@@ -94,8 +94,14 @@ impl AssetLoader for BtLoader {
             files.insert(path, ParsedFile { def, text });
         }
         let vocab = self.registry.snapshot();
-        let program = compile(&main, &files, &vocab)
-            .inspect_err(|e| log_with_source(e, files.get(&e.file).map(|f| f.text.as_str())))?;
+        // Every faulty node logged (a designer fixes them in one edit);
+        // the first is the load's error.
+        let program = compile_all(&main, &files, &vocab).map_err(|mut errors| {
+            for e in &errors {
+                log_with_source(e, files.get(&e.file).map(|f| f.text.as_str()));
+            }
+            errors.swap_remove(0)
+        })?;
         Ok(BtAsset {
             program: Arc::new(program),
         })

@@ -534,17 +534,15 @@ fn load_tree_with(
     vocabulary: &wyrd_bt::Vocabulary,
 ) -> Result<wyrd_bt::Program, Failure> {
     let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
-    let shown = |e: wyrd_bt::BtError| {
+    let shown = |e: &wyrd_bt::BtError| {
         let text = std::fs::read_to_string(&e.file).ok();
-        bad(with_caret(
-            &e.to_string(),
-            text.as_deref(),
-            e.line,
-            e.column,
-        ))
+        with_caret(&e.to_string(), text.as_deref(), e.line, e.column)
     };
-    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(shown)?;
-    wyrd_bt::compile(file, &files, vocabulary).map_err(shown)
+    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| bad(shown(&e)))?;
+    // Every node's error, not only the first: one run of `check` (or of
+    // any command) shows all there is to fix.
+    wyrd_bt::compile_all(file, &files, vocabulary)
+        .map_err(|errors| bad(errors.iter().map(shown).collect::<Vec<_>>().join("\n")))
 }
 
 /// A script error with its place in the script shown.

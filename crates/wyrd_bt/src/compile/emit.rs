@@ -113,6 +113,24 @@ impl<'a> Compiler<'a> {
             .collect()
     }
 
+    /// A child's result: its node, or, when the compiler collects every
+    /// error (`wyrd check`), none and the error noted, so that its
+    /// siblings are still compiled. The program is then never used: a
+    /// failed child may have left nodes of its own behind.
+    pub(super) fn kept(&mut self, kid: Result<u32, BtError>) -> Result<Option<u32>, BtError> {
+        match kid {
+            Ok(k) => Ok(Some(k)),
+            Err(e) if self.errors.is_some() => {
+                // A behavior's root that failed before taking the flag
+                // would hand it to the next sibling.
+                self.entering_behavior = false;
+                self.note(e);
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     pub(super) fn emit(
         &mut self,
         def: &NodeDef,
@@ -290,11 +308,13 @@ impl<'a> Compiler<'a> {
                 file: None,
                 with,
             });
-            kids.push(self.emit(&use_def, &bfile, idx, behavior, depth + 1, (0, 0, 0))?);
+            let kid = self.emit(&use_def, &bfile, idx, behavior, depth + 1, (0, 0, 0));
+            kids.extend(self.kept(kid)?);
         } else {
             let segs = Self::segments(def.children());
             for (child, seg) in def.children().iter().zip(segs) {
-                kids.push(self.emit(child, file, idx, seg, depth + 1, (0, 0, 0))?);
+                let kid = self.emit(child, file, idx, seg, depth + 1, (0, 0, 0));
+                kids.extend(self.kept(kid)?);
             }
         }
         let first_child = self.p.children.len() as u32;

@@ -513,15 +513,32 @@ impl Compiler<'_> {
     }
 
     pub(crate) fn err_at(&self, file: &str, needle: &str, problem: BtProblem) -> BtError {
-        self.err_nth(file, needle, 0, problem)
+        match self.find_in_node(file, &format!("\"{needle}\"")) {
+            Some(at) => self.err_offset(file, at + 1, problem),
+            None => self.err_nth(file, needle, 0, problem),
+        }
     }
 
     /// Error at a `behavior: "name"` reference (falls back to the name).
     pub(crate) fn err_ref(&self, file: &str, behavior: &str, problem: BtProblem) -> BtError {
-        match self.text(file).find(&format!("behavior: \"{behavior}\"")) {
+        let reference = format!("behavior: \"{behavior}\"");
+        match self
+            .find_in_node(file, &reference)
+            .or_else(|| self.text(file).find(&reference))
+        {
             Some(at) => self.err_offset(file, at, problem),
             None => self.err_at(file, behavior, problem),
         }
+    }
+
+    /// Where `pattern` is first written from the start of the node being
+    /// compiled on, if that node is in `file`: the same text may be
+    /// written in an earlier node too (one typo made twice), and the
+    /// error is this node's.
+    fn find_in_node(&self, file: &str, pattern: &str) -> Option<usize> {
+        let span = self.spans.get(&self.cur.get()).filter(|s| s.file == file)?;
+        let text = self.text(file);
+        Some(span.start + text.get(span.start..)?.find(pattern)?)
     }
 
     pub(crate) fn err_kind(&self, file: &str, kind: &str, problem: BtProblem) -> BtError {

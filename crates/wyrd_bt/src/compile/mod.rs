@@ -70,16 +70,87 @@ pub(crate) struct Compiler<'a> {
     /// The node being compiled ([`spans::node_id`]; 0: none): errors point
     /// into it.
     cur: std::cell::Cell<usize>,
+    /// Every error found so far, when compiling for [`compile_all`]
+    /// (`None`: stop at the first).
+    errors: Option<Vec<BtError>>,
 }
 
-/// Compiles the tree in `files[main]` (and what it uses) into a program.
+impl Compiler<'_> {
+    /// Notes an error to report with the others (once: a behavior used
+    /// twice fails twice at the same place).
+    fn note(&mut self, e: BtError) {
+        if let Some(errors) = &mut self.errors
+            && !errors.iter().any(|seen| same_error(seen, &e))
+        {
+            errors.push(e);
+        }
+    }
+
+    /// Whether an error was noted.
+    fn failed(&self) -> bool {
+        self.errors.as_ref().is_some_and(|e| !e.is_empty())
+    }
+}
+
+/// Compiles the tree in `files[main]` (and what it uses) into a program;
+/// the first error found stops it (see [`compile_all`] for all of them).
 pub fn compile(
     main: &str,
     files: &HashMap<String, ParsedFile>,
     vocab: &Vocabulary,
 ) -> Result<Program, BtError> {
+    compile_with(main, files, vocab, None).map_err(|mut e| e.swap_remove(0))
+}
+
+/// Compiles like [`compile`], but an error in a node does not stop the
+/// rest: each failing node's error is reported, once, the main file's
+/// first, then by file, line and column (what `wyrd check` prints).
+/// A node that fails is left out with its children (their own errors
+/// show once it is fixed), and its siblings are compiled without it; an
+/// error that only such a gap could cause (an impulse redirecting to a
+/// behavior that failed) is not reported. Errors in the declarations
+/// (blackboard keys, tags, behavior names) and syntax errors still stop
+/// at the first: the nodes after them would fail for their sake.
+///
+/// ```
+/// use wyrd_bt::{Vocabulary, compile_all, load_tree_files};
+/// let text = r#"(root: Sequence(children: [
+///     Wait(seconds: -1.0),
+///     Action(action: "Go"),
+///     Use(behavior: "nowhere"),
+/// ]))"#;
+/// let files = load_tree_files("t.bt.ron", &mut |_| Ok(text.as_bytes().to_vec())).unwrap();
+/// let errors = compile_all("t.bt.ron", &files, &Vocabulary::permissive()).unwrap_err();
+/// let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
+/// assert_eq!(lines, [2, 4]);
+/// ```
+pub fn compile_all(
+    main: &str,
+    files: &HashMap<String, ParsedFile>,
+    vocab: &Vocabulary,
+) -> Result<Program, Vec<BtError>> {
+    compile_with(main, files, vocab, Some(Vec::new())).map_err(|mut errors| {
+        errors.sort_by(|a, b| {
+            (a.file != main, &a.file, a.line, a.column).cmp(&(
+                b.file != main,
+                &b.file,
+                b.line,
+                b.column,
+            ))
+        });
+        errors
+    })
+}
+
+/// [`compile`] and [`compile_all`]: `errors` is `Some` to collect them.
+fn compile_with(
+    main: &str,
+    files: &HashMap<String, ParsedFile>,
+    vocab: &Vocabulary,
+    errors: Option<Vec<BtError>>,
+) -> Result<Program, Vec<BtError>> {
     let Some(main_file) = files.get(main) else {
-        return Err(BtError {
+        return Err(vec![BtError {
             file: main.to_owned(),
             line: 1,
             column: 1,
@@ -87,7 +158,7 @@ pub fn compile(
                 file: main.to_owned(),
                 error: "not loaded".into(),
             },
-        });
+        }]);
     };
     let mut c = Compiler {
         vocab,
@@ -105,6 +176,7 @@ pub fn compile(
         entering_behavior: false,
         spans: spans::node_spans(files),
         cur: std::cell::Cell::new(0),
+        errors,
     };
     // Declarations: the main file's, then any other file's (union).
     let mut order: Vec<&String> = files.keys().filter(|k| *k != main).collect();
@@ -123,16 +195,16 @@ pub fn compile(
                 ValueDef::Value(v) => (v.value_type(), Some(*v)),
                 ValueDef::Type(t) => (*t, None),
                 ValueDef::Ref(r) => {
-                    return Err(c.err_at(
+                    return Err(vec![c.err_at(
                         f,
                         &format!("{{{r}}}"),
                         BtProblem::RefAsDeclaration(k.clone()),
-                    ));
+                    )]);
                 }
             };
             match c.p.bb_keys.iter().position(|x| x == k) {
                 Some(i) if c.p.bb_types[i] != ty => {
-                    return Err(c.err_at(
+                    return Err(vec![c.err_at(
                         f,
                         k,
                         BtProblem::KeyType {
@@ -140,7 +212,7 @@ pub fn compile(
                             expected: c.p.bb_types[i].name(),
                             found: ty.name(),
                         },
-                    ));
+                    )]);
                 }
                 Some(_) => {}
                 None => {
@@ -154,16 +226,24 @@ pub fn compile(
         let mut seen = Vec::new();
         for b in &pf.def.behaviors {
             match b.common().name {
-                None => return Err(c.err_kind(f, b.kind_name(), BtProblem::UnnamedBehavior)),
+                None => {
+                    return Err(vec![c.err_kind(
+                        f,
+                        b.kind_name(),
+                        BtProblem::UnnamedBehavior,
+                    )]);
+                }
                 Some(n) if seen.contains(&n) => {
-                    return Err(c.err_nth(f, n, 1, BtProblem::DuplicateBehavior(n.to_owned())));
+                    let problem = BtProblem::DuplicateBehavior(n.to_owned());
+                    return Err(vec![c.err_nth(f, n, 1, problem)]);
                 }
                 Some(n) => seen.push(n),
             }
         }
     }
     if c.p.tag_names.len() > 64 {
-        return Err(c.err_at(main, "tags", BtProblem::TooManyTags(c.p.tag_names.len())));
+        let problem = BtProblem::TooManyTags(c.p.tag_names.len());
+        return Err(vec![c.err_at(main, "tags", problem)]);
     }
     let root_seg = main_file
         .def
@@ -172,7 +252,8 @@ pub fn compile(
         .name
         .unwrap_or("root")
         .to_owned();
-    c.emit(&main_file.def.root, main, NONE, root_seg, 0, (0, 0, 0))?;
+    let root = c.emit(&main_file.def.root, main, NONE, root_seg, 0, (0, 0, 0));
+    c.kept(root).map_err(|e| vec![e])?;
     c.p.detached_start = c.p.nodes.len() as u32;
     c.detached = true;
     let no_bindings = Default::default();
@@ -192,10 +273,17 @@ pub fn compile(
         c.stack.push((main.to_owned(), name.clone()));
         c.scopes.push(scope);
         c.entering_behavior = true;
-        let idx = c.emit(b, main, NONE, format!("~{name}"), 0, (0, 0, 0))?;
+        let idx = c.emit(b, main, NONE, format!("~{name}"), 0, (0, 0, 0));
         c.scopes.pop();
         c.stack.pop();
-        c.p.detached.insert(name, idx);
+        if let Some(idx) = c.kept(idx).map_err(|e| vec![e])? {
+            c.p.detached.insert(name, idx);
+        }
+    }
+    // A node that failed is not in the program: checks of the whole tree
+    // would report its absence.
+    if c.failed() {
+        return Err(c.errors.take().unwrap_or_default());
     }
     for Redirect {
         impulse,
@@ -210,7 +298,7 @@ pub fn compile(
                     .iter()
                     .map(|&n| c.p.paths[n as usize].as_str())
                     .collect();
-                return Err(c.err_ref(
+                return Err(vec![c.err_ref(
                     &from,
                     &behavior,
                     BtProblem::PlacedTwice {
@@ -218,29 +306,29 @@ pub fn compile(
                         count: places.len(),
                         paths: paths.join(", "),
                     },
-                ));
+                )]);
             }
             Some(places) => {
                 let target = places[0];
                 let node = c.p.impulses[impulse as usize].node;
                 if target <= node && node < c.p.nodes[target as usize].end {
-                    return Err(c.err_ref(
+                    return Err(vec![c.err_ref(
                         &from,
                         &behavior,
                         BtProblem::RedirectIntoItself {
                             behavior: behavior.clone(),
                             path: c.p.paths[target as usize].clone(),
                         },
-                    ));
+                    )]);
                 }
                 c.p.impulses[impulse as usize].redirect_to = target;
             }
             None => {
-                return Err(c.err_ref(
+                return Err(vec![c.err_ref(
                     &from,
                     &behavior,
                     BtProblem::NoNativePosition(behavior.clone()),
-                ));
+                )]);
             }
         }
     }
@@ -298,6 +386,22 @@ pub fn compile(
     ));
     c.p.fresh = crate::program::FreshTable::build(&c.p).map(Box::new);
     Ok(c.p)
+}
+
+/// Whether two errors are one: the same, or one cycle of behaviors met
+/// from two of its members (a stimulus's behavior is compiled on its own
+/// too, and walks into the cycle from there).
+fn same_error(a: &BtError, b: &BtError) -> bool {
+    let members = |chain: &str| {
+        let mut names: Vec<String> = chain.split(" -> ").map(str::to_owned).collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    match (&a.problem, &b.problem) {
+        (BtProblem::Cycle(x), BtProblem::Cycle(y)) => a.file == b.file && members(x) == members(y),
+        _ => a == b,
+    }
 }
 
 /// Most actions that can run at once under node `i`.

@@ -281,3 +281,202 @@ fn random_bytes_never_panic() {
         let _ = wyrd_bt::parse_tree("fuzz.bt.ron", &bytes);
     }
 }
+
+/// Each file of the corpus has one error: `compile_all` (what `wyrd
+/// check` runs) reports that one and no other. A second would be one
+/// that only the failed node's absence caused.
+#[test]
+fn compile_all_reports_each_corpus_error_alone() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    let mut vocab = Vocabulary::default();
+    vocab.add_action("Shoot");
+    let mut compiled = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        // Files that do not parse stop at the parser's error.
+        let Ok(files) = load_tree_files(&name, &mut |p| {
+            std::fs::read(dir.join(p)).map_err(|e| e.to_string())
+        }) else {
+            continue;
+        };
+        let first = compile(&name, &files, &vocab).expect_err(&name);
+        let all = wyrd_bt::compile_all(&name, &files, &vocab).expect_err(&name);
+        assert_eq!(all, vec![first], "{name}");
+        compiled += 1;
+    }
+    assert!(compiled >= 20, "{compiled}");
+}
+
+/// A tree with four faulty nodes: every one is reported, once each (a
+/// behavior used twice fails once), in file order, and the siblings after
+/// a failed node are still compiled.
+#[test]
+fn compile_all_reports_every_faulty_node_in_file_order() {
+    let text = r#"(
+    blackboard: { "alarm": false, "ammo": 10 },
+    behaviors: [
+        Sequence(name: "investigate", children: [
+            Action(action: "GoTo", params: { "where": "{spot}" }),
+            Wait(seconds: 2.0),
+        ]),
+    ],
+    root: ReactiveFallback(children: [
+        Sequence(children: [
+            Condition(check: Is("alarm")),
+            Use(behavior: "investigate"),
+        ]),
+        Sequence(children: [
+            Condition(check: Bb("amo", Lt, 5)),
+            Action(action: "Reload"),
+        ]),
+        Use(behavior: "investgate"),
+        Wait(seconds: -1.0),
+        Use(behavior: "investigate"),
+    ]),
+)"#;
+    let files = load_tree_files("guard.bt.ron", &mut |_| Ok(text.as_bytes().to_vec())).unwrap();
+    let vocab = Vocabulary::permissive();
+    let all = wyrd_bt::compile_all("guard.bt.ron", &files, &vocab).unwrap_err();
+    let places: Vec<(usize, usize)> = all.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(places, [(5, 56), (15, 34), (18, 13), (19, 9)], "{all:#?}");
+    assert!(matches!(&all[2].problem, BtProblem::UnknownBehavior(b) if b == "investgate"));
+    assert!(matches!(all[3].problem, BtProblem::BadDuration(_)));
+    // `compile` stops at the first it finds.
+    assert_eq!(compile("guard.bt.ron", &files, &vocab).unwrap_err(), all[0]);
+}
+
+/// Every tree of the repository that compiles compiles the same with
+/// `compile_all`.
+#[test]
+fn compile_all_agrees_with_compile_on_good_trees() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut trees = Vec::new();
+    let mut stack = vec![root.join("assets"), root.join("crates/wyrd_bt/tests/trees")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(".bt.ron") {
+                trees.push(path);
+            }
+        }
+    }
+    let vocab = Vocabulary::permissive();
+    let mut good = 0;
+    for tree in &trees {
+        let dir = tree.parent().unwrap();
+        let name = tree.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(files) = load_tree_files(&name, &mut |p| {
+            std::fs::read(dir.join(p)).map_err(|e| e.to_string())
+        }) else {
+            continue;
+        };
+        let one = compile(&name, &files, &vocab);
+        let all = wyrd_bt::compile_all(&name, &files, &vocab);
+        match (one, all) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.content_hash(), b.content_hash(), "{}", tree.display());
+                let paths = |p: &wyrd_bt::Program| -> Vec<String> {
+                    (0..p.len() as u32).map(|n| p.path(n).to_owned()).collect()
+                };
+                assert_eq!(paths(&a), paths(&b), "{}", tree.display());
+                good += 1;
+            }
+            (Err(e), Err(all)) => assert_eq!(all.first(), Some(&e), "{}", tree.display()),
+            (one, all) => panic!(
+                "{}: {:?} against {:?}",
+                tree.display(),
+                one.err(),
+                all.err()
+            ),
+        }
+    }
+    assert!(good >= 5, "{good} of {}", trees.len());
+}
+
+/// squad_ai's tree with up to six of its lines broken at once (a key, a
+/// behavior or a duration made wrong), 300 draws: `compile_all` never
+/// panics on what failed nodes leave behind, reports only broken lines,
+/// and reports every broken line.
+#[test]
+fn compile_all_on_many_broken_lines_reports_exactly_those() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/squad_ai");
+    let text = std::fs::read_to_string(root.join("combat.bt.ron")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let breaks = |line: &str| -> Option<String> {
+        [
+            ("Is(\"", "Is(\"no_such_"),
+            ("Bb(\"", "Bb(\"no_such_"),
+            ("Use(behavior: \"", "Use(behavior: \"no_such_"),
+            ("seconds: ", "seconds: -"),
+        ]
+        .iter()
+        .find(|(from, _)| line.contains(from))
+        .map(|(from, to)| line.replacen(from, to, 1))
+    };
+    let candidates: Vec<usize> = (0..lines.len())
+        .filter(|&i| breaks(lines[i]).is_some())
+        .collect();
+    assert!(candidates.len() > 20, "{}", candidates.len());
+    let vocab = Vocabulary::permissive();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for _ in 0..300 {
+        let mut broken: Vec<usize> = (0..1 + next(6))
+            .map(|_| candidates[next(candidates.len())])
+            .collect();
+        broken.sort_unstable();
+        broken.dedup();
+        let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+        for &i in &broken {
+            edited[i] = breaks(lines[i]).unwrap();
+        }
+        let edited = edited.join("\n");
+        let files = load_tree_files("combat.bt.ron", &mut |p| {
+            if p == "combat.bt.ron" {
+                Ok(edited.as_bytes().to_vec())
+            } else {
+                std::fs::read(root.join(p)).map_err(|e| e.to_string())
+            }
+        })
+        .unwrap();
+        let errors = wyrd_bt::compile_all("combat.bt.ron", &files, &vocab).unwrap_err();
+        let reported: Vec<usize> = errors.iter().map(|e| e.line - 1).collect();
+        let mut distinct = reported.clone();
+        distinct.dedup();
+        assert_eq!(distinct, broken, "{errors:#?}");
+    }
+}
+
+/// The same unknown key written in two nodes: the error of the node that
+/// failed points at that node, not at the first place the text appears
+/// (here a stimulus behavior above the root, compiled after it).
+#[test]
+fn an_error_points_at_its_own_node_when_the_text_is_also_elsewhere() {
+    let text = r#"(
+    blackboard: { "alarm": false },
+    behaviors: [
+        Sequence(name: "on_noise", children: [
+            Condition(check: Is("alrm")),
+            Action(action: "Look"),
+        ]),
+    ],
+    root: Sequence(children: [
+        Condition(check: Is("alrm")),
+        Action(action: "Patrol"),
+    ]),
+)"#;
+    let files = load_tree_files("t.bt.ron", &mut |_| Ok(text.as_bytes().to_vec())).unwrap();
+    let vocab = Vocabulary::permissive();
+    let e = compile("t.bt.ron", &files, &vocab).unwrap_err();
+    assert_eq!((e.line, e.column), (10, 30), "{e}");
+    let all = wyrd_bt::compile_all("t.bt.ron", &files, &vocab).unwrap_err();
+    let places: Vec<(usize, usize)> = all.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(places, [(5, 34), (10, 30)], "{all:#?}");
+}

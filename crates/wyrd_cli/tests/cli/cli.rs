@@ -176,6 +176,41 @@ fn check_reports_ok_and_file_line_column_errors() {
     assert_eq!(wyrd(&["nonsense"]).status.code(), Some(2));
 }
 
+/// A tree with three faulty nodes: `check` reports all three, each at
+/// its line with a caret, not only the first (a stranger's CI fixed one
+/// error per run).
+#[test]
+fn check_reports_every_faulty_node_of_a_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("guard.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(
+    blackboard: { "alarm": false },
+    root: Sequence(children: [
+        Condition(check: Is("alrm")),
+        Wait(seconds: -2.0),
+        Use(behavior: "investigate"),
+        Action(action: "Patrol"),
+    ]),
+)
+"#,
+    )
+    .unwrap();
+    let o = wyrd(&["check", tree.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let err = text(&o).1;
+    for at in [
+        "guard.bt.ron:4:30:",
+        "guard.bt.ron:5:9:",
+        "guard.bt.ron:6:13:",
+    ] {
+        assert!(err.contains(at), "{at} missing in {err}");
+    }
+    assert!(err.contains("unknown behavior \"investigate\""), "{err}");
+    assert_eq!(err.matches('^').count(), 3, "{err}");
+}
+
 /// Errors in trees, flags files and scripts show the line they point at
 /// with a caret under the column.
 #[test]
