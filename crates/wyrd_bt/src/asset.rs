@@ -9,7 +9,7 @@ use bevy::ecs::prelude::*;
 use bevy::log::error;
 use bevy::reflect::TypePath;
 
-use crate::compile::{BtError, BtProblem, ParsedFile, compile_all, file_refs, parse_tree};
+use crate::compile::{BtError, BtProblem, ParsedFile, compile_all, file_refs, parse_tree_all};
 use crate::program::Program;
 use crate::registry::BtRegistry;
 
@@ -86,8 +86,13 @@ impl AssetLoader for BtLoader {
                     .await
                     .map_err(|e| io(&path, e.to_string()))?,
             };
-            let (def, text) = parse_tree(&path, &bytes)
-                .inspect_err(|e| log_with_source(e, Some(&String::from_utf8_lossy(&bytes))))?;
+            let (def, text) = parse_tree_all(&path, &bytes).map_err(|mut errors| {
+                let text = String::from_utf8_lossy(&bytes);
+                for e in &errors {
+                    log_with_source(e, Some(&text));
+                }
+                errors.swap_remove(0)
+            })?;
             for r in file_refs(&path, &def) {
                 todo.push((r, None));
             }

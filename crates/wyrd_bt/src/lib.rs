@@ -402,7 +402,7 @@ pub use breakpoints::{
 };
 pub use compile::{
     BtError, BtProblem, ParsedFile, compile, compile_all, compile_str, file_refs, load_tree_files,
-    parse_tree, resolve, with_caret,
+    parse_tree, parse_tree_all, resolve, with_caret,
 };
 pub use debugger::{BtBreakpointsFile, BtBreakpointsLoader, BtBreakpointsPlugin};
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};

@@ -538,11 +538,19 @@ fn load_tree_with(
         let text = std::fs::read_to_string(&e.file).ok();
         with_caret(&e.to_string(), text.as_deref(), e.line, e.column)
     };
-    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| bad(shown(&e)))?;
+    let all_shown = |errors: Vec<wyrd_bt::BtError>| {
+        bad(errors.iter().map(shown).collect::<Vec<_>>().join("\n"))
+    };
+    // A file the parser refuses: every node it refuses in that file.
+    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| {
+        match std::fs::read(&e.file).map(|bytes| wyrd_bt::parse_tree_all(&e.file, &bytes)) {
+            Ok(Err(errors)) if errors.contains(&e) => all_shown(errors),
+            _ => bad(shown(&e)),
+        }
+    })?;
     // Every node's error, not only the first: one run of `check` (or of
     // any command) shows all there is to fix.
-    wyrd_bt::compile_all(file, &files, vocabulary)
-        .map_err(|errors| bad(errors.iter().map(shown).collect::<Vec<_>>().join("\n")))
+    wyrd_bt::compile_all(file, &files, vocabulary).map_err(all_shown)
 }
 
 /// A script error with its place in the script shown.

@@ -87,6 +87,139 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
     Ok((def, text.to_owned()))
 }
 
+/// Errors [`parse_tree_all`] reports at most in one file.
+const MAX_PARSE_ERRORS: usize = 50;
+
+/// Parses a tree file like [`parse_tree`]; when the parser refuses a
+/// node (an unknown kind, a field the kind does not have), it goes on
+/// past it and reports every node it refuses, in file order (what `wyrd
+/// check` prints). Each refused node is read as `Fail()`, with its
+/// children, to parse the rest (the children's own errors show once it
+/// is fixed); an error the outline cannot place in a node (an unclosed
+/// bracket, a missing comma between nodes) stops it there.
+///
+/// ```
+/// let text = "(root: Sequence(children: [\n    Wiat(seconds: 1.0),\n    Action(acton: \"Go\"),\n]))";
+/// let errors = wyrd_bt::parse_tree_all("t.bt.ron", text.as_bytes()).unwrap_err();
+/// let lines: Vec<usize> = errors.iter().map(|e| e.line).collect();
+/// assert_eq!(lines, [2, 3]);
+/// ```
+pub fn parse_tree_all(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), Vec<BtError>> {
+    let first = match parse_tree(file, bytes) {
+        Ok(parsed) => return Ok(parsed),
+        Err(e) => e,
+    };
+    let mut errors = vec![first];
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(errors);
+    };
+    let mut text = text.to_owned();
+    while errors.len() < MAX_PARSE_ERRORS {
+        let Some(last) = errors.last() else { break };
+        if matches!(last.problem, BtProblem::Unclosed { .. }) {
+            break;
+        }
+        let Some(node) = refused_node(&text, offset_of(&text, last.line, last.column)) else {
+            break;
+        };
+        mask(&mut text, node);
+        match parse_tree(file, text.as_bytes()) {
+            Ok(_) => break,
+            // Read as `Fail()`, the node still fails there: the error is
+            // not the node's (a missing comma before it).
+            Err(e)
+                if errors
+                    .iter()
+                    .any(|x| (x.line, x.column) == (e.line, e.column)) =>
+            {
+                break;
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.sort_by_key(|e| (e.line, e.column));
+    Err(errors)
+}
+
+/// The byte offset of a 1-based line and column (columns count bytes, as
+/// the errors' do for the ASCII of a tree's syntax).
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+/// The byte range of the innermost node of the file (the root, a
+/// behavior, a `child`, an entry of `children`) around `offset`.
+fn refused_node(text: &str, offset: usize) -> Option<std::ops::Range<usize>> {
+    use super::outline::{Body, Item};
+    fn nodes<'i>(item: &'i Item, out: &mut Vec<&'i Item>) {
+        let item = item.unwrapped();
+        out.push(item);
+        if let Some(child) = item.field("child") {
+            nodes(child, out);
+        }
+        if let Some(Item {
+            body: Body::List(list),
+            ..
+        }) = item.field("children")
+        {
+            for child in list {
+                nodes(child, out);
+            }
+        }
+    }
+    let top = super::outline::outline(text)?;
+    let top = top.unwrapped();
+    let mut all = Vec::new();
+    if let Some(root) = top.field("root") {
+        nodes(root, &mut all);
+    }
+    if let Some(Item {
+        body: Body::List(list),
+        ..
+    }) = top.field("behaviors")
+    {
+        for b in list {
+            nodes(b, &mut all);
+        }
+    }
+    all.into_iter()
+        .filter(|n| n.start <= offset && offset < n.end && n.name().is_some())
+        .min_by_key(|n| n.end - n.start)
+        .map(|n| n.start..n.end)
+}
+
+/// Writes `Fail()` over a node's text, blanks the rest of it and keeps
+/// its line breaks (the errors after it keep their lines).
+fn mask(text: &mut String, node: std::ops::Range<usize>) {
+    let mut bytes = std::mem::take(text).into_bytes();
+    let placeholder = b"Fail()";
+    // The first run of the node without a line break long enough.
+    let mut run = node.start;
+    let mut at = None;
+    for i in node.clone() {
+        if bytes[i] == b'\n' {
+            run = i + 1;
+        } else if i + 1 - run >= placeholder.len() {
+            at = Some(run);
+            break;
+        }
+    }
+    for b in &mut bytes[node] {
+        if *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    if let Some(at) = at {
+        bytes[at..at + placeholder.len()].copy_from_slice(placeholder);
+    }
+    *text = String::from_utf8(bytes).unwrap_or_default();
+}
+
 /// The field a node with children takes: `child` for decorators,
 /// `children` for composites (`None`: a leaf), from the kind's fields
 /// struct.

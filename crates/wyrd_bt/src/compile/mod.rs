@@ -20,7 +20,9 @@ mod spans;
 use std::collections::HashMap;
 
 pub use errors::{BtError, BtProblem, with_caret};
-pub use files::{ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, resolve};
+pub use files::{
+    ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, parse_tree_all, resolve,
+};
 
 use conditions::{all_of, fold_bits, instant_cond};
 pub(crate) use scores::score_number;

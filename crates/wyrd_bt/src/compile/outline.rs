@@ -8,6 +8,8 @@
 pub(crate) struct Item {
     /// Byte offset of its first character.
     pub start: usize,
+    /// Byte offset just past its last character (its closing bracket).
+    pub end: usize,
     /// What it is.
     pub body: Body,
 }
@@ -221,38 +223,43 @@ impl Parser<'_> {
         match tok {
             Tok::Str => Some(Item {
                 start,
+                end,
                 body: Body::Str(unquote(&self.text[start..end])),
             }),
             Tok::Word => {
                 if let Some((Tok::Open(b'('), _, _)) = self.peek() {
                     self.pos += 1;
                     let name = self.text[start..end].to_owned();
-                    let fields = self.fields()?;
+                    let (fields, end) = self.fields()?;
                     Some(Item {
                         start,
+                        end,
                         body: Body::Named(name, fields),
                     })
                 } else {
                     Some(Item {
                         start,
+                        end,
                         body: Body::Atom,
                     })
                 }
             }
             Tok::Open(b'(') => {
-                let fields = self.fields()?;
+                let (fields, end) = self.fields()?;
                 Some(Item {
                     start,
+                    end,
                     body: Body::Named(String::new(), fields),
                 })
             }
             Tok::Open(b'[') => {
                 let mut items = Vec::new();
                 loop {
-                    if let Some((Tok::Close(b']'), _, _)) = self.peek() {
+                    if let Some((Tok::Close(b']'), _, end)) = self.peek() {
                         self.pos += 1;
                         return Some(Item {
                             start,
+                            end,
                             body: Body::List(items),
                         });
                     }
@@ -265,10 +272,11 @@ impl Parser<'_> {
             Tok::Open(b'{') => {
                 let mut entries = Vec::new();
                 loop {
-                    if let Some((Tok::Close(b'}'), _, _)) = self.peek() {
+                    if let Some((Tok::Close(b'}'), _, end)) = self.peek() {
                         self.pos += 1;
                         return Some(Item {
                             start,
+                            end,
                             body: Body::Map(entries),
                         });
                     }
@@ -290,6 +298,7 @@ impl Parser<'_> {
                 }
                 Some(Item {
                     start,
+                    end,
                     body: Body::Atom,
                 })
             }
@@ -297,13 +306,14 @@ impl Parser<'_> {
         }
     }
 
-    /// The fields of `(...)` after its `(`, up to its `)`.
-    fn fields(&mut self) -> Option<Vec<Field>> {
+    /// The fields of `(...)` after its `(`, up to its `)`, and where the
+    /// `)` ends.
+    fn fields(&mut self) -> Option<(Vec<Field>, usize)> {
         let mut fields = Vec::new();
         loop {
-            if let Some((Tok::Close(b')'), _, _)) = self.peek() {
+            if let Some((Tok::Close(b')'), _, end)) = self.peek() {
                 self.pos += 1;
-                return Some(fields);
+                return Some((fields, end));
             }
             let key = match (self.peek(), self.toks.get(self.pos + 1)) {
                 (Some((Tok::Word, s, e)), Some((Tok::Colon, _, _))) => {

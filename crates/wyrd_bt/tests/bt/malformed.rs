@@ -480,3 +480,89 @@ fn an_error_points_at_its_own_node_when_the_text_is_also_elsewhere() {
     let places: Vec<(usize, usize)> = all.iter().map(|e| (e.line, e.column)).collect();
     assert_eq!(places, [(5, 34), (10, 30)], "{all:#?}");
 }
+
+/// Each corpus file the parser refuses has one error: `parse_tree_all`
+/// reports it alone (reading the refused node as `Fail()` adds none).
+#[test]
+fn parse_tree_all_reports_each_corpus_syntax_error_alone() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    let mut refused = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        let Err(first) = wyrd_bt::parse_tree(&name, &bytes) else {
+            continue;
+        };
+        let all = wyrd_bt::parse_tree_all(&name, &bytes).unwrap_err();
+        assert_eq!(all, vec![first], "{name}");
+        refused += 1;
+    }
+    assert!(refused >= 4, "{refused}");
+}
+
+/// squad_ai's tree with up to six nodes misspelt at once (a kind the
+/// format does not have, a field the kind does not have), 300 draws:
+/// `parse_tree_all` reports exactly the misspelt lines, but those inside
+/// a misspelt node (it is read as `Fail()` with its children).
+#[test]
+fn parse_tree_all_on_many_misspelt_nodes_reports_exactly_those() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/squad_ai");
+    let text = std::fs::read_to_string(root.join("combat.bt.ron")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let breaks = |line: &str| -> Option<String> {
+        [
+            ("Condition(", "Conditon("),
+            ("Action(action:", "Action(acton:"),
+            ("Sequence(", "Sequnce("),
+            ("GuardSequence(name", "GuardSequence(nme"),
+            ("Cooldown(", "CoolDown("),
+        ]
+        .iter()
+        .find(|(from, _)| line.contains(from))
+        .map(|(from, to)| line.replacen(from, to, 1))
+    };
+    let candidates: Vec<usize> = (0..lines.len())
+        .filter(|&i| breaks(lines[i]).is_some())
+        .collect();
+    assert!(candidates.len() > 20, "{}", candidates.len());
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for _ in 0..300 {
+        let mut broken: Vec<usize> = (0..1 + next(6))
+            .map(|_| candidates[next(candidates.len())])
+            .collect();
+        broken.sort_unstable();
+        broken.dedup();
+        let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+        for &i in &broken {
+            edited[i] = breaks(lines[i]).unwrap();
+        }
+        let edited = edited.join("\n");
+        let errors = wyrd_bt::parse_tree_all("combat.bt.ron", edited.as_bytes()).unwrap_err();
+        let reported: Vec<usize> = errors.iter().map(|e| e.line - 1).collect();
+        // A node's lines: to the line its brackets close on.
+        let last_line = |i: usize| {
+            let mut depth = 0i32;
+            for (j, line) in lines.iter().enumerate().skip(i) {
+                depth += line.matches(['(', '[']).count() as i32;
+                depth -= line.matches([')', ']']).count() as i32;
+                if depth <= 0 {
+                    return j;
+                }
+            }
+            lines.len()
+        };
+        let expected: Vec<usize> = broken
+            .iter()
+            .copied()
+            .filter(|&i| !broken.iter().any(|&o| o < i && i <= last_line(o)))
+            .collect();
+        assert_eq!(reported, expected, "{errors:#?}");
+    }
+}

@@ -211,6 +211,37 @@ fn check_reports_every_faulty_node_of_a_tree() {
     assert_eq!(err.matches('^').count(), 3, "{err}");
 }
 
+/// Misspelt kinds and fields in three nodes: `check` reports all three
+/// (the parser's errors, each refused node read as `Fail()` to go on).
+#[test]
+fn check_reports_every_misspelt_node_of_a_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("typos.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(
+    root: Sequence(children: [
+        Wiat(seconds: 2.0),
+        Inverter(child: Action(action: "Patrol")),
+        Wait(secnds: 1.0),
+    ]),
+)
+"#,
+    )
+    .unwrap();
+    let o = wyrd(&["check", tree.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let err = text(&o).1;
+    for at in [
+        "typos.bt.ron:3:9:",
+        "typos.bt.ron:4:9:",
+        "typos.bt.ron:5:14:",
+    ] {
+        assert!(err.contains(at), "{at} missing in {err}");
+    }
+    assert!(err.contains("Inverter is `Invert` here"), "{err}");
+}
+
 /// Errors in trees, flags files and scripts show the line they point at
 /// with a caret under the column.
 #[test]
