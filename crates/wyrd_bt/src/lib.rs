@@ -445,7 +445,7 @@ pub mod prelude {
     pub use crate::{
         ActionId, ActionRuns, ActionState, AgentProblem, BehaviorTree, Blackboard, BtAction,
         BtActions, BtAgent, BtAppExt, BtAsset, BtBreakpointHit, BtBreakpoints, BtBreakpointsFile,
-        BtBreakpointsPlugin, BtGlobals, BtPlugin, BtSystems, BtTier, BtTiers, Out, RunMode,
-        Running, Status, Sym, Value, bt_action,
+        BtBreakpointsPlugin, BtGlobals, BtPlugin, BtSettings, BtStats, BtSystems, BtTier, BtTiers,
+        Out, RunMode, Running, Status, Sym, Value, bt_action,
     };
 }

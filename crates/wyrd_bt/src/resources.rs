@@ -108,6 +108,12 @@ pub struct BtStats {
     pub act_ns: u64,
     /// Agent ticks per second (smoothed).
     pub ticks_per_second: f32,
+    /// The trees were held in the last fixed step: a debugger's pause
+    /// ([`BtSettings::paused`], no step asked) or the world state still
+    /// loading. Their actions were held too ([`Running`](crate::Running)
+    /// lists no agent); a game system of its own that moves agents can
+    /// hold with them: `.run_if(|s: Res<BtStats>| !s.paused)`.
+    pub paused: bool,
     pub(crate) act_start: Option<std::time::Instant>,
 }
 
@@ -137,7 +143,10 @@ pub struct BtSettings {
     /// Record every agent's last N ticks (the flight recorder; `None`, the
     /// default: only agents asked with [`BtAgent::record`](crate::BtAgent::record)).
     pub record_all: Option<usize>,
-    /// Trees do not tick (a debugger's pause; the rest of the game runs).
+    /// Trees do not tick, and their actions are held (a debugger's pause:
+    /// [`Running`](crate::Running) lists no agent, so the game's action
+    /// systems leave them as they are; the rest of the game runs, see
+    /// [`BtStats::paused`]).
     pub paused: bool,
     /// While paused: ticks still to run (a debugger's single step).
     pub steps: u32,

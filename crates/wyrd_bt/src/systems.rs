@@ -564,16 +564,14 @@ fn tick_trees(
     let waiting = settings.wait_for_world && globals.declared() == Declared::Loading;
     // Paused by a debugger: no tree ticks, but for the steps asked.
     let paused = settings.paused && settings.steps == 0;
+    stats.paused = waiting || paused;
     if waiting || paused {
         stats.ticked = 0;
-        // Paused by a debugger, the game's actions go on; while the world
-        // loads, a restored agent's action waits for the agent's first
-        // tick, so that how fast the files load changes nothing.
-        if !waiting {
-            relist_all(locals, &mut agents.p3());
-            relist_all(locals, &mut agents.p4());
-            relist_all(locals, &mut agents.p7().all());
-        }
+        // No action is listed: while the world loads, a restored agent's
+        // action waits for the agent's first tick (how fast the files
+        // load changes nothing); paused by a debugger, the actions hold
+        // with their trees (the state a breakpoint shows stays as it was,
+        // and a run with breakpoints goes as one without).
         return;
     }
     if settings.paused {
@@ -741,22 +739,6 @@ fn take_break_hit(local: &mut TickLocal, entity: Entity, agent: &mut BtAgent) {
             tick: agent.state.ticks(),
             hit,
         });
-    }
-}
-
-/// No tree ticks this update (a debugger paused them): bound and restored
-/// agents are listed under their actions all the same (the game goes on).
-fn relist_all<F: bevy::ecs::query::QueryFilter>(
-    locals: &mut bevy::utils::Parallel<TickLocal>,
-    agents: &mut TickQuery<F>,
-) {
-    let mut local = locals.borrow_local_mut();
-    local.posting.begin_run();
-    for (entity, _, agent, _, actions, _) in agents.iter() {
-        let now_ms = agent.state.now_ms;
-        local
-            .posting
-            .post(entity, actions, agent.program.as_ref(), now_ms);
     }
 }
 

@@ -802,6 +802,46 @@ fn a_restored_action_waits_for_the_first_tick_while_the_world_loads() {
     assert_eq!(app.world().resource::<RunningActions>().count(idle), 1);
 }
 
+/// While a debugger holds the trees (`BtSettings::paused`), their actions
+/// are held too: `Running<A>` lists no agent, so the game's action
+/// systems do not go on with an action the tree cannot see end (a
+/// stranger's miner finished a whole rest during a breakpoint's pause,
+/// and with breakpoints on the run went otherwise than without); a step
+/// ticks the trees once and lists their actions for that update.
+#[test]
+fn paused_trees_hold_their_actions_and_a_step_lists_them_once() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let (h, _) = loaded(&mut app, "a.bt.ron");
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h), Blackboard::default()))
+        .id();
+    let idle = wyrd_bt::ActionId::of("Idle");
+    wyrd_test_support::step(&mut app, 3);
+    assert_eq!(app.world().resource::<RunningActions>().count(idle), 1);
+    app.world_mut().resource_mut::<BtSettings>().paused = true;
+    let ticks = |app: &App| app.world().get::<BtAgent>(e).unwrap().state().ticks();
+    let before = ticks(&app);
+    for _ in 0..4 {
+        wyrd_test_support::step(&mut app, 1);
+        assert_eq!(
+            app.world().resource::<RunningActions>().count(idle),
+            0,
+            "held"
+        );
+        assert!(app.world().resource::<BtStats>().paused);
+    }
+    assert_eq!(ticks(&app), before);
+    app.world_mut().resource_mut::<BtSettings>().steps = 1;
+    wyrd_test_support::step(&mut app, 1);
+    assert_eq!(ticks(&app), before + 1, "one step");
+    assert_eq!(app.world().resource::<RunningActions>().count(idle), 1);
+    assert!(!app.world().resource::<BtStats>().paused, "the trees ran");
+    wyrd_test_support::step(&mut app, 1);
+    assert_eq!(app.world().resource::<RunningActions>().count(idle), 0);
+}
+
 /// A finished agent (or one not due) is not marked changed: saving
 /// "agents that changed" passed every agent every interval, finished or
 /// not (a BT.CPP user's robot, issue 24: 40 saves in 200 s of a finished
