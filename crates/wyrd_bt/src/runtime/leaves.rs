@@ -116,15 +116,23 @@ impl Interp<'_> {
             .iter()
             .position(|a| a.node == j && a.state != ActionState::Aborted)
         {
-            if self.actions.slots[k].is_running() {
+            let event = match self.actions.slots[k].state {
+                ActionState::Succeeded => ActionEvent::Finished(Status::Success),
+                ActionState::Failed => ActionEvent::Finished(Status::Failure),
+                _ => ActionEvent::Aborted,
+            };
+            if event == ActionEvent::Aborted {
                 self.actions.slots[k].state = ActionState::Aborted;
             } else {
-                // Finished by the game but stopped before the tree saw it:
-                // nothing to abort, drop the slot.
+                // Finished by the game before the branch stopped (the game
+                // finished it and, in the same step, changed what woke a
+                // higher priority, as BT.CPP's action returns SUCCESS from
+                // the call that wrote the blackboard): the report is taken,
+                // nothing is aborted.
                 self.actions.slots.swap_remove(k);
             }
             if let Some(t) = self.trace.as_deref_mut() {
-                t.actions.push((j, ActionEvent::Aborted));
+                t.actions.push((j, event));
             }
         }
     }
