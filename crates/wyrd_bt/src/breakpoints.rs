@@ -39,7 +39,7 @@ use crate::def::Check;
 use crate::program::Program;
 use crate::runtime::{ActionEvent, AgentState, TickTrace};
 use crate::status::Status;
-use crate::value::{Op, Value, ValueDef};
+use crate::value::{Op, Value, ValueDef, ValueType};
 
 /// What happens to a breakpoint's node or action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -233,6 +233,21 @@ enum Operand {
     Key(u16),
 }
 
+/// A breakpoint's comparison follows the tree's rule: a key is compared
+/// with a value of its own type (`wyrd check` said `ok` to a float
+/// compared with `true`, which the tree's compiler refuses).
+fn same_type(p: &Program, name: &str, key: u16, found: ValueType) -> Result<(), String> {
+    let expected = p.bb_types[usize::from(key)];
+    if expected.accepts_type(found) {
+        return Ok(());
+    }
+    Err(format!(
+        "blackboard key {name:?} is {}, compared with {}",
+        crate::value::with_article(expected.name()),
+        crate::value::with_article(found.name())
+    ))
+}
+
 impl BreakCond {
     fn resolve(check: &Check, p: &Program) -> Result<BreakCond, String> {
         let key = |k: &str| {
@@ -240,27 +255,39 @@ impl BreakCond {
                 .ok_or_else(|| format!("the tree declares no blackboard key {k:?}"))
         };
         Ok(match check {
-            Check::Is(k) => BreakCond::Bb {
-                key: key(k)?,
-                op: Op::Eq,
-                rhs: Operand::Const(Value::Bool(true)),
-            },
-            Check::IsNot(k) => BreakCond::Bb {
-                key: key(k)?,
-                op: Op::Eq,
-                rhs: Operand::Const(Value::Bool(false)),
-            },
-            Check::Bb(k, op, rhs) => BreakCond::Bb {
-                key: key(k)?,
-                op: *op,
-                rhs: match rhs {
+            Check::Is(k) | Check::IsNot(k) => {
+                let key = key(k)?;
+                same_type(p, k, key, ValueType::Bool)?;
+                BreakCond::Bb {
+                    key,
+                    op: Op::Eq,
+                    rhs: Operand::Const(Value::Bool(matches!(check, Check::Is(_)))),
+                }
+            }
+            Check::Bb(k, op, rhs) => {
+                let lhs = key(k)?;
+                let rhs = match rhs {
                     ValueDef::Value(v) => Operand::Const(*v),
                     ValueDef::Ref(r) => Operand::Key(key(r)?),
                     ValueDef::Type(t) => {
                         return Err(format!("compare {k:?} with a value, not the type {t:?}"));
                     }
-                },
-            },
+                };
+                let rhs_type = match rhs {
+                    Operand::Const(v) => v.value_type(),
+                    Operand::Key(r) => p.bb_types[usize::from(r)],
+                };
+                same_type(p, k, lhs, rhs_type)?;
+                let ty = p.bb_types[usize::from(lhs)];
+                if !ty.is_ordered() && !matches!(op, Op::Eq | Op::Ne) {
+                    return Err(format!(
+                        "blackboard key {k:?} is {}: it has no order for `{}`",
+                        crate::value::with_article(ty.name()),
+                        op.symbol()
+                    ));
+                }
+                BreakCond::Bb { key: lhs, op: *op, rhs }
+            }
             Check::HasTag(t) => BreakCond::Tags(
                 p.tag_bit(t)
                     .ok_or_else(|| format!("the tree declares no tag {t:?}"))?,

@@ -52,11 +52,22 @@ impl Default for BtBreakpointsPlugin {
     }
 }
 
+/// Set once [`BtBreakpointsPlugin`] built its systems (a second add only
+/// sets `record`).
+#[derive(Resource)]
+struct BreakpointsBuilt;
+
 impl bevy::app::Plugin for BtBreakpointsPlugin {
     fn build(&self, app: &mut bevy::app::App) {
         use bevy::asset::AssetApp;
         app.init_resource::<BtBreakpoints>();
         app.world_mut().resource_mut::<BtBreakpoints>().record = self.record;
+        // The inspector and the remote plugin add it when the game did not
+        // (yet): the game's own, added after them, sets its `record`.
+        if app.world().contains_resource::<BreakpointsBuilt>() {
+            return;
+        }
+        app.insert_resource(BreakpointsBuilt);
         app.add_message::<BtBreakpointHit>()
             .init_asset::<BtBreakpointsFile>()
             .init_asset_loader::<BtBreakpointsLoader>()
@@ -75,6 +86,12 @@ impl bevy::app::Plugin for BtBreakpointsPlugin {
                     .in_set(crate::BtSystems::Decide)
                     .before(crate::systems::decide_trees),
             );
+    }
+
+    /// Added again (after the inspector or the remote plugin added it for
+    /// the game), it only sets its `record`: no panic over the order.
+    fn is_unique(&self) -> bool {
+        false
     }
 }
 

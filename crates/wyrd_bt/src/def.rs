@@ -56,6 +56,21 @@ pub enum Check {
     Not(Box<Check>),
 }
 
+impl Check {
+    /// Reads a condition written as in a tree file (`Is("tired")`,
+    /// `All([Is("carrying"), Bb("fatigue", Gt, 8.0)])`): what tools take
+    /// from a user, e.g. a breakpoint's `when` over the remote protocol.
+    pub fn parse(text: &str) -> Result<Check, String> {
+        ron::Options::default()
+            .with_default_extension(
+                ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES
+                    | ron::extensions::Extensions::IMPLICIT_SOME,
+            )
+            .from_str(text)
+            .map_err(|e| format!("{}:{}: {}", e.span.start.line, e.span.start.col, e.code))
+    }
+}
+
 macro_rules! node_struct {
     (@kids $s:ident children) => { &$s.children };
     (@kids $s:ident child) => { std::slice::from_ref(&*$s.child) };

@@ -41,8 +41,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate trees (*.bt.ron), flags files (*.flags.ron) and sim scripts
-    /// (*.script.ron); errors as file:line:column.
+    /// Validate trees (*.bt.ron), flags files (*.flags.ron), sim scripts
+    /// (*.script.ron) and breakpoints (*.breakpoints.ron); errors as
+    /// file:line:column.
     #[command(after_help = "\
 Trees are checked as the game's loader checks them when the game's vocabulary is
 known: --vocabulary FILE, else the `vocabulary` of the nearest wyrd.toml above the
@@ -52,7 +53,9 @@ are not checked, and the ok line says so. World values (World(\"NAME\", ..)) are
 checked against the vocabulary's flags files, else the flags files given.
 
 A script is checked against --tree, else the last tree before it on the line, else
-NAME.bt.ron beside NAME.script.ron.
+NAME.bt.ron beside NAME.script.ron; a breakpoints file against --tree, else
+NAME.bt.ron beside NAME.breakpoints.ron. Every faulty node of a tree is reported,
+not only the first.
 
 Exit codes: 0 every file is ok, 1 a file has problems, 2 usage (a path that does
 not exist, a folder with nothing to check, an unreadable vocabulary).
@@ -64,8 +67,8 @@ Examples:
   wyrd check crates/wyrd_bt/tests/conformance/std_switch_changes_case.script.ron
   wyrd check grunt.bt.ron fight.script.ron flee.script.ron")]
     Check {
-        /// The files, or folders (every *.bt.ron, *.flags.ron and
-        /// *.script.ron under them).
+        /// The files, or folders (every *.bt.ron, *.flags.ron,
+        /// *.script.ron and *.breakpoints.ron under them).
         #[arg(required = true)]
         files: Vec<String>,
         /// The tree scripts are checked against.
@@ -172,7 +175,8 @@ Examples:
     /// pause and step. The game runs with `WyrdRemotePlugin` (the example
     /// games: --remote).
     #[command(after_help = "\
-The page polls the game at up to 10 Hz through this command (which passes its
+The page polls the selected agent's tree 5 times a second and the rest once a
+second through this command (which passes its
 requests on to the game's Bevy Remote Protocol endpoint), so the game needs no
 CORS setting and may be on another machine.
 

@@ -9,16 +9,25 @@
 //! | `wyrd.tree` | agent | `{"entity", "name", "tree", "status", "tick", "paused", "nodes": [{"path", "name", "kind", "depth", "status", "flags", "running", "masked", "note", "params", "guard", "children"}], "blackboard": {key: value or null}, "tags": [..], "problems": [..]}` |
 //! | `wyrd.crowd` | `{"tree": file}` | `{"tree", "agents": n, "nodes": [{"path", "running": n}]}` |
 //! | `wyrd.pause` / `wyrd.resume` | none | `{"paused", "steps"}` |
-//! | `wyrd.step` | `{"ticks"?: n}` (1) | `{"paused", "steps"}` |
-//! | `wyrd.breakpoints.set` | `{"tree": file, "breakpoints": [{"node"?, "action"?, "on"?, "agent"?, "name"?}]}` | `{"tree", "count"}` |
+//! | `wyrd.step` | `{"ticks"?: n}` (1; pauses the trees first if they run) | `{"paused", "steps"}` |
+//! | `wyrd.breakpoints.set` | `{"tree": file, "breakpoints": [{"node"?, "action"?, "on"?, "when"?, "agent"?, "name"?}]}` | `{"tree", "count"}`, or an error naming each breakpoint the tree cannot have |
 //! | `wyrd.breakpoints.get` | `{"tree": file}` | `{"tree", "file": breakpoints file text, "last_hit": {..} or null}` |
 //! | `wyrd.breakpoints.clear` | `{"tree": file}` | `{"tree", "count": 0}` |
-//! | `wyrd.record` | agent, `"on": bool`, `"ticks"?: n` (600) | `{"recording": bool}` |
+//! | `wyrd.record` | agent, `"on": bool`, `"ticks"?: n` (600) | `{"recording": bool}`; stopping also gives `"last"`: what it recorded (as `wyrd.recording`), or null |
 //! | `wyrd.recording` | agent | the flight recording (the file format `wyrd sim --replay` reads) |
 //! | `wyrd.world` | none | `{"flags": [{"name", "value", "default", "scope", "version"}], "counters": [..]}` |
 //! | `wyrd.world.set` | `{"name", "value": bool or integer}` | `{"name", "value", "changed"}` (source `"remote"`) |
 //! | `wyrd.save` | none | `{"dir", "status", "documents", "error"}` |
 //! | `wyrd.save.now` | none | `{"requested": true}` (the save is written at the next frame) |
+//!
+//! A breakpoint's `when` is a condition as a tree file writes it, in a
+//! string (`"when": "All([Is(\"carrying\"), Bb(\"fatigue\", Gt, 8.0)])"`),
+//! or the same as JSON (`{"All": [{"Is": "carrying"}, {"Bb": ["fatigue",
+//! "Gt", 8.0]}]}`). The breakpoints are checked against the tree (an agent's
+//! version, else the loaded asset's) as `wyrd check` checks a file: a node,
+//! action or key it does not have is an error, and nothing is set.
+//! `wyrd.tree`'s nodes show `params` as written (`{goal}`: the key they
+//! read); `"running"` lists the running leaves' paths.
 
 use bevy::ecs::entity::Entity;
 use bevy::ecs::name::Name;
@@ -264,26 +273,110 @@ pub fn resume(In(_): Params, world: &mut World) -> BrpResult {
     })
 }
 
-/// `wyrd.step`: while paused, run this many tree ticks (1).
-pub fn step(In(params): Params, world: &mut World) -> BrpResult {
-    let ticks = param(&params, "ticks").and_then(Value::as_u64).unwrap_or(1);
-    let ticks = u32::try_from(ticks).map_err(|_| bad(format!("{ticks} ticks is too many")))?;
-    with_settings(world, |s| s.steps += ticks)
+/// A count parameter: absent, `default`; a positive integer, that; else
+/// an error (`-1`, `"x"` and `0` were taken as the default).
+fn count_param(params: &Option<Value>, key: &str, default: u32) -> BrpResult<u32> {
+    let Some(v) = param(params, key) else {
+        return Ok(default);
+    };
+    v.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|&n| n > 0)
+        .ok_or_else(|| bad(format!("\"{key}\": {v} is not a positive integer")))
 }
 
-/// `wyrd.breakpoints.set`: a tree's breakpoints (replacing its others).
+/// `wyrd.step`: run this many tree ticks (1) and pause again; running
+/// trees are paused first (a step from a running game stops it after
+/// them).
+pub fn step(In(params): Params, world: &mut World) -> BrpResult {
+    let ticks = count_param(&params, "ticks", 1)?;
+    with_settings(world, |s| {
+        if !s.paused {
+            s.paused = true;
+            s.steps = 0;
+        }
+        s.steps = s.steps.saturating_add(ticks);
+    })
+}
+
+/// The program a tree's breakpoints are checked against: an agent's (the
+/// version agents run), else the loaded asset's.
+fn program_of(world: &mut World, tree: &str) -> Option<std::sync::Arc<wyrd_bt::Program>> {
+    let mut agents = world.query::<&BtAgent>();
+    let running = agents
+        .iter(world)
+        .filter(|a| a.tree_source() == tree)
+        .find_map(|a| a.program().cloned());
+    running.or_else(|| {
+        world
+            .get_resource::<bevy::asset::Assets<wyrd_bt::BtAsset>>()?
+            .iter()
+            .map(|(_, a)| &a.program)
+            .find(|p| p.source() == tree)
+            .cloned()
+    })
+}
+
+/// The trees loaded, to name in an error.
+fn trees_loaded(world: &World) -> String {
+    let mut trees: Vec<&str> = world
+        .get_resource::<bevy::asset::Assets<wyrd_bt::BtAsset>>()
+        .map(|a| a.iter().map(|(_, a)| a.program.source()).collect())
+        .unwrap_or_default();
+    trees.sort_unstable();
+    trees.dedup();
+    if trees.is_empty() {
+        "none".to_owned()
+    } else {
+        trees.join(", ")
+    }
+}
+
+/// A breakpoint's `"when"` written as a tree file writes it (a string)
+/// becomes the same condition as JSON.
+fn when_from_text(list: &mut Value) -> BrpResult<()> {
+    let Some(items) = list.as_array_mut() else {
+        return Err(bad("\"breakpoints\" is not a list"));
+    };
+    for (n, item) in items.iter_mut().enumerate() {
+        let Some(when) = item.get_mut("when") else {
+            continue;
+        };
+        if let Value::String(text) = when {
+            let check = wyrd_bt::Check::parse(text)
+                .map_err(|e| bad(format!("breakpoint {}: \"when\": {e}", n + 1)))?;
+            *when = serde_json::to_value(check).map_err(BrpError::internal)?;
+        }
+    }
+    Ok(())
+}
+
+/// `wyrd.breakpoints.set`: a tree's breakpoints (replacing its others),
+/// once they are checked against the tree.
 pub fn breakpoints_set(In(params): Params, world: &mut World) -> BrpResult {
     let tree = text_param(&params, "tree")?;
-    let list = param(&params, "breakpoints")
+    let mut list = param(&params, "breakpoints")
         .cloned()
         .ok_or_else(|| bad("\"breakpoints\" (a list) is missing"))?;
+    when_from_text(&mut list)?;
     let breakpoints: Vec<BreakpointDef> =
         serde_json::from_value(list).map_err(|e| bad(format!("a breakpoint of {tree}: {e}")))?;
-    let count = breakpoints.len();
+    let def = BreakpointsDef { breakpoints };
+    let Some(program) = program_of(world, &tree) else {
+        return Err(bad(format!(
+            "no tree {tree:?} is loaded (loaded: {})",
+            trees_loaded(world)
+        )));
+    };
+    if let Err(errors) = wyrd_bt::Breakpoints::resolve(&def, &program, "wyrd.breakpoints.set") {
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        return Err(bad(text.join("\n")));
+    }
+    let count = def.breakpoints.len();
     let mut b = world
         .get_resource_mut::<BtBreakpoints>()
         .ok_or_else(|| BrpError::resource_not_present("BtBreakpoints (add BtBreakpointsPlugin)"))?;
-    b.set(tree.clone(), BreakpointsDef { breakpoints });
+    b.set(tree.clone(), def);
     Ok(json!({ "tree": tree, "count": count }))
 }
 
@@ -327,18 +420,23 @@ pub fn record(In(params): Params, world: &mut World) -> BrpResult {
     let on = param(&params, "on")
         .and_then(Value::as_bool)
         .ok_or_else(|| bad("\"on\" (true or false) is missing"))?;
-    let ticks = param(&params, "ticks")
-        .and_then(Value::as_u64)
-        .unwrap_or(600) as usize;
+    let ticks = count_param(&params, "ticks", 600)? as usize;
     let mut agent = world
         .get_mut::<BtAgent>(e)
         .ok_or_else(|| bad("not an agent"))?;
     if on {
         agent.record(ticks);
-    } else {
-        agent.stop_recording();
+        return Ok(json!({ "recording": true }));
     }
-    Ok(json!({ "recording": on }))
+    // Stopped, the recorder is dropped: what it held goes with the answer
+    // (stop, then download lost it).
+    let last = agent.recording();
+    agent.stop_recording();
+    let last = last
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(BrpError::internal)?;
+    Ok(json!({ "recording": false, "last": last }))
 }
 
 /// `wyrd.recording`: an agent's flight recording.

@@ -312,6 +312,152 @@ fn breakpoints_set_over_the_protocol_stop_the_trees() {
     assert!(err.contains("unknown field `nod`"), "{err}");
 }
 
+/// Breakpoints the tree cannot have are refused with what is wrong, not
+/// set silently (a stranger's misspelt node and action answered
+/// `count: 1` and only warned in the game's log); a `when` in the file's
+/// syntax is taken as a string.
+#[test]
+fn breakpoints_set_over_the_protocol_are_checked_against_the_tree() {
+    let Game { mut app, .. } = methods_only();
+    let err = call(
+        &mut app,
+        "wyrd.breakpoints.set",
+        json!({"tree": "guard.bt.ron", "breakpoints": [
+            {"node": "root/figth", "on": "Aborted"},
+            {"action": "Shot"},
+            {"when": {"Bb": ["ammo", "Gt", true]}},
+        ]}),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("breakpoint 1") && err.contains("no node \"root/figth\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("breakpoint 2") && err.contains("the action \"Shot\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("breakpoint 3") && err.contains("compared with a bool"),
+        "{err}"
+    );
+    assert!(
+        app.world().resource::<BtBreakpoints>().is_empty(),
+        "nothing set"
+    );
+    let err = call(
+        &mut app,
+        "wyrd.breakpoints.set",
+        json!({"tree": "nope.bt.ron", "breakpoints": [{"action": "Shoot"}]}),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("no tree \"nope.bt.ron\" is loaded (loaded: guard.bt.ron)"),
+        "{err}"
+    );
+    let set = call(
+        &mut app,
+        "wyrd.breakpoints.set",
+        json!({"tree": "guard.bt.ron", "breakpoints": [
+            {"when": "All([Is(\"target\"), Bb(\"ammo\", Lt, 2)])"},
+        ]}),
+    )
+    .unwrap();
+    assert_eq!(set["count"], 1);
+    let got = call(
+        &mut app,
+        "wyrd.breakpoints.get",
+        json!({"tree": "guard.bt.ron"}),
+    )
+    .unwrap();
+    assert!(
+        got["file"]
+            .as_str()
+            .unwrap()
+            .contains(r#"when: All([Is("target"), Bb("ammo", Lt, 2)])"#),
+        "{got}"
+    );
+    let err = call(
+        &mut app,
+        "wyrd.breakpoints.set",
+        json!({"tree": "guard.bt.ron", "breakpoints": [{"when": "Is(tired"}]}),
+    )
+    .unwrap_err();
+    assert!(err.starts_with("breakpoint 1: \"when\": 1:"), "{err}");
+}
+
+/// Counts that are not positive integers are errors (`-1` and `"x"` were
+/// taken as 1); a step from running trees pauses them after it; stopping
+/// a recording answers with what it held (stop, then fetch found nothing).
+#[test]
+fn bad_counts_are_refused_a_step_pauses_and_a_stopped_recording_is_kept() {
+    let Game { mut app, guard, .. } = methods_only();
+    for bad in [json!(-1), json!("x"), json!(0), json!(1.5)] {
+        let err = call(&mut app, "wyrd.step", json!({ "ticks": bad })).unwrap_err();
+        assert!(err.contains("is not a positive integer"), "{err}");
+        let err = call(
+            &mut app,
+            "wyrd.record",
+            json!({"name": "guard", "on": true, "ticks": bad}),
+        )
+        .unwrap_err();
+        assert!(err.contains("is not a positive integer"), "{err}");
+    }
+    let stepped = call(&mut app, "wyrd.step", json!({"ticks": 2})).unwrap();
+    assert_eq!(stepped, json!({"paused": true, "steps": 2}));
+    call(&mut app, "wyrd.resume", json!(null)).unwrap();
+    call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": true, "ticks": 50}),
+    )
+    .unwrap();
+    wyrd_test_support::step(&mut app, 6);
+    let held = app
+        .world()
+        .get::<BtAgent>(guard)
+        .unwrap()
+        .recording()
+        .unwrap();
+    let stopped = call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": false}),
+    )
+    .unwrap();
+    assert_eq!(stopped["recording"], false);
+    assert_eq!(stopped["last"], serde_json::to_value(&held).unwrap());
+    assert!(
+        app.world()
+            .get::<BtAgent>(guard)
+            .unwrap()
+            .recorder()
+            .is_none()
+    );
+}
+
+/// The game's own `BtBreakpointsPlugin`, added after the remote plugin
+/// added one for it, sets its `record` instead of panicking ("plugin was
+/// already added").
+#[test]
+fn the_breakpoints_plugin_may_come_after_the_remote_plugin() {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        BtPlugin::default(),
+        WyrdRemotePlugin {
+            http: false,
+            ..Default::default()
+        },
+    ));
+    app.add_plugins(BtBreakpointsPlugin {
+        record: 50,
+        ..Default::default()
+    });
+    assert_eq!(app.world().resource::<BtBreakpoints>().record, 50);
+}
+
 #[test]
 fn a_recording_is_started_and_fetched_over_the_protocol() {
     let Game { mut app, guard, .. } = methods_only();

@@ -176,6 +176,35 @@ fn a_breakpoint_the_tree_cannot_have_is_an_error_naming_it() {
     assert!(e.to_string().starts_with("b.ron:1:"), "{e}");
 }
 
+/// A breakpoint's condition follows the tree's typing rules: a key is
+/// compared with a value of its type (a stranger's `Bb("fatigue", Gt, true)` passed `wyrd check` and ran,
+/// where the same condition in the tree is an error).
+#[test]
+fn a_breakpoint_condition_of_the_wrong_type_is_an_error() {
+    let p = program();
+    let def = parse(
+        r#"(breakpoints: [
+        (when: Bb("ammo", Gt, true)),
+        (when: Is("ammo")),
+        (when: Bb("ammo", Lt, 3)),
+        (when: Bb("ammo", Ne, "{ammo}")),
+    ])"#,
+    );
+    let errors = Breakpoints::resolve(&def, &p, "guard.breakpoints.ron").unwrap_err();
+    let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(text.len(), 2, "{text:#?}");
+    assert!(
+        text[0].contains("breakpoint 1 ")
+            && text[0].contains("\"ammo\" is an int, compared with a bool"),
+        "{text:#?}"
+    );
+    assert!(
+        text[1].contains("breakpoint 2 ")
+            && text[1].contains("\"ammo\" is an int, compared with a bool"),
+        "{text:#?}"
+    );
+}
+
 #[test]
 fn the_default_event_is_running_and_names_say_what_they_watch() {
     let d = BreakpointDef {
