@@ -151,6 +151,31 @@ pub enum BreakpointError {
 }
 
 impl BreakpointsDef {
+    /// Where each breakpoint of a breakpoints file's text starts (1-based
+    /// line and column), in file order: errors about a breakpoint point
+    /// at it. Empty when the text does not parse.
+    pub fn places(text: &str) -> Vec<(usize, usize)> {
+        let Some(top) = crate::compile::outline::outline(text) else {
+            return Vec::new();
+        };
+        let Some(crate::compile::outline::Item {
+            body: crate::compile::outline::Body::List(items),
+            ..
+        }) = top.unwrapped().field("breakpoints")
+        else {
+            return Vec::new();
+        };
+        items
+            .iter()
+            .map(|item| {
+                let before = &text[..item.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |nl| nl + 1) + 1;
+                (line, column)
+            })
+            .collect()
+    }
+
     /// Parses a breakpoints file; `file` names it in errors.
     /// The breakpoints as a file's text, one breakpoint per line (what
     /// [`BreakpointsDef::parse`] reads back to the same breakpoints).
@@ -231,6 +256,33 @@ enum BreakCond {
 enum Operand {
     Const(Value),
     Key(u16),
+}
+
+/// `"; did you mean X?"` for the known name nearest a misspelt one (at
+/// most two edits, or a quarter of its length), else nothing.
+fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let above = row[j + 1];
+                row[j + 1] = (diagonal + usize::from(ca != *cb))
+                    .min(row[j] + 1)
+                    .min(above + 1);
+                diagonal = above;
+            }
+        }
+        row[b.len()]
+    }
+    let limit = (name.chars().count() / 4).max(2);
+    known
+        .map(|k| (distance(name, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map_or_else(String::new, |(_, k)| format!("; did you mean {k:?}?"))
 }
 
 /// A breakpoint's comparison follows the tree's rule: a key is compared
@@ -433,8 +485,9 @@ impl Breakpoints {
             (Some(_), Some(_)) => return Err("give `node` or `action`, not both".into()),
             (Some(path), None) => {
                 let node = p.node(path).ok_or_else(|| {
+                    let hint = closest(path, p.paths.iter().map(String::as_str));
                     format!(
-                        "the tree has no node {path:?} (paths as `wyrd sim` and `wyrd graph` print them)"
+                        "the tree has no node {path:?}{hint} (paths as `wyrd sim` and `wyrd graph` print them)"
                     )
                 })?;
                 (vec![node], false)
@@ -444,7 +497,10 @@ impl Breakpoints {
                     .filter(|&i| p.action_of(i).is_some_and(|a| a.name() == name))
                     .collect();
                 if leaves.is_empty() {
-                    return Err(format!("no leaf of the tree runs the action {name:?}"));
+                    let hint = closest(name, p.actions.iter().map(|a| a.name()));
+                    return Err(format!(
+                        "no leaf of the tree runs the action {name:?}{hint}"
+                    ));
                 }
                 (leaves, true)
             }

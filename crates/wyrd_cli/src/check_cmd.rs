@@ -435,16 +435,31 @@ fn check_breakpoints(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<Str
         ));
     };
     let program = load_tree_with(tree, &Vocabulary::permissive()).map_err(|e| e.message)?;
+    // Each error at its breakpoint's line, as a tree's errors are.
+    let places = wyrd_bt::BreakpointsDef::places(text);
+    let placed = |e: &wyrd_bt::BreakpointError| match e {
+        wyrd_bt::BreakpointError::Breakpoint {
+            number,
+            name,
+            message,
+            ..
+        } if places.get(number - 1).is_some() => {
+            let (line, column) = places[number - 1];
+            with_caret(
+                &format!("{file}:{line}:{column}: breakpoint {number} ({name}): {message}"),
+                Some(text),
+                line,
+                column,
+            )
+        }
+        other => other.to_string(),
+    };
     match wyrd_bt::Breakpoints::resolve(&def, &program, file) {
         Ok(b) => Ok(format!(
             "{file}: ok ({} breakpoints, against {tree})",
             b.len()
         )),
-        Err(errors) => Err(errors
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("\n")),
+        Err(errors) => Err(errors.iter().map(placed).collect::<Vec<_>>().join("\n")),
     }
 }
 

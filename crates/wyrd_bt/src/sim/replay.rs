@@ -425,8 +425,11 @@ fn set_key(sim: &mut Sim<'_>, key: &str, value: Option<Value>) -> Result<(), Sim
 pub fn recording_script(program: &Program, rec: &crate::Recording) -> Result<String, SimError> {
     if rec.start.state.ticks != 0 {
         return Err(SimError::Mismatch(format!(
-            "the recording starts at agent tick {} (its ring dropped older ticks or it began mid-run); a script starts from a fresh agent: record from the agent's first tick",
-            rec.start.state.ticks
+            "the recording starts after agent tick {} (its first tick is {}: its ring dropped older ticks or it began mid-run); a script starts from a fresh agent: record from the agent's first tick",
+            rec.start.state.ticks,
+            rec.ticks
+                .first()
+                .map_or(rec.start.state.ticks + 1, |t| t.tick)
         )));
     }
     // A script ticks at one rate, counting durations in its ticks.

@@ -626,7 +626,12 @@ fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
     assert_eq!(report.ticks, 40);
     // A script starts from a fresh agent: a window starting mid-run is not one.
     let e = wyrd_bt::sim::recording_script(&program, &rec).unwrap_err();
-    assert!(e.to_string().contains("starts at agent tick 80"), "{e}");
+    // Numbered as `--stats` numbers the ticks (the first recorded is 81).
+    assert!(
+        e.to_string()
+            .contains("starts after agent tick 80 (its first tick is 81"),
+        "{e}"
+    );
     // A recording whose inputs were tampered with is caught at that tick.
     let mut bad = rec;
     let t = bad
