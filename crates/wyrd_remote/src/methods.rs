@@ -417,9 +417,11 @@ pub fn breakpoints_clear(In(params): Params, world: &mut World) -> BrpResult {
 /// recorder.
 pub fn record(In(params): Params, world: &mut World) -> BrpResult {
     let e = agent_of(world, &params)?;
-    let on = param(&params, "on")
-        .and_then(Value::as_bool)
-        .ok_or_else(|| bad("\"on\" (true or false) is missing"))?;
+    let on = match param(&params, "on") {
+        Some(Value::Bool(on)) => *on,
+        Some(other) => return Err(bad(format!("\"on\": {other} is not true or false"))),
+        None => return Err(bad("\"on\" (true or false) is missing")),
+    };
     let ticks = count_param(&params, "ticks", 600)? as usize;
     let mut agent = world
         .get_mut::<BtAgent>(e)

@@ -403,6 +403,13 @@ fn bad_counts_are_refused_a_step_pauses_and_a_stopped_recording_is_kept() {
         .unwrap_err();
         assert!(err.contains("is not a positive integer"), "{err}");
     }
+    let err = call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": "yes"}),
+    )
+    .unwrap_err();
+    assert_eq!(err, "\"on\": \"yes\" is not true or false");
     let stepped = call(&mut app, "wyrd.step", json!({"ticks": 2})).unwrap();
     assert_eq!(stepped, json!({"paused": true, "steps": 2}));
     call(&mut app, "wyrd.resume", json!(null)).unwrap();
