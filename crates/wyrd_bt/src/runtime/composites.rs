@@ -93,6 +93,9 @@ impl Interp<'_> {
     pub(super) fn reactive_sequence(&mut self, i: u32) -> Status {
         let count = self.child_count(i);
         let start = self.sequence_start(i, 0);
+        // A running child the game's report ends takes it first (the
+        // children before it passed last tick: see `report_first`).
+        let start = self.reported_child(i, start, count).unwrap_or(start);
         let mut skipped = 0;
         for k in start..count {
             let c = self.child(i, k);
@@ -120,7 +123,12 @@ impl Interp<'_> {
         let guard_len = self.p.nodes[i as usize].guard_len as usize;
         let unguarded = i == self.unguarded;
         let cursor = self.sequence_start(i, self.cursor_of(i) as usize);
-        if !unguarded {
+        // A running child the game's report ends takes it before the
+        // guards are asked again (see `report_first`).
+        let reported = self.reports
+            && cursor < self.child_count(i)
+            && self.report_first(self.child(i, cursor));
+        if !unguarded && !reported {
             for k in 0..cursor.min(guard_len) {
                 let c = self.child(i, k);
                 if self.tick_child(c) == Status::Failure {
@@ -132,6 +140,16 @@ impl Interp<'_> {
             }
         }
         self.sequence_from(i, cursor, false, 0)
+    }
+
+    /// The child among `from..count` that is to take the game's report
+    /// first ([`report_first`](Self::report_first)), if any.
+    #[inline]
+    pub(super) fn reported_child(&mut self, i: u32, from: usize, count: usize) -> Option<usize> {
+        if !self.reports {
+            return None;
+        }
+        (from..count).find(|&k| self.report_first(self.child(i, k)))
     }
 
     pub(super) fn running_child(&self, i: u32) -> u32 {
@@ -188,7 +206,10 @@ impl Interp<'_> {
     pub(super) fn reactive_fallback(&mut self, i: u32) -> Status {
         let count = self.child_count(i);
         let mut skipped = 0;
-        for k in 0..count {
+        // A running child the game's report ends takes it first (the
+        // children before it failed last tick: see `report_first`).
+        let start = self.reported_child(i, 0, count).unwrap_or(0);
+        for k in start..count {
             let c = self.child(i, k);
             match self.tick_child(c) {
                 s @ (Status::Running | Status::Success) => {

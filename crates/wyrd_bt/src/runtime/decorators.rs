@@ -50,7 +50,9 @@ impl Interp<'_> {
                 }
             }
             Kind::Guard { cond } => {
-                if self.test(cond) {
+                // A running child the game's report ends takes it before
+                // the guard is asked again (see `report_first`).
+                if self.report_first(c) || self.test(cond) {
                     self.tick_node(c)
                 } else {
                     self.halt(c);

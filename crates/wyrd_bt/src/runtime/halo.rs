@@ -50,7 +50,23 @@ impl Interp<'_> {
         if running != NONE && self.status_of(running) != Status::Running {
             running = NONE;
         }
-        self.prioritized_loop::<STIMULI>(i, first, count, 0, running)
+        // A running child the game's report ends takes it before the
+        // higher priorities are tried again (see `report_first`).
+        let start = if self.report_first(running) {
+            (0..count)
+                .position(|k| {
+                    let c = if STIMULI {
+                        self.dyn_child_with_stimuli(i, k)
+                    } else {
+                        self.p.children[first + k]
+                    };
+                    c == running
+                })
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        self.prioritized_loop::<STIMULI>(i, first, count, start, running)
     }
 
     /// The prioritized list's loop over its children from `start` on

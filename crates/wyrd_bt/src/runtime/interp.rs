@@ -32,6 +32,9 @@ pub(crate) struct Interp<'a> {
     /// Fresh walks may come from the program's table (not for agents that
     /// always walk).
     pub(crate) tables: bool,
+    /// A slot held a game report when the tick began (see
+    /// [`report_first`](Self::report_first)).
+    pub(crate) reports: bool,
 }
 
 impl<'a> Interp<'a> {
@@ -285,7 +288,12 @@ impl<'a> Interp<'a> {
         actions: &'a mut BtActions,
         trace: Option<&'a mut TickTrace>,
     ) -> Self {
+        let reports = actions
+            .slots
+            .iter()
+            .any(|a| matches!(a.state, ActionState::Succeeded | ActionState::Failed));
         Interp {
+            reports,
             p,
             st,
             bb,
@@ -467,6 +475,95 @@ impl<'a> Interp<'a> {
         }
         // Running: the parents above keep running, as they were.
         status
+    }
+
+    /// Whether the running child `c` takes the game's report before its
+    /// parent re-checks guards or higher priorities: the report ends it
+    /// ([`report_ends`](Self::report_ends)). The game made the report and
+    /// whatever else it changed in the same step; the report comes first,
+    /// as BT.CPP's action returns its result from the call that changed
+    /// the blackboard, and the parent goes on from that result (guards and
+    /// priorities are asked again from the next tick). A child that goes on
+    /// (a sequence whose first action finished) meets them first. The walk
+    /// is then unsettled: what it did not ask is asked in the next tick's
+    /// walk (skipping it would leave an input changed with the report
+    /// unseen until the next change).
+    #[inline]
+    pub(crate) fn report_first(&mut self, c: u32) -> bool {
+        let first = self.reports
+            && c != NONE
+            && self.st.mem.node(c as usize).status() == Status::Running
+            && self.report_ends(c);
+        if first {
+            self.unsettled = true;
+        }
+        first
+    }
+
+    /// Whether ticking `c` takes a report that ends it: one action leaf
+    /// in it was reported on (succeeded or failed), nothing else in it
+    /// runs (no other slot, no stimulus inserted in it), and every node
+    /// from that leaf up to `c` is a sequence or selector that the leaf's
+    /// result ends: a failure ends a sequence, a success a selector, and
+    /// either ends one whose children after the leaf are all conditions.
+    #[inline(never)]
+    pub(crate) fn report_ends(&self, c: u32) -> bool {
+        let end = self.p.nodes[c as usize].end;
+        if self
+            .st
+            .stimuli
+            .iter()
+            .any(|s| c <= s.target && s.target < end)
+        {
+            return false;
+        }
+        let mut done = None;
+        for a in &self.actions.slots {
+            if a.node < c || a.node >= end {
+                continue;
+            }
+            match a.state {
+                ActionState::Succeeded | ActionState::Failed if done.is_none() => {
+                    done = Some((a.node, a.state == ActionState::Succeeded));
+                }
+                ActionState::Aborted => {}
+                // Another report, or a slot still running.
+                _ => return false,
+            }
+        }
+        let Some((leaf, ok)) = done else {
+            return false;
+        };
+        // The result each node up the chain ends with (`None`: it ends,
+        // with a result that depends on conditions).
+        let mut result = Some(ok);
+        let mut node = leaf;
+        while node != c {
+            let q = self.p.nodes[node as usize].parent;
+            if q == NONE {
+                return false;
+            }
+            let kids = self.p.children_of(q);
+            let after = kids
+                .iter()
+                .position(|&k| k == node)
+                .map_or(&[][..], |k| &kids[k + 1..]);
+            let only_conditions = after.iter().all(|&k| self.p.nodes[k as usize].instant);
+            // The result that ends this kind whatever follows.
+            let ends = match self.p.nodes[q as usize].kind {
+                Kind::Sequence | Kind::SequenceWithMemory | Kind::GuardSequence => false,
+                Kind::Selector => true,
+                _ => return false,
+            };
+            result = match result {
+                Some(r) if r == ends => Some(r),
+                _ if after.is_empty() => result,
+                _ if only_conditions => None,
+                _ => return false,
+            };
+            node = q;
+        }
+        true
     }
 
     /// A node masked by the agent's tags: ignored entirely (the Halo seed),

@@ -28,7 +28,7 @@
 //!   a tie), or with `ties: First` the first in the list (StateTree).
 
 use super::trace::{ChildScore, UtilityChoice, UtilityReason};
-use super::{ActionState, Interp, Status};
+use super::{Interp, Status};
 use crate::program::{Kind, MAX_OPTIONS, NONE, ScoreSource, UtilityInfo};
 
 /// "No child" in a Utility's cursor.
@@ -128,71 +128,6 @@ impl Interp<'_> {
         self.set_cursor_at(i as usize, UNCHOSEN);
         self.trace_choice(i, NONE, (UtilityReason::Nothing, at), false);
         Status::Failure
-    }
-
-    /// Whether ticking `c` takes a report that ends it: one action leaf
-    /// in it was reported on (succeeded or failed), nothing else in it
-    /// runs (no other slot, no stimulus inserted in it), and every node
-    /// from that leaf up to `c` is a sequence or selector that the leaf's
-    /// result ends: a failure ends a sequence, a success a selector, and
-    /// either ends one whose children after the leaf are all conditions.
-    fn report_ends(&self, c: u32) -> bool {
-        let end = self.p.nodes[c as usize].end;
-        if self
-            .st
-            .stimuli
-            .iter()
-            .any(|s| c <= s.target && s.target < end)
-        {
-            return false;
-        }
-        let mut done = None;
-        for a in &self.actions.slots {
-            if a.node < c || a.node >= end {
-                continue;
-            }
-            match a.state {
-                ActionState::Succeeded | ActionState::Failed if done.is_none() => {
-                    done = Some((a.node, a.state == ActionState::Succeeded));
-                }
-                ActionState::Aborted => {}
-                // Another report, or a slot still running.
-                _ => return false,
-            }
-        }
-        let Some((leaf, ok)) = done else {
-            return false;
-        };
-        // The result each node up the chain ends with (`None`: it ends,
-        // with a result that depends on conditions).
-        let mut result = Some(ok);
-        let mut node = leaf;
-        while node != c {
-            let q = self.p.nodes[node as usize].parent;
-            if q == NONE {
-                return false;
-            }
-            let kids = self.p.children_of(q);
-            let after = kids
-                .iter()
-                .position(|&k| k == node)
-                .map_or(&[][..], |k| &kids[k + 1..]);
-            let only_conditions = after.iter().all(|&k| self.p.nodes[k as usize].instant);
-            // The result that ends this kind whatever follows.
-            let ends = match self.p.nodes[q as usize].kind {
-                Kind::Sequence | Kind::SequenceWithMemory | Kind::GuardSequence => false,
-                Kind::Selector => true,
-                _ => return false,
-            };
-            result = match result {
-                Some(r) if r == ends => Some(r),
-                _ if after.is_empty() => result,
-                _ if only_conditions => None,
-                _ => return false,
-            };
-            node = q;
-        }
-        true
     }
 
     /// Child `p` took over with status `s`: remembered while it runs, with
