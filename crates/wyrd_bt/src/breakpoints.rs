@@ -258,33 +258,6 @@ enum Operand {
     Key(u16),
 }
 
-/// `"; did you mean X?"` for the known name nearest a misspelt one (at
-/// most two edits, or a quarter of its length), else nothing.
-fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
-    fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut diagonal = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let above = row[j + 1];
-                row[j + 1] = (diagonal + usize::from(ca != *cb))
-                    .min(row[j] + 1)
-                    .min(above + 1);
-                diagonal = above;
-            }
-        }
-        row[b.len()]
-    }
-    let limit = (name.chars().count() / 4).max(2);
-    known
-        .map(|k| (distance(name, k), k))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map_or_else(String::new, |(_, k)| format!("; did you mean {k:?}?"))
-}
-
 /// A breakpoint's comparison follows the tree's rule: a key is compared
 /// with a value of its own type (`wyrd check` said `ok` to a float
 /// compared with `true`, which the tree's compiler refuses).
@@ -485,7 +458,7 @@ impl Breakpoints {
             (Some(_), Some(_)) => return Err("give `node` or `action`, not both".into()),
             (Some(path), None) => {
                 let node = p.node(path).ok_or_else(|| {
-                    let hint = closest(path, p.paths.iter().map(String::as_str));
+                    let hint = crate::compile::closest_name(path, p.paths.iter().map(String::as_str));
                     format!(
                         "the tree has no node {path:?}{hint} (paths as `wyrd sim` and `wyrd graph` print them)"
                     )
@@ -497,7 +470,8 @@ impl Breakpoints {
                     .filter(|&i| p.action_of(i).is_some_and(|a| a.name() == name))
                     .collect();
                 if leaves.is_empty() {
-                    let hint = closest(name, p.actions.iter().map(|a| a.name()));
+                    let hint =
+                        crate::compile::closest_name(name, p.actions.iter().map(|a| a.name()));
                     return Err(format!(
                         "no leaf of the tree runs the action {name:?}{hint}"
                     ));

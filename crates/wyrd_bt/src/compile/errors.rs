@@ -94,7 +94,8 @@ pub enum BtProblem {
         /// The kinds that exist.
         known: String,
         /// When `found` is a BehaviorTree.CPP node's name, which kind is
-        /// that node here (from the node table); empty otherwise.
+        /// that node here (from the node table); else the kind nearest a
+        /// misspelt one (`; did you mean "Sequence"?`); empty otherwise.
         hint: String,
     },
     /// Children given to a leaf.
@@ -422,17 +423,46 @@ fn arity_text(min: usize, max: usize) -> String {
 
 /// For a node kind written with its BehaviorTree.CPP name (`Inverter`,
 /// `AlwaysSuccess`, `Sleep`), which kind it is here, as the node table's
-/// BT.CPP column says; empty when it names none.
+/// BT.CPP column says; else the kind nearest a misspelt one (`Sequnce`);
+/// empty when neither.
 pub(super) fn bt_cpp_hint(found: &str) -> String {
-    crate::kind::kinds()
-        .find(|k| {
-            k.bt_cpp
-                .split([' ', '(', '/', ','])
-                .any(|word| word == found)
-        })
-        .map_or_else(String::new, |k| {
-            format!("; BehaviorTree.CPP's {found} is `{}` here", k.name)
-        })
+    let bt_cpp = crate::kind::kinds().find(|k| {
+        k.bt_cpp
+            .split([' ', '(', '/', ','])
+            .any(|word| word == found)
+    });
+    match bt_cpp {
+        Some(k) => format!("; BehaviorTree.CPP's {found} is `{}` here", k.name),
+        None => closest_name(found, crate::def::NodeDef::KINDS.iter().copied()),
+    }
+}
+
+/// `"; did you mean X?"` for the known name nearest a misspelt one (at
+/// most two edits, or a quarter of its length), else nothing.
+pub(crate) fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let above = row[j + 1];
+                row[j + 1] = (diagonal + usize::from(ca != *cb))
+                    .min(row[j] + 1)
+                    .min(above + 1);
+                diagonal = above;
+            }
+        }
+        row[b.len()]
+    }
+    let limit = (name.chars().count() / 4).max(2);
+    known
+        .filter(|k| *k != name)
+        .map(|k| (distance(name, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map_or_else(String::new, |(_, k)| format!("; did you mean {k:?}?"))
 }
 
 /// Node kinds as written in files, for error messages: every compiled kind

@@ -566,3 +566,22 @@ fn parse_tree_all_on_many_misspelt_nodes_reports_exactly_those() {
         assert_eq!(reported, expected, "{errors:#?}");
     }
 }
+
+/// A misspelt kind says the nearest one; a name far from every kind
+/// does not guess.
+#[test]
+fn a_misspelt_kind_says_the_nearest_one() {
+    let e = wyrd_bt::parse_tree("t.bt.ron", b"(root: Sequnce(children: []))").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains(r#"unknown node kind "Sequnce"; did you mean "Sequence"?"#),
+        "{e}"
+    );
+    let e = wyrd_bt::parse_tree("t.bt.ron", b"(root: GuardSequnce(children: []))").unwrap_err();
+    assert!(
+        e.to_string().contains(r#"did you mean "GuardSequence"?"#),
+        "{e}"
+    );
+    let e = wyrd_bt::parse_tree("t.bt.ron", b"(root: Dance(children: []))").unwrap_err();
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+}
