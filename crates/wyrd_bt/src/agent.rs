@@ -294,8 +294,24 @@ impl BtAgent {
         Some(self.state.save(p, actions, blackboard, self.clock.us()))
     }
 
-    /// Stops and drops the flight recorder.
+    /// Stops and drops the flight recorder. An agent a breakpoint watches
+    /// starts its lead-up recording again at its next tick (the
+    /// debugger's own: a hit shows the ticks before it).
     pub fn stop_recording(&mut self) {
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.recorder = None;
+            x.record_request = None;
+            let lead_up = x.breaks.as_ref().map_or(0, |b| b.lead_up);
+            x.recording_for_breaks = lead_up > 0;
+            if lead_up > 0 {
+                x.record_request = Some(u32::try_from(lead_up).unwrap_or(u32::MAX));
+            }
+        }
+    }
+
+    /// Stops the recording the breakpoints started, for an agent no
+    /// breakpoint watches any more.
+    pub(crate) fn stop_lead_up(&mut self) {
         if let Some(x) = self.extras.as_deref_mut() {
             x.recorder = None;
             x.record_request = None;

@@ -647,16 +647,21 @@ pub(crate) struct AgentBreaks {
     name: Option<String>,
     /// The hit of the last tick, for the tick system to report.
     pub(crate) hit: Option<BreakHit>,
+    /// Ticks of flight recording the agent keeps while watched (the lead-up
+    /// a hit shows; `BtBreakpoints::record`).
+    pub(crate) lead_up: usize,
 }
 
 impl AgentBreaks {
-    /// The breakpoints of an agent of this name.
-    pub(crate) fn new(breakpoints: Arc<Breakpoints>, name: Option<String>) -> Self {
+    /// The breakpoints of an agent of this name, keeping `lead_up` ticks
+    /// of recording while watched.
+    pub(crate) fn new(breakpoints: Arc<Breakpoints>, name: Option<String>, lead_up: usize) -> Self {
         AgentBreaks {
             breakpoints,
             watch: BreakWatch::default(),
             name,
             hit: None,
+            lead_up,
         }
     }
 

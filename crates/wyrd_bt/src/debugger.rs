@@ -198,7 +198,7 @@ fn bind_breakpoints(
             .filter(|b| !b.is_empty() && b.applies_to(name.as_deref()));
         let x = agent.extras_mut();
         x.breaks_bound_to = bound_to;
-        x.breaks = applies.map(|b| Box::new(AgentBreaks::new(b.clone(), name)));
+        x.breaks = applies.map(|b| Box::new(AgentBreaks::new(b.clone(), name, breakpoints.record)));
         keep_lead_up(&mut agent, breakpoints.record);
         // The breakpoints read what the tick did.
         let tracing = agent.trace().is_some();
@@ -218,8 +218,7 @@ fn keep_lead_up(agent: &mut BtAgent, ticks: usize) {
         agent.record(ticks);
         agent.extras_mut().recording_for_breaks = true;
     } else if !watched && for_breaks {
-        // (Stopping the recording clears the flag.)
-        agent.stop_recording();
+        agent.stop_lead_up();
     }
 }
 

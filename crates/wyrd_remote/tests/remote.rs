@@ -443,6 +443,47 @@ fn bad_counts_are_refused_a_step_pauses_and_a_stopped_recording_is_kept() {
     );
 }
 
+/// Stopping a recording of an agent a breakpoint watches keeps the
+/// breakpoint's lead-up recording going (it was lost until the
+/// breakpoints changed: a hit then had no ticks before it to show).
+#[test]
+fn stopping_a_recording_keeps_the_breakpoints_lead_up() {
+    let Game { mut app, guard, .. } = methods_only();
+    call(
+        &mut app,
+        "wyrd.breakpoints.set",
+        json!({"tree": "guard.bt.ron", "breakpoints": [{"action": "Shoot", "on": "Aborted", "agent": "guard"}]}),
+    )
+    .unwrap();
+    wyrd_test_support::step(&mut app, 3);
+    let recording = |app: &App| {
+        app.world()
+            .get::<BtAgent>(guard)
+            .unwrap()
+            .recorder()
+            .is_some()
+    };
+    assert!(recording(&app), "the lead-up records");
+    call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": true, "ticks": 20}),
+    )
+    .unwrap();
+    wyrd_test_support::step(&mut app, 3);
+    let stopped = call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": false}),
+    )
+    .unwrap();
+    assert!(stopped["last"].is_object(), "{stopped}");
+    wyrd_test_support::step(&mut app, 3);
+    assert!(recording(&app), "the lead-up records again");
+    let rec = call(&mut app, "wyrd.recording", json!({"name": "guard"})).unwrap();
+    assert!(!rec["ticks"].as_array().unwrap().is_empty(), "{rec}");
+}
+
 /// The game's own `BtBreakpointsPlugin`, added after the remote plugin
 /// added one for it, sets its `record` instead of panicking ("plugin was
 /// already added").
