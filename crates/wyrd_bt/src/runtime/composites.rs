@@ -93,9 +93,11 @@ impl Interp<'_> {
     pub(super) fn reactive_sequence(&mut self, i: u32) -> Status {
         let count = self.child_count(i);
         let start = self.sequence_start(i, 0);
-        // A running child the game's report ends takes it first (the
-        // children before it passed last tick: see `report_first`).
-        let start = self.reported_child(i, start, count).unwrap_or(start);
+        // A running child whose report ends the sequence takes it first
+        // (the children before it passed last tick: see `report_first`).
+        let start = self
+            .reported_child(i, start, count, Status::Failure)
+            .unwrap_or(start);
         let mut skipped = 0;
         for k in start..count {
             let c = self.child(i, k);
@@ -123,11 +125,14 @@ impl Interp<'_> {
         let guard_len = self.p.nodes[i as usize].guard_len as usize;
         let unguarded = i == self.unguarded;
         let cursor = self.sequence_start(i, self.cursor_of(i) as usize);
-        // A running child the game's report ends takes it before the
-        // guards are asked again (see `report_first`).
+        // A running child whose report ends the sequence takes it before
+        // the guards are asked again (see `report_first`).
+        let count = self.child_count(i);
         let reported = self.reports
-            && cursor < self.child_count(i)
-            && self.report_first(self.child(i, cursor));
+            && cursor < count
+            && self.report_first(i, self.child(i, cursor), |r| {
+                r == Some(false) || cursor + 1 == count
+            });
         if !unguarded && !reported {
             for k in 0..cursor.min(guard_len) {
                 let c = self.child(i, k);
@@ -143,13 +148,26 @@ impl Interp<'_> {
     }
 
     /// The child among `from..count` that is to take the game's report
-    /// first ([`report_first`](Self::report_first)), if any.
+    /// first ([`report_first`](Self::report_first)), if any: its report
+    /// ends it with `ends` (`Failure` for a sequence, `Success` for a
+    /// fallback), or, the last child, with any result (either way, `i`
+    /// ends).
     #[inline]
-    pub(super) fn reported_child(&mut self, i: u32, from: usize, count: usize) -> Option<usize> {
+    pub(super) fn reported_child(
+        &mut self,
+        i: u32,
+        from: usize,
+        count: usize,
+        ends: Status,
+    ) -> Option<usize> {
         if !self.reports {
             return None;
         }
-        (from..count).find(|&k| self.report_first(self.child(i, k)))
+        let ends = Some(ends == Status::Success);
+        (from..count).find(|&k| {
+            let c = self.child(i, k);
+            self.report_first(i, c, |r| r == ends || k + 1 == count)
+        })
     }
 
     pub(super) fn running_child(&self, i: u32) -> u32 {
@@ -201,14 +219,15 @@ impl Interp<'_> {
 
     /// BT.CPP `ReactiveFallback`: every tick from the first child; the first
     /// child that runs or succeeds halts the running ones after it (those
-    /// before it failed in this tick). A child failing leaves a running later
-    /// one alone (no dithering).
+    /// before it failed in this tick, or, when the running child's report
+    /// ends it with success, in the last tick: see `report_first`). A child
+    /// failing leaves a running later one alone (no dithering).
     pub(super) fn reactive_fallback(&mut self, i: u32) -> Status {
         let count = self.child_count(i);
         let mut skipped = 0;
-        // A running child the game's report ends takes it first (the
-        // children before it failed last tick: see `report_first`).
-        let start = self.reported_child(i, 0, count).unwrap_or(0);
+        let start = self
+            .reported_child(i, 0, count, Status::Success)
+            .unwrap_or(0);
         for k in start..count {
             let c = self.child(i, k);
             match self.tick_child(c) {

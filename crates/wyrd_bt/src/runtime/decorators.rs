@@ -50,9 +50,10 @@ impl Interp<'_> {
                 }
             }
             Kind::Guard { cond } => {
-                // A running child the game's report ends takes it before
-                // the guard is asked again (see `report_first`).
-                if self.report_first(c) || self.test(cond) {
+                // A running child the game's report ends (and so the
+                // guard) takes it before the guard is asked again (see
+                // `report_first`).
+                if self.report_first(i, c, |_| true) || self.test(cond) {
                     self.tick_node(c)
                 } else {
                     self.halt(c);

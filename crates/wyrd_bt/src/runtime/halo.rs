@@ -50,22 +50,25 @@ impl Interp<'_> {
         if running != NONE && self.status_of(running) != Status::Running {
             running = NONE;
         }
-        // A running child the game's report ends takes it before the
-        // higher priorities are tried again (see `report_first`).
-        let start = if self.report_first(running) {
-            (0..count)
-                .position(|k| {
-                    let c = if STIMULI {
-                        self.dyn_child_with_stimuli(i, k)
-                    } else {
-                        self.p.children[first + k]
-                    };
-                    c == running
-                })
-                .unwrap_or(0)
-        } else {
-            0
-        };
+        // A running child whose report ends the list (a success, or any
+        // result of the last child) takes it before the higher priorities
+        // are tried again (see `report_first`).
+        let mut start = 0;
+        if self.reports && running != NONE {
+            let k = (0..count).position(|k| {
+                let c = if STIMULI {
+                    self.dyn_child_with_stimuli(i, k)
+                } else {
+                    self.p.children[first + k]
+                };
+                c == running
+            });
+            if let Some(k) = k
+                && self.report_first(i, running, |r| r == Some(true) || k + 1 == count)
+            {
+                start = k;
+            }
+        }
         self.prioritized_loop::<STIMULI>(i, first, count, start, running)
     }
 

@@ -477,37 +477,57 @@ impl<'a> Interp<'a> {
         status
     }
 
-    /// Whether the running child `c` takes the game's report before its
-    /// parent re-checks guards or higher priorities: the report ends it
-    /// ([`report_ends`](Self::report_ends)). The game made the report and
-    /// whatever else it changed in the same step; the report comes first,
-    /// as BT.CPP's action returns its result from the call that changed
-    /// the blackboard, and the parent goes on from that result (guards and
-    /// priorities are asked again from the next tick). A child that goes on
-    /// (a sequence whose first action finished) meets them first. The walk
-    /// is then unsettled: what it did not ask is asked in the next tick's
-    /// walk (skipping it would leave an input changed with the report
-    /// unseen until the next change).
+    /// Whether the running child `c` of `parent` takes the game's report
+    /// before `parent` asks its guards or higher priorities again: the
+    /// report ends `c` ([`report_ending`](Self::report_ending)) and, with
+    /// it, `parent` (`ends_parent`, told the result `c` ends with: a
+    /// success ends a prioritized list or fallback, a failure a sequence,
+    /// either a guard or the last step of a sequence). The game made the
+    /// report and whatever else it changed in the same step: the report
+    /// comes first, as BT.CPP's action returns its result from the call
+    /// that changed the blackboard. A report that would not end `parent`
+    /// (a failure in a list, a step of a sequence with more to come) meets
+    /// the guards and priorities first: nothing new starts on inputs not
+    /// asked. Not with a stimulus inserted at `parent` (it is to be
+    /// considered now). The walk is then unsettled: what it did not ask
+    /// is asked in the next tick's walk (skipping it would leave an input
+    /// changed with the report unseen until the next change).
     #[inline]
-    pub(crate) fn report_first(&mut self, c: u32) -> bool {
+    pub(crate) fn report_first(
+        &mut self,
+        parent: u32,
+        c: u32,
+        ends_parent: impl Fn(Option<bool>) -> bool,
+    ) -> bool {
         let first = self.reports
             && c != NONE
             && self.st.mem.node(c as usize).status() == Status::Running
-            && self.report_ends(c);
+            && !self.st.stimuli.iter().any(|s| s.target == parent)
+            && self.report_ending(c).is_some_and(ends_parent);
         if first {
             self.unsettled = true;
         }
         first
     }
 
-    /// Whether ticking `c` takes a report that ends it: one action leaf
-    /// in it was reported on (succeeded or failed), nothing else in it
-    /// runs (no other slot, no stimulus inserted in it), and every node
-    /// from that leaf up to `c` is a sequence or selector that the leaf's
-    /// result ends: a failure ends a sequence, a success a selector, and
-    /// either ends one whose children after the leaf are all conditions.
-    #[inline(never)]
+    /// Whether ticking `c` takes a report that ends it (see
+    /// [`report_ending`](Self::report_ending)).
+    #[inline]
     pub(crate) fn report_ends(&self, c: u32) -> bool {
+        self.report_ending(c).is_some()
+    }
+
+    /// When ticking `c` takes a report that ends it, the result it ends
+    /// with (`Some(None)`: it ends, with a result conditions after the
+    /// action decide): one action leaf in it was reported on (succeeded or
+    /// failed), nothing else in it runs (no other slot, no stimulus
+    /// inserted in it), no node from that leaf up to `c` is masked by tags
+    /// (the masking would decide first), and every one is a sequence or
+    /// selector that the leaf's result ends: a failure ends a sequence, a
+    /// success a selector, and either ends one whose children after the
+    /// leaf are all conditions.
+    #[inline(never)]
+    pub(crate) fn report_ending(&self, c: u32) -> Option<Option<bool>> {
         let end = self.p.nodes[c as usize].end;
         if self
             .st
@@ -515,7 +535,7 @@ impl<'a> Interp<'a> {
             .iter()
             .any(|s| c <= s.target && s.target < end)
         {
-            return false;
+            return None;
         }
         let mut done = None;
         for a in &self.actions.slots {
@@ -528,20 +548,21 @@ impl<'a> Interp<'a> {
                 }
                 ActionState::Aborted => {}
                 // Another report, or a slot still running.
-                _ => return false,
+                _ => return None,
             }
         }
-        let Some((leaf, ok)) = done else {
-            return false;
-        };
+        let (leaf, ok) = done?;
+        if self.p.nodes[leaf as usize].tagged {
+            return None;
+        }
         // The result each node up the chain ends with (`None`: it ends,
         // with a result that depends on conditions).
         let mut result = Some(ok);
         let mut node = leaf;
         while node != c {
             let q = self.p.nodes[node as usize].parent;
-            if q == NONE {
-                return false;
+            if q == NONE || self.p.nodes[q as usize].tagged {
+                return None;
             }
             let kids = self.p.children_of(q);
             let after = kids
@@ -553,17 +574,17 @@ impl<'a> Interp<'a> {
             let ends = match self.p.nodes[q as usize].kind {
                 Kind::Sequence | Kind::SequenceWithMemory | Kind::GuardSequence => false,
                 Kind::Selector => true,
-                _ => return false,
+                _ => return None,
             };
             result = match result {
                 Some(r) if r == ends => Some(r),
                 _ if after.is_empty() => result,
                 _ if only_conditions => None,
-                _ => return false,
+                _ => return None,
             };
             node = q;
         }
-        true
+        Some(result)
     }
 
     /// A node masked by the agent's tags: ignored entirely (the Halo seed),
