@@ -363,6 +363,17 @@ impl Interp<'_> {
     /// halts the branch that was running.
     pub(super) fn while_do_else(&mut self, i: u32) -> Status {
         let count = self.child_count(i);
+        // A running branch the game's report ends takes it before the
+        // condition is asked again: its result is the node's (see
+        // `report_first`).
+        if self.reports {
+            for k in 1..count {
+                let c = self.child(i, k);
+                if self.report_first(i, c, |_| true) {
+                    return self.tick_node(c);
+                }
+            }
+        }
         match self.tick_node(self.child(i, 0)) {
             Status::Running => {
                 self.halt_running_children(i, 1, count);
@@ -390,6 +401,15 @@ impl Interp<'_> {
     pub(super) fn switch(&mut self, i: u32, key: u16, cases: u32) -> Status {
         let count = self.child_count(i);
         let n = count - 1;
+        // A running case the game's report ends takes it before the key is
+        // read again: its result is the node's (see `report_first`).
+        let was = self.cursor_of(i) as usize;
+        if self.reports && was < count {
+            let c = self.child(i, was);
+            if self.report_first(i, c, |_| true) {
+                return self.tick_node(c);
+            }
+        }
         // An unset key matches no case: the default runs.
         let chosen = match self.bb.get_index(key) {
             Some(value) => (0..n)
@@ -399,7 +419,6 @@ impl Interp<'_> {
                 .unwrap_or(n),
             None => n,
         };
-        let was = self.cursor_of(i) as usize;
         if was != u16::MAX as usize && was != chosen {
             self.halt_running_children(i, was, was + 1);
         }
