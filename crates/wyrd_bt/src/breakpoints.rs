@@ -276,8 +276,10 @@ fn same_type(p: &Program, name: &str, key: u16, found: ValueType) -> Result<(), 
 impl BreakCond {
     fn resolve(check: &Check, p: &Program) -> Result<BreakCond, String> {
         let key = |k: &str| {
-            p.bb_key(k)
-                .ok_or_else(|| format!("the tree declares no blackboard key {k:?}"))
+            p.bb_key(k).ok_or_else(|| {
+                let hint = crate::compile::closest_name(k, p.bb_keys.iter().map(String::as_str));
+                format!("the tree declares no blackboard key {k:?}{hint}")
+            })
         };
         Ok(match check {
             Check::Is(k) | Check::IsNot(k) => {

@@ -171,6 +171,19 @@ fn a_breakpoint_the_tree_cannot_have_is_an_error_naming_it() {
     assert!(text[1].contains("predicates"), "{text:#?}");
     assert!(text[2].contains("no leaf of the tree runs the action \"Reload\""));
     assert!(text[3].contains("no blackboard key \"ammo_low\""));
+    // A misspelt node or key says the nearest one.
+    assert!(
+        text[0].contains("did you mean \"root/fight\"?"),
+        "{text:#?}"
+    );
+    let def = parse(r#"(breakpoints: [(when: Is("target_visibel"))])"#);
+    let errors = Breakpoints::resolve(&def, &p, "guard.breakpoints.ron").unwrap_err();
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("did you mean \"target_visible\"?"),
+        "{errors:#?}"
+    );
     // A syntax error has its line and column.
     let e = BreakpointsDef::parse("b.ron", "(breakpoints: [(node: 3)])").unwrap_err();
     assert!(e.to_string().starts_with("b.ron:1:"), "{e}");
