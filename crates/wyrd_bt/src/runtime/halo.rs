@@ -255,7 +255,12 @@ impl Interp<'_> {
         let imp = &self.p.impulses[impulse as usize];
         let (when, redirect_to) = (imp.when, imp.redirect_to);
         let was_running = self.status_of(i) == Status::Running;
-        if !self.test(when) {
+        // A behavior run in place whose running child the game's report
+        // ends takes it before `when` (its guard) is asked again (see
+        // `report_first`).
+        let reported =
+            redirect_to == NONE && was_running && self.report_first(i, self.child(i, 0), |_| true);
+        if !reported && !self.test(when) {
             if was_running && redirect_to == NONE {
                 let c = self.child(i, 0);
                 self.halt(c);
