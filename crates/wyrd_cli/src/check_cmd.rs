@@ -246,7 +246,7 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
                     .entry(g.file.as_str())
                     .or_insert_with(|| std::fs::read_to_string(&g.file).ok())
                     .as_deref();
-                let hint = close_names(&g.name, &known);
+                let hint = wyrd_bt::closest_name(&g.name, known.iter().copied());
                 with_caret(
                     &format!(
                         "{}:{}:{}: no flags file declares the world value {:?}{hint} (declared in {})",
@@ -280,30 +280,6 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
         line.push_str(&format!("; not checked: {}", missing.join("; ")));
     }
     Ok(line)
-}
-
-/// "; did you mean X?" for a name one or two edits from a known one.
-fn close_names(name: &str, known: &[&str]) -> String {
-    fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-                prev = cur;
-            }
-        }
-        row[b.len()]
-    }
-    known
-        .iter()
-        .map(|k| (distance(name, k), *k))
-        .filter(|(d, _)| *d <= 2)
-        .min()
-        .map_or(String::new(), |(_, k)| format!("; did you mean {k:?}?"))
 }
 
 /// `wyrd check`: every file; 0 all ok, 1 problems, 2 usage.

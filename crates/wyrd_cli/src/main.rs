@@ -553,8 +553,35 @@ fn load_tree_with(
         }
     })?;
     // Every node's error, not only the first: one run of `check` (or of
-    // any command) shows all there is to fix.
-    wyrd_bt::compile_all(file, &files, vocabulary).map_err(all_shown)
+    // any command) shows all there is to fix; a misspelt key or behavior
+    // with the nearest declared one.
+    wyrd_bt::compile_all(file, &files, vocabulary).map_err(|errors| {
+        let keys: Vec<&str> = files
+            .values()
+            .flat_map(|f| f.def.blackboard.keys().map(String::as_str))
+            .collect();
+        let behaviors: Vec<&str> = files
+            .values()
+            .flat_map(|f| f.def.behaviors.iter().filter_map(|b| b.common().name))
+            .collect();
+        let text: Vec<String> = errors
+            .iter()
+            .map(|e| {
+                let hint = match &e.problem {
+                    wyrd_bt::BtProblem::UnknownKey(k) => {
+                        wyrd_bt::closest_name(k, keys.iter().copied())
+                    }
+                    wyrd_bt::BtProblem::UnknownBehavior(b) => {
+                        wyrd_bt::closest_name(b, behaviors.iter().copied())
+                    }
+                    _ => String::new(),
+                };
+                let source = std::fs::read_to_string(&e.file).ok();
+                with_caret(&format!("{e}{hint}"), source.as_deref(), e.line, e.column)
+            })
+            .collect();
+        bad(text.join("\n"))
+    })
 }
 
 /// A script error with its place in the script shown.

@@ -438,8 +438,16 @@ pub(super) fn bt_cpp_hint(found: &str) -> String {
 }
 
 /// `"; did you mean X?"` for the known name nearest a misspelt one (at
-/// most two edits, or a quarter of its length), else nothing.
-pub(crate) fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
+/// most two edits, or a quarter of its length), else nothing: what the
+/// compiler, the breakpoints and `wyrd check` add to a name they do not
+/// know.
+///
+/// ```
+/// let hint = wyrd_bt::closest_name("Sequnce", ["Sequence", "Selector"].into_iter());
+/// assert_eq!(hint, "; did you mean \"Sequence\"?");
+/// assert_eq!(wyrd_bt::closest_name("Dance", ["Sequence"].into_iter()), "");
+/// ```
+pub fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
     fn distance(a: &str, b: &str) -> usize {
         let b: Vec<char> = b.chars().collect();
         let mut row: Vec<usize> = (0..=b.len()).collect();

@@ -19,8 +19,7 @@ mod spans;
 
 use std::collections::HashMap;
 
-pub(crate) use errors::closest_name;
-pub use errors::{BtError, BtProblem, with_caret};
+pub use errors::{BtError, BtProblem, closest_name, with_caret};
 pub use files::{
     ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, parse_tree_all, resolve,
 };

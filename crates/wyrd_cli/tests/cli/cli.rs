@@ -208,6 +208,8 @@ fn check_reports_every_faulty_node_of_a_tree() {
         assert!(err.contains(at), "{at} missing in {err}");
     }
     assert!(err.contains("unknown behavior \"investigate\""), "{err}");
+    // A misspelt key says the nearest declared one.
+    assert!(err.contains("unknown blackboard key \"alrm\" (declare it under `blackboard`); did you mean \"alarm\"?"), "{err}");
     assert_eq!(err.matches('^').count(), 3, "{err}");
 }
 
