@@ -588,13 +588,12 @@ impl<'a> Interp<'a> {
             let only_conditions = after.iter().all(|&k| self.p.nodes[k as usize].instant);
             // The result that ends this kind whatever follows, and whether
             // conditions after the leaf end it too (they do for kinds that
-            // go on down their children; a list or fallback asks its higher
-            // priorities first, which may start something).
+            // go on down their children; a reactive node, a list or a
+            // fallback first asks the children before, which may start
+            // something).
             let (ends, conditions_end) = match kind {
-                Kind::Sequence
-                | Kind::SequenceWithMemory
-                | Kind::GuardSequence
-                | Kind::ReactiveSequence => (false, true),
+                Kind::Sequence | Kind::SequenceWithMemory | Kind::GuardSequence => (false, true),
+                Kind::ReactiveSequence => (false, false),
                 Kind::Selector => (true, true),
                 Kind::ReactiveFallback | Kind::PrioritizedList => (true, false),
                 _ => return None,
