@@ -5,7 +5,7 @@
 //!
 //! | method | params | answer |
 //! |---|---|---|
-//! | `wyrd.agents` | `{"tree"?: file, "running"?: node name or path}` | `{"agents": [{"entity", "id", "name", "tree", "status", "tick", "running": [leaf paths], "tags": [..]}]}` |
+//! | `wyrd.agents` | `{"tree"?: file, "running"?: node name or path}` | `{"agents": [{"entity", "id", "name", "tree", "status", "tick", "running": [leaf paths], "tags": [..]}]}`; a `running` no agent's tree has is an error |
 //! | `wyrd.tree` | agent | `{"entity", "name", "tree", "status", "tick", "paused", "nodes": [{"path", "name", "kind", "depth", "status", "flags", "running", "masked", "note", "params", "guard", "children"}], "blackboard": {key: value or null}, "tags": [..], "problems": [..]}` |
 //! | `wyrd.crowd` | `{"tree": file}` | `{"tree", "agents": n, "nodes": [{"path", "running": n}]}` |
 //! | `wyrd.pause` / `wyrd.resume` | none | `{"paused", "steps"}` |
@@ -162,6 +162,26 @@ pub fn agents(In(params): Params, world: &mut World) -> BrpResult {
             "running": running_leaves(&rows),
             "tags": tags_of(agent, bb),
         }));
+    }
+    // None running it, or none could: a name no tree has is a typo.
+    if let Some(r) = &running
+        && out.is_empty()
+    {
+        let mut names: Vec<String> = Vec::new();
+        for agent in world.query::<&BtAgent>().iter(world) {
+            if let Some(p) = agent.program() {
+                for n in p.nodes() {
+                    names.push(n.name().to_owned());
+                    names.push(n.path().to_owned());
+                }
+            }
+        }
+        if !names.iter().any(|n| n == r) {
+            let hint = wyrd_bt::closest_name(r, names.iter().map(String::as_str));
+            return Err(bad(format!(
+                "\"running\": no node of the agents' trees is named {r:?}{hint}"
+            )));
+        }
     }
     Ok(json!({ "agents": out }))
 }

@@ -142,6 +142,12 @@ fn agents_and_trees_are_the_agents_own_state() {
     assert_eq!(patrolling["agents"][0]["name"], "other");
     let none = call(&mut app, "wyrd.agents", json!({"tree": "other.bt.ron"})).unwrap();
     assert_eq!(none["agents"], json!([]));
+    // A node no tree has is a typo, not an empty crowd (it answered `[]`).
+    let err = call(&mut app, "wyrd.agents", json!({"running": "Shot"})).unwrap_err();
+    assert_eq!(
+        err,
+        "\"running\": no node of the agents' trees is named \"Shot\"; did you mean \"Shoot\"?"
+    );
 
     // One agent's tree: a row per node with the node's own status.
     let tree = call(&mut app, "wyrd.tree", json!({"name": "guard"})).unwrap();
