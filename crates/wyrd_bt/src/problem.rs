@@ -57,7 +57,9 @@ pub enum AgentProblem {
     },
     /// A saved blackboard value named an entity that cannot be found now:
     /// the key loads unset.
-    #[error("blackboard key {key:?} held {held} when saved; it loads unset")]
+    #[error(
+        "blackboard key {key:?} held {held} when saved; no entity has that id now, so it loads unset"
+    )]
     UnresolvedEntity {
         /// The key.
         key: String,

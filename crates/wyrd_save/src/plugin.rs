@@ -97,8 +97,8 @@ impl RetryPolicy {
 /// them together.
 ///
 /// - [`SaveRequest`]: save now. [`ReloadRequest`]: load from disk again.
-/// - [`SaveSlot::mark_dirty`]: autosave after [`autosave`](Self::autosave)
-///   without further changes.
+/// - [`SaveSlot::mark_dirty`]: autosave [`autosave`](Self::autosave) after
+///   the first change not saved yet.
 /// - A failed commit keeps the changes dirty, sends [`SaveFailed`] and is
 ///   retried ([`RetryPolicy`]) and at [`AppExit`].
 /// - [`SaveStatus`] (a resource) says where things stand.
@@ -108,7 +108,9 @@ pub struct SavePlugin {
     pub dir: PathBuf,
     /// The signing key.
     pub key: SaveKey,
-    /// Autosave this long after the last change; `None` disables autosave.
+    /// Autosave this long after the first change not saved yet (changes
+    /// in that time go in the same save; a game that changes something all
+    /// the time saves this often); `None` disables autosave.
     pub autosave: Option<Duration>,
     /// Files above this size are refused unread.
     pub max_size: u64,
@@ -369,6 +371,8 @@ pub struct SaveSlot {
     saved_gen: u64,
     /// Time of the last change not yet saved (autosave debounce).
     dirty_since: Option<Duration>,
+    /// The exit save ran (in `Last`, or after it for an exit sent later).
+    exit_saved: bool,
     marked: bool,
     next_save_point: u64,
     failures: u32,
@@ -572,6 +576,13 @@ impl Plugin for SavePlugin {
             .register_type::<SaveLoaded>()
             .register_type::<SaveCompleted>()
             .register_type::<SaveFailed>();
+        // Anyone can re-sign a save made with the public key: say so once.
+        if self.key.bytes() == SaveKey::DEVELOPMENT.as_bytes() {
+            warn!(
+                "save: {} is signed with the public development key (set WYRD_SAVE_KEY, or your own SaveKey, for a release: anyone can re-sign these saves)",
+                self.dir.display()
+            );
+        }
         let mut store = SaveStore::new(&self.dir, self.key.clone())
             .with_max_size(self.max_size)
             .with_quarantine_keep(self.quarantine_keep);
@@ -592,6 +603,7 @@ impl Plugin for SavePlugin {
             saved_gen: 0,
             dirty_since: None,
             marked: false,
+            exit_saved: false,
             next_save_point: 1,
             failures: 0,
             retry_at: None,
@@ -604,7 +616,57 @@ impl Plugin for SavePlugin {
         .add_message::<SaveCompleted>()
         .add_message::<SaveFailed>()
         .add_systems(PreStartup, SaveSlot::load_into)
-        .add_systems(Last, drive_saves.in_set(SaveSystems::Write));
+        .add_systems(Last, drive_saves.in_set(SaveSystems::Write))
+        .add_systems(AfterLast, save_at_late_exit);
+        // An exit sent in `Last` after the save's systems is still seen
+        // (the app stops at the end of that frame).
+        app.init_schedule(AfterLast);
+        app.world_mut()
+            .resource_mut::<bevy::app::MainScheduleOrder>()
+            .insert_after(Last, AfterLast);
+    }
+}
+
+/// The schedule after `Last`: the exit save for an [`AppExit`] sent in
+/// `Last` after [`SaveSystems::Write`] (a game's own exit system there
+/// skipped the save of its last seconds).
+#[derive(bevy::ecs::schedule::ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
+struct AfterLast;
+
+/// The exit save, when `drive_saves` did not see the exit: every document
+/// is captured again (what changed in `Last` after it is in them).
+fn save_at_late_exit(world: &mut World) {
+    let exiting = world
+        .get_resource::<Messages<AppExit>>()
+        .is_some_and(|m| !m.is_empty());
+    if !exiting
+        || world
+            .get_resource::<SaveSlot>()
+            .is_none_or(|s| s.exit_saved)
+    {
+        return;
+    }
+    let now = world
+        .get_resource::<Time>()
+        .map(|t| t.elapsed())
+        .unwrap_or_default();
+    world.resource_mut::<SaveSlot>().change_gen += 1;
+    exit_save(world, now);
+}
+
+/// At exit: what is in flight lands first; whatever is still not on disk
+/// then gets one last commit, and a failure of that one is reported as
+/// lost at exit.
+fn exit_save(world: &mut World, now: Duration) {
+    world.resource_mut::<SaveSlot>().exit_saved = true;
+    world.resource::<SaveSlot>().writer.flush();
+    let results = world.resource::<SaveSlot>().writer.take_results();
+    absorb(world, results, now, false);
+    if world.resource::<SaveSlot>().is_dirty() {
+        SaveSlot::save_now(world);
+        world.resource::<SaveSlot>().writer.flush();
+        let results = world.resource::<SaveSlot>().writer.take_results();
+        absorb(world, results, now, true);
     }
 }
 
@@ -676,7 +738,10 @@ fn drive_saves(
     if slot.marked {
         slot.marked = false;
         slot.change_gen += 1;
-        slot.dirty_since = Some(now);
+        // From the first change not saved yet: a game that changes a value
+        // every half second never had a second without changes, and was
+        // never autosaved (a crash lost everything since the start).
+        slot.dirty_since.get_or_insert(now);
     }
     let results = slot.writer.take_results();
     absorb(world, results, now, false);
@@ -697,18 +762,7 @@ fn drive_saves(
         SaveSlot::save_now(world);
     }
     if exiting {
-        // What is in flight lands first; whatever is still not on disk then
-        // gets one last commit, and a failure of that one is reported as
-        // lost at exit.
-        world.resource::<SaveSlot>().writer.flush();
-        let results = world.resource::<SaveSlot>().writer.take_results();
-        absorb(world, results, now, false);
-        if world.resource::<SaveSlot>().is_dirty() {
-            SaveSlot::save_now(world);
-            world.resource::<SaveSlot>().writer.flush();
-            let results = world.resource::<SaveSlot>().writer.take_results();
-            absorb(world, results, now, true);
-        }
+        exit_save(world, now);
     }
     refresh_status(world, now);
 }

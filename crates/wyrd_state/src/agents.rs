@@ -188,11 +188,21 @@ fn hand_out(
         return;
     }
     let find = |id: &str| {
-        targets
+        let mut all = targets
             .iter()
-            .find(|(_, p)| p.0 == id)
+            .filter(|(_, p)| p.0 == id)
             .map(|(e, _)| e)
-            .or_else(|| agents.iter().find(|(_, p)| p.0 == id).map(|(e, _)| e))
+            .chain(agents.iter().filter(|(_, p)| p.0 == id).map(|(e, _)| e));
+        let first = all.next();
+        // Two entities with one id: the reference cannot know which (a
+        // stranger's copy of the market took the farmers' walks).
+        if let Some(other) = all.next() {
+            warn!(
+                "entity id {id:?} is on more than one entity ({} and {other}, maybe more); a saved reference to it goes to the first",
+                first.map_or_else(String::new, |e| e.to_string())
+            );
+        }
+        first
     };
     for (e, id) in &agents {
         if let Some(k) = pending.0.iter().position(|(p, _)| *p == id.0) {
@@ -213,9 +223,9 @@ fn hand_out(
                         let problem = AgentProblem::UnresolvedEntity {
                             key: r.key.clone(),
                             held: match &r.target {
-                                Some(t) => format!(
-                                    "{t:?}, which no entity has as its PersistId or PersistAgent now"
-                                ),
+                                Some(t) => {
+                                    format!("the entity with PersistId or PersistAgent {t:?}")
+                                }
                                 None => "an entity with no PersistId".to_owned(),
                             },
                         };

@@ -89,7 +89,7 @@ use bevy::log::{error, info, warn};
 /// The names most users need.
 pub mod prelude {
     #[cfg(all(feature = "bt", feature = "save"))]
-    pub use crate::agents::{AgentsSavePlugin, PersistAgent};
+    pub use crate::agents::{AgentsSaveInterval, AgentsSavePlugin, PersistAgent, PersistId};
     #[cfg(feature = "bt")]
     pub use crate::bt::{
         EvaluateWorldState, NodeEffect, ResetWorldStateManagers, WorldStateBtPlugin,

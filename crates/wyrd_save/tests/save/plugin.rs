@@ -237,6 +237,50 @@ fn a_newer_versions_save_pauses_saving_and_stays_untouched() {
     assert_eq!(fs.paths().len(), 1, "nothing written beside it");
 }
 
+/// A stranger's farm earned a coin every half second: the autosave, timed
+/// from the last change, never came, and a crash after 30 s lost them all.
+/// Timed from the first change not saved yet, the save on disk is never
+/// more than the delay behind.
+#[test]
+fn autosave_comes_while_changes_go_on() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, Some(Duration::from_secs(1)));
+    let mut saves = 0;
+    for v in 1..=50 {
+        // A change every second (a step is two 100 ms frames): never a
+        // whole second without one.
+        if v % 5 == 0 {
+            set(&mut app, v / 5);
+        }
+        saves += step(&mut app).1.len();
+    }
+    assert!(saves >= 4, "{saves} saves in 10 s of changes");
+    let on = on_disk(&fs).expect("saved");
+    assert!(on >= 8, "the save on disk is {on}, the game at 10");
+}
+
+/// A game's exit system in `Last`, after the save's systems, changed the
+/// score and sent `AppExit`: the app stopped at the end of that frame and
+/// the exit save never ran (a stranger's farm lost 5 s of its agents).
+/// The exit is seen after `Last`, and the save holds the last change.
+#[test]
+fn an_exit_sent_late_in_last_is_still_saved() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, None);
+    app.add_systems(
+        bevy::app::Last,
+        (|mut score: ResMut<Score>, mut exit: MessageWriter<AppExit>| {
+            score.0 = 42;
+            exit.write(AppExit::Success);
+        })
+        .after(SaveSystems::Write),
+    );
+    app.update();
+    app.world().resource::<SaveSlot>().flush();
+    assert_eq!(on_disk(&fs), Some(42));
+}
+
+/// A burst of changes within the delay is one save.
 #[test]
 fn autosave_waits_for_quiet_then_commits_once() {
     let fs = MemFs::new();
