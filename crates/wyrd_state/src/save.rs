@@ -60,7 +60,7 @@ impl SaveDocument for WorldStateDocument {
         let report = state.apply_document(&self);
         let source = load.source.map_or("fresh", |k| k.describe());
         info!(
-            "world state from {source}: {} values applied, {} reset by version, {} not declared (kept)",
+            "world state from {source}: {} values applied, {} reset by version, {} waiting for a flags file to declare them (kept; the flags files may not have loaded yet)",
             report.applied,
             report.reset.len(),
             report.undeclared.len()
