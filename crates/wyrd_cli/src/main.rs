@@ -445,6 +445,44 @@ fn read_save(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| bad(format!("{}: {e}", path.display())))
 }
 
+/// What a save document is, checked as the game would load it: the
+/// agents (`agents.json`, `.bak`, `.tmp`) and the world state by their
+/// schema; a document of the game's own type (it has a `SchemaVersion`
+/// but not the world state's fields) by its header only (its content is
+/// the game's to check: `wyrd save verify` on a stranger's `agents.json`
+/// said it lacked `BoolFlags`).
+/// `None`: a world state (what `verify` always said `ok` to).
+fn document_kind(file: &Path, body: &[u8]) -> Result<Option<String>, wyrd_save::LoadError> {
+    let name = file.file_name().map_or(String::new(), |n| {
+        let n = n.to_string_lossy();
+        n.trim_end_matches(".bak")
+            .trim_end_matches(".tmp")
+            .to_owned()
+    });
+    if name == "agents.json" {
+        wyrd_save::parse_document::<wyrd_state::agents::AgentsDocument>(
+            body,
+            wyrd_state::agents::AGENTS_SCHEMA_VERSION,
+        )?;
+        return Ok(Some("the agents' tree states".into()));
+    }
+    // Not a world state at all (none of its fields): the game's own.
+    let own = serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|v| v.get("BoolFlags").is_none() && v.get("IntCounters").is_none());
+    if own {
+        let header = wyrd_save::read_header(body, u32::MAX)?;
+        return Ok(Some(format!(
+            "a document of the game's own, SchemaVersion {}: its content is the game's to check",
+            header.schema_version
+        )));
+    }
+    wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
+        body,
+        wyrd_state::WORLD_STATE_SCHEMA_VERSION,
+    )?;
+    Ok(None)
+}
+
 fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
     match sub {
         SaveCommand::Verify { file, key_file } => {
@@ -453,12 +491,12 @@ fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
             let body = key
                 .open(&bytes)
                 .map_err(|e| bad(format!("{}: {e}", file.display())))?;
-            wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
-                body,
-                wyrd_state::WORLD_STATE_SCHEMA_VERSION,
-            )
-            .map_err(|e| bad(format!("{}: signature ok, but {e}", file.display())))?;
-            out.push_str("ok\n");
+            let kind = document_kind(&file, body)
+                .map_err(|e| bad(format!("{}: signature ok, but {e}", file.display())))?;
+            match kind {
+                Some(kind) => out.push_str(&format!("ok ({kind})\n")),
+                None => out.push_str("ok\n"),
+            }
             Ok(())
         }
         SaveCommand::Show { file, key_file } => {
@@ -503,11 +541,7 @@ fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
                 },
             };
             // Refuse to sign what the game would refuse to load.
-            wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
-                body,
-                wyrd_state::WORLD_STATE_SCHEMA_VERSION,
-            )
-            .map_err(|e| bad(format!("{}: {e}", file.display())))?;
+            document_kind(&file, body).map_err(|e| bad(format!("{}: {e}", file.display())))?;
             let sealed = key.seal(body);
             let target = output.unwrap_or_else(|| file.clone());
             std::fs::write(&target, sealed)

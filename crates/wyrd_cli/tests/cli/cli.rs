@@ -30,6 +30,57 @@ fn fixture(name: &str) -> String {
         .into_owned()
 }
 
+/// The slot's other documents: `agents.json` is checked as the agents'
+/// tree states, a document of the game's own type by its header (a
+/// stranger's `agents.json` "lacked `BoolFlags`" and could not be signed).
+#[test]
+fn verify_and_sign_take_the_slots_other_documents() {
+    let key = fixture("test.key");
+    let dir = tempfile::tempdir().unwrap();
+    let agents = dir.path().join("agents.json");
+    std::fs::write(&agents, "{\"SchemaVersion\": 1, \"Agents\": []}").unwrap();
+    let o = wyrd(&["save", "sign", agents.to_str().unwrap(), "--key-file", &key]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = wyrd(&[
+        "save",
+        "verify",
+        agents.to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert_eq!(text(&o).0, "ok (the agents' tree states)\n");
+    let profile = dir.path().join("profile.json");
+    std::fs::write(&profile, "{\"SchemaVersion\": 2, \"Coins\": 5}").unwrap();
+    let o = wyrd(&[
+        "save",
+        "sign",
+        profile.to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = wyrd(&[
+        "save",
+        "verify",
+        profile.to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(
+        text(&o)
+            .0
+            .contains("a document of the game's own, SchemaVersion 2"),
+        "{:?}",
+        text(&o)
+    );
+    // An agents document that is not one is refused.
+    std::fs::write(&agents, "{\"SchemaVersion\": 1, \"Agents\": 3}").unwrap();
+    let o = wyrd(&["save", "sign", agents.to_str().unwrap(), "--key-file", &key]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+}
+
 #[test]
 fn verify_accepts_the_seed_save_and_rejects_tampering_with_a_reason() {
     let key = fixture("test.key");
@@ -141,8 +192,9 @@ fn sign_makes_an_edited_save_load_again() {
         &key,
     ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
-    // Something the game would refuse is not signed.
-    std::fs::write(&plain, "{\"SchemaVersion\": 9}").unwrap();
+    // Something the game would refuse is not signed (a world state from
+    // a newer version).
+    std::fs::write(&plain, "{\"SchemaVersion\": 9, \"BoolFlags\": []}").unwrap();
     let o = wyrd(&["save", "sign", plain.to_str().unwrap(), "--key-file", &key]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
