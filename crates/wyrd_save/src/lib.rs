@@ -151,11 +151,13 @@
 //! In `PreStartup` the slot loads and each document's
 //! [`SaveDocument::apply`] runs; [`SaveLoaded`] says what happened. In
 //! `Last` ([`SaveSystems::Write`]): [`SaveRequest`] commits now,
-//! [`SaveSlot::mark_dirty`] autosaves after a quiet delay, a failed commit
-//! keeps the changes dirty, sends [`SaveFailed`] and is retried
-//! ([`RetryPolicy`]: 1 s, doubling to 60 s), and at [`AppExit`](bevy::app::AppExit)
-//! whatever is not on disk is committed once more (a failure then is
-//! reported with `at_exit`). Commits run on a writer thread, in order,
+//! [`SaveSlot::mark_dirty`] autosaves a delay after the first change not
+//! saved yet, a failed commit keeps the changes dirty, sends [`SaveFailed`]
+//! and is retried ([`RetryPolicy`]: 1 s, doubling to 60 s); and after
+//! `Last` ([`SaveExit`], [`SaveSystems::Exit`]), at an
+//! [`AppExit`](bevy::app::AppExit) sent anywhere in the frame, whatever is
+//! not on disk is committed once more (a failure then is reported with
+//! `at_exit`). Commits run on a writer thread, in order,
 //! newest wins. [`SaveStatus`] (a resource) is what HUDs and the inspector
 //! show ([`SaveStatus::summary`]).
 //!
@@ -179,7 +181,7 @@ pub use error::{LoadError, SaveError};
 pub use fs::{OsFs, ReadBytes, SaveFs};
 pub use once::CompletedEvents;
 pub use plugin::{
-    MissingDocument, ReloadRequest, RetryPolicy, SaveAppExt, SaveCompleted, SaveDocument,
+    MissingDocument, ReloadRequest, RetryPolicy, SaveAppExt, SaveCompleted, SaveDocument, SaveExit,
     SaveFailed, SaveLoaded, SavePlugin, SaveRequest, SaveSlot, SaveStatus, SaveSystems,
 };
 pub use signed::{

@@ -170,11 +170,13 @@ impl SavePlugin {
     }
 }
 
-/// The save's system set, in `Last`, after your systems and before exit.
+/// The save's system sets.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SaveSystems {
-    /// Handles requests, autosave, retries, finished writes and exit.
+    /// In `Last`: handles requests, autosave, retries and finished writes.
     Write,
+    /// In [`SaveExit`], after `Last`: the exit save.
+    Exit,
 }
 
 /// Save every document of the slot now.
@@ -371,7 +373,7 @@ pub struct SaveSlot {
     saved_gen: u64,
     /// Time of the last change not yet saved (autosave debounce).
     dirty_since: Option<Duration>,
-    /// The exit save ran (in `Last`, or after it for an exit sent later).
+    /// The exit save ran.
     exit_saved: bool,
     marked: bool,
     next_save_point: u64,
@@ -396,6 +398,20 @@ impl SaveSlot {
     /// Whether changes are not on disk yet.
     pub fn is_dirty(&self) -> bool {
         self.marked || self.change_gen > self.saved_gen
+    }
+
+    /// Counts a [`mark_dirty`](Self::mark_dirty) since the last frame as
+    /// a change, at `now`.
+    fn take_mark(&mut self, now: Duration) {
+        if self.marked {
+            self.marked = false;
+            self.change_gen += 1;
+            // From the first change not saved yet: a game that changes a
+            // value every half second never had a second without changes,
+            // and was never autosaved (a crash lost everything since the
+            // start).
+            self.dirty_since.get_or_insert(now);
+        }
     }
 
     /// Blocks until the queued commit (if any) has landed or failed; the
@@ -617,25 +633,27 @@ impl Plugin for SavePlugin {
         .add_message::<SaveFailed>()
         .add_systems(PreStartup, SaveSlot::load_into)
         .add_systems(Last, drive_saves.in_set(SaveSystems::Write))
-        .add_systems(AfterLast, save_at_late_exit);
-        // An exit sent in `Last` after the save's systems is still seen
-        // (the app stops at the end of that frame).
-        app.init_schedule(AfterLast);
+        .add_systems(SaveExit, save_at_exit.in_set(SaveSystems::Exit));
+        app.init_schedule(SaveExit);
         app.world_mut()
             .resource_mut::<bevy::app::MainScheduleOrder>()
-            .insert_after(Last, AfterLast);
+            .insert_after(Last, SaveExit);
     }
 }
 
-/// The schedule after `Last`: the exit save for an [`AppExit`] sent in
-/// `Last` after [`SaveSystems::Write`] (a game's own exit system there
-/// skipped the save of its last seconds).
+/// The schedule after `Last` that takes the exit save
+/// ([`SaveSystems::Exit`]): an [`AppExit`] sent anywhere in the frame,
+/// `Last` included, and every change marked before it, are seen (a game's
+/// exit system in `Last` after the save's systems skipped the save of its
+/// last seconds). Systems that mark the slot dirty at exit go in it before
+/// [`SaveSystems::Exit`].
 #[derive(bevy::ecs::schedule::ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
-struct AfterLast;
+pub struct SaveExit;
 
-/// The exit save, when `drive_saves` did not see the exit: every document
-/// is captured again (what changed in `Last` after it is in them).
-fn save_at_late_exit(world: &mut World) {
+/// At exit: what is in flight lands first; whatever is still not on disk
+/// then gets one last commit, and a failure of that one is reported as
+/// lost at exit.
+fn save_at_exit(world: &mut World) {
     let exiting = world
         .get_resource::<Messages<AppExit>>()
         .is_some_and(|m| !m.is_empty());
@@ -650,15 +668,9 @@ fn save_at_late_exit(world: &mut World) {
         .get_resource::<Time>()
         .map(|t| t.elapsed())
         .unwrap_or_default();
-    world.resource_mut::<SaveSlot>().change_gen += 1;
-    exit_save(world, now);
-}
-
-/// At exit: what is in flight lands first; whatever is still not on disk
-/// then gets one last commit, and a failure of that one is reported as
-/// lost at exit.
-fn exit_save(world: &mut World, now: Duration) {
-    world.resource_mut::<SaveSlot>().exit_saved = true;
+    let mut slot = world.resource_mut::<SaveSlot>();
+    slot.exit_saved = true;
+    slot.take_mark(now);
     world.resource::<SaveSlot>().writer.flush();
     let results = world.resource::<SaveSlot>().writer.take_results();
     absorb(world, results, now, false);
@@ -668,6 +680,7 @@ fn exit_save(world: &mut World, now: Duration) {
         let results = world.resource::<SaveSlot>().writer.take_results();
         absorb(world, results, now, true);
     }
+    refresh_status(world, now);
 }
 
 /// Applies finished commits: success clears the dirty mark up to the
@@ -726,23 +739,13 @@ fn drive_saves(
         .unwrap_or_default();
     let reload = arrived(world, &mut reloads);
     let requested = arrived(world, &mut saves);
-    let exiting = world
-        .get_resource::<Messages<AppExit>>()
-        .is_some_and(|m| !m.is_empty());
     if reload {
         SaveSlot::load_into(world);
     }
     let Some(mut slot) = world.get_resource_mut::<SaveSlot>() else {
         return;
     };
-    if slot.marked {
-        slot.marked = false;
-        slot.change_gen += 1;
-        // From the first change not saved yet: a game that changes a value
-        // every half second never had a second without changes, and was
-        // never autosaved (a crash lost everything since the start).
-        slot.dirty_since.get_or_insert(now);
-    }
+    slot.take_mark(now);
     let results = slot.writer.take_results();
     absorb(world, results, now, false);
     let slot = world.resource::<SaveSlot>();
@@ -760,9 +763,6 @@ fn drive_saves(
         && slot.retry_at.is_some_and(|at| now >= at);
     if requested || autosave_due || retry_due {
         SaveSlot::save_now(world);
-    }
-    if exiting {
-        exit_save(world, now);
     }
     refresh_status(world, now);
 }

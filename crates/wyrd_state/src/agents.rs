@@ -15,7 +15,9 @@ use bevy::app::AppExit;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 use wyrd_bt::{AgentProblem, Blackboard, BtActions, BtAgent, RestoreTree, SavedTree, Value};
-use wyrd_save::{DocumentLoad, SaveAppExt, SaveDocument, SaveRequest, SaveSlot, SaveSystems};
+use wyrd_save::{
+    DocumentLoad, SaveAppExt, SaveDocument, SaveExit, SaveRequest, SaveSlot, SaveSystems,
+};
 
 /// Marks an entity whose tree state is saved and restored with the game,
 /// by this stable id (the game gives the same id to the entity it spawns
@@ -255,8 +257,9 @@ impl Default for AgentsSaveInterval {
 }
 
 /// Whether a persisted agent changed since the last save, and when the
-/// slot was last saved for them.
-#[derive(Default)]
+/// slot was last saved for them (shared by the interval's system and the
+/// exit's).
+#[derive(Resource, Default)]
 struct AgentsChanged {
     changed: bool,
     saved_at: Duration,
@@ -269,34 +272,42 @@ type AgentChanged = (
 );
 
 /// Saves the slot every [`AgentsSaveInterval`] while persisted agents
-/// change, and marks it dirty at exit so that the exit save includes them
-/// (with no world-state change, nothing else would).
+/// change.
 fn save_changed_agents(
     changed: Query<(), AgentChanged>,
     time: Res<Time>,
     interval: Res<AgentsSaveInterval>,
-    exits: MessageReader<AppExit>,
     mut saves: MessageWriter<SaveRequest>,
-    slot: Option<ResMut<SaveSlot>>,
-    mut state: Local<AgentsChanged>,
+    mut state: ResMut<AgentsChanged>,
 ) {
     if !changed.is_empty() {
         state.changed = true;
     }
-    if !state.changed {
-        return;
-    }
     let now = time.elapsed();
-    if !exits.is_empty() {
-        if let Some(mut slot) = slot {
-            slot.mark_dirty();
-        }
-        state.changed = false;
-    } else if now.saturating_sub(state.saved_at) >= interval.0 {
+    if state.changed && now.saturating_sub(state.saved_at) >= interval.0 {
         saves.write(SaveRequest);
         state.changed = false;
         state.saved_at = now;
     }
+}
+
+/// At exit (after `Last`, before the exit save): marks the slot dirty
+/// when persisted agents changed since the last save, or in this frame
+/// after [`save_changed_agents`] ran, so that the exit save includes them
+/// (with no world-state change, nothing else would).
+fn mark_agents_at_exit(
+    changed: Query<(), AgentChanged>,
+    exits: MessageReader<AppExit>,
+    slot: Option<ResMut<SaveSlot>>,
+    mut state: ResMut<AgentsChanged>,
+) {
+    if exits.is_empty() || (!state.changed && changed.is_empty()) {
+        return;
+    }
+    if let Some(mut slot) = slot {
+        slot.mark_dirty();
+    }
+    state.changed = false;
 }
 
 /// Saves and restores the tree state of every [`PersistAgent`] entity in
@@ -317,6 +328,8 @@ impl Plugin for AgentsSavePlugin {
                 PreUpdate,
                 hand_out.run_if(|p: Res<PendingAgentStates>| !p.0.is_empty()),
             )
-            .add_systems(Last, save_changed_agents.before(SaveSystems::Write));
+            .init_resource::<AgentsChanged>()
+            .add_systems(Last, save_changed_agents.before(SaveSystems::Write))
+            .add_systems(SaveExit, mark_agents_at_exit.before(SaveSystems::Exit));
     }
 }

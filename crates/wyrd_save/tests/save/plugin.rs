@@ -269,8 +269,11 @@ fn an_exit_sent_late_in_last_is_still_saved() {
     let mut app = app(&fs, None);
     app.add_systems(
         bevy::app::Last,
-        (|mut score: ResMut<Score>, mut exit: MessageWriter<AppExit>| {
+        (|mut score: ResMut<Score>,
+          mut slot: ResMut<SaveSlot>,
+          mut exit: MessageWriter<AppExit>| {
             score.0 = 42;
+            slot.mark_dirty();
             exit.write(AppExit::Success);
         })
         .after(SaveSystems::Write),
@@ -278,6 +281,49 @@ fn an_exit_sent_late_in_last_is_still_saved() {
     app.update();
     app.world().resource::<SaveSlot>().flush();
     assert_eq!(on_disk(&fs), Some(42));
+}
+
+/// The exit is sent early in `Last` and a change is marked later in the
+/// same frame (a stranger's farm: its exit system ran before the agents'
+/// plugin marked their last seconds, and the exit save, taken when the
+/// exit was seen, left them out). The exit save comes after `Last`.
+#[test]
+fn a_change_marked_after_the_exit_in_its_frame_is_saved() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, None);
+    set(&mut app, 1);
+    app.world_mut().write_message(SaveRequest);
+    step(&mut app);
+    assert_eq!(on_disk(&fs), Some(1));
+    app.add_systems(
+        bevy::app::Last,
+        (
+            (|mut exit: MessageWriter<AppExit>| {
+                exit.write(AppExit::Success);
+            })
+            .before(SaveSystems::Write),
+            (|mut score: ResMut<Score>, mut slot: ResMut<SaveSlot>| {
+                score.0 = 7;
+                slot.mark_dirty();
+            })
+            .after(SaveSystems::Write),
+        ),
+    );
+    app.update();
+    app.world().resource::<SaveSlot>().flush();
+    assert_eq!(on_disk(&fs), Some(7));
+}
+
+/// A slot that never held a save and saw no change writes nothing at
+/// exit.
+#[test]
+fn an_exit_with_nothing_to_keep_writes_nothing() {
+    let fs = MemFs::new();
+    let mut app = app(&fs, None);
+    app.world_mut().write_message(AppExit::Success);
+    app.update();
+    app.world().resource::<SaveSlot>().flush();
+    assert_eq!(on_disk(&fs), None);
 }
 
 /// A burst of changes within the delay is one save.
