@@ -298,14 +298,13 @@ impl BtAgent {
     /// starts its lead-up recording again at its next tick (the
     /// debugger's own: a hit shows the ticks before it).
     pub fn stop_recording(&mut self) {
-        if let Some(x) = self.extras.as_deref_mut() {
-            x.recorder = None;
-            x.record_request = None;
-            let lead_up = x.breaks.as_ref().map_or(0, |b| b.lead_up);
-            x.recording_for_breaks = lead_up > 0;
-            if lead_up > 0 {
-                x.record_request = Some(u32::try_from(lead_up).unwrap_or(u32::MAX));
-            }
+        self.stop_lead_up();
+        if let Some(x) = self.extras.as_deref_mut()
+            && let Some(b) = &x.breaks
+            && b.lead_up > 0
+        {
+            x.record_request = Some(u32::try_from(b.lead_up).unwrap_or(u32::MAX));
+            x.recording_for_breaks = true;
         }
     }
 

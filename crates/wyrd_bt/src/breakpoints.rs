@@ -167,12 +167,7 @@ impl BreakpointsDef {
         };
         items
             .iter()
-            .map(|item| {
-                let before = &text[..item.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.len() - before.rfind('\n').map_or(0, |nl| nl + 1) + 1;
-                (line, column)
-            })
+            .map(|item| crate::compile::line_col(text, item.start))
             .collect()
     }
 

@@ -572,23 +572,27 @@ fn load_tree_with(
     vocabulary: &wyrd_bt::Vocabulary,
 ) -> Result<wyrd_bt::Program, Failure> {
     let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
-    let shown = |e: &wyrd_bt::BtError| {
-        let text = std::fs::read_to_string(&e.file).ok();
-        with_caret(&e.to_string(), text.as_deref(), e.line, e.column)
-    };
-    let all_shown = |errors: Vec<wyrd_bt::BtError>| {
-        bad(errors.iter().map(shown).collect::<Vec<_>>().join("\n"))
-    };
-    // A file the parser refuses: every node it refuses in that file.
+    // A file the parser refuses: every node it refuses in that file (read
+    // once for all of them).
     let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| {
-        match std::fs::read(&e.file).map(|bytes| wyrd_bt::parse_tree_all(&e.file, &bytes)) {
-            Ok(Err(errors)) if errors.contains(&e) => all_shown(errors),
-            _ => bad(shown(&e)),
-        }
+        let bytes = std::fs::read(&e.file).ok();
+        let text = bytes.as_deref().map(String::from_utf8_lossy);
+        let errors = match bytes
+            .as_deref()
+            .map(|b| wyrd_bt::parse_tree_all(&e.file, b))
+        {
+            Some(Err(errors)) if errors.contains(&e) => errors,
+            _ => vec![e],
+        };
+        let shown: Vec<String> = errors
+            .iter()
+            .map(|e| with_caret(&e.to_string(), text.as_deref(), e.line, e.column))
+            .collect();
+        bad(shown.join("\n"))
     })?;
     // Every node's error, not only the first: one run of `check` (or of
     // any command) shows all there is to fix; a misspelt key or behavior
-    // with the nearest declared one.
+    // with the nearest declared one. The files' texts are those loaded.
     wyrd_bt::compile_all(file, &files, vocabulary).map_err(|errors| {
         let keys: Vec<&str> = files
             .values()
@@ -610,8 +614,8 @@ fn load_tree_with(
                     }
                     _ => String::new(),
                 };
-                let source = std::fs::read_to_string(&e.file).ok();
-                with_caret(&format!("{e}{hint}"), source.as_deref(), e.line, e.column)
+                let source = files.get(&e.file).map(|f| f.text.as_str());
+                with_caret(&format!("{e}{hint}"), source, e.line, e.column)
             })
             .collect();
         bad(text.join("\n"))

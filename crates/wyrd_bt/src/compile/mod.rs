@@ -19,6 +19,7 @@ mod spans;
 
 use std::collections::HashMap;
 
+pub(crate) use errors::line_col;
 pub use errors::{BtError, BtProblem, closest_name, with_caret};
 pub use files::{
     ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, parse_tree_all, resolve,

@@ -118,6 +118,9 @@ pub struct KindInfo {
     /// Whether the tick's resume shortcut can continue it from a finished
     /// child (`bubble` in `runtime/mod.rs` has its continuation).
     pub(crate) resume: Resume,
+    /// How a child's result that a game report decides ends it, for the
+    /// report's order (`Interp::report_ending`).
+    pub(crate) report: ReportEnd,
     /// Its leading instant children are guards: re-checked every tick, a
     /// broken one stops it (and they are its relevancy).
     pub leading_guards: bool,
@@ -202,6 +205,49 @@ pub(crate) enum Resume {
     Yes,
     /// When the node is instant.
     IfInstant,
+}
+
+/// How a node ends when a child of it ends with a game report, for the
+/// report's order (a report ends a node before it asks its guards or
+/// priorities again: `Interp::report_ending`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReportEnd {
+    /// Not followed (the report meets whatever the node asks first).
+    No,
+    /// Goes on down its children: a failure ends it, and so does a last
+    /// child's result or conditions after the child.
+    Sequence,
+    /// Like `Sequence`, but it asks the children before first (which may
+    /// start something): conditions after the child do not end it.
+    ReactiveSequence,
+    /// A success ends it, and so does a last child's result or conditions
+    /// after the child.
+    Selector,
+    /// Like `Selector`, but it tries higher priorities first: conditions
+    /// after the child do not end it.
+    Fallback,
+    /// Ends with its child's result, turned (`Some`: always this result;
+    /// `None`: the child's, inverted when `invert`).
+    Through {
+        /// The result it ends with whatever the child's (`None`: the
+        /// child's).
+        always: Option<bool>,
+        /// The child's result inverted.
+        invert: bool,
+    },
+}
+
+impl ReportEnd {
+    /// Whether a running child that ends with `r` (`None`: a result
+    /// conditions decide) ends the node; `last`: it is its last child.
+    pub(crate) fn ends(self, r: Option<bool>, last: bool) -> bool {
+        match self {
+            ReportEnd::No => false,
+            ReportEnd::Sequence | ReportEnd::ReactiveSequence => r == Some(false) || last,
+            ReportEnd::Selector | ReportEnd::Fallback => r == Some(true) || last,
+            ReportEnd::Through { .. } => true,
+        }
+    }
 }
 
 /// What makes a node relevant (its parent may start it) besides its tags.

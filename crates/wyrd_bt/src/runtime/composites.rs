@@ -95,9 +95,7 @@ impl Interp<'_> {
         let start = self.sequence_start(i, 0);
         // A running child whose report ends the sequence takes it first
         // (the children before it passed last tick: see `report_first`).
-        let start = self
-            .reported_child(i, start, count, Status::Failure)
-            .unwrap_or(start);
+        let start = self.reported_child(i, start, count).unwrap_or(start);
         let mut skipped = 0;
         for k in start..count {
             let c = self.child(i, k);
@@ -128,10 +126,11 @@ impl Interp<'_> {
         // A running child whose report ends the sequence takes it before
         // the guards are asked again (see `report_first`).
         let count = self.child_count(i);
+        let rule = self.p.nodes[i as usize].kind.info().report;
         let reported = self.reports
             && cursor < count
             && self.report_first(i, self.child(i, cursor), |r| {
-                r == Some(false) || cursor + 1 == count
+                rule.ends(r, cursor + 1 == count)
             });
         if !unguarded && !reported {
             for k in 0..cursor.min(guard_len) {
@@ -149,24 +148,16 @@ impl Interp<'_> {
 
     /// The child among `from..count` that is to take the game's report
     /// first ([`report_first`](Self::report_first)), if any: its report
-    /// ends it with `ends` (`Failure` for a sequence, `Success` for a
-    /// fallback), or, the last child, with any result (either way, `i`
-    /// ends).
+    /// ends `i` as the node table's `report` column says.
     #[inline]
-    pub(super) fn reported_child(
-        &mut self,
-        i: u32,
-        from: usize,
-        count: usize,
-        ends: Status,
-    ) -> Option<usize> {
+    pub(super) fn reported_child(&mut self, i: u32, from: usize, count: usize) -> Option<usize> {
         if !self.reports {
             return None;
         }
-        let ends = Some(ends == Status::Success);
+        let rule = self.p.nodes[i as usize].kind.info().report;
         (from..count).find(|&k| {
             let c = self.child(i, k);
-            self.report_first(i, c, |r| r == ends || k + 1 == count)
+            self.report_first(i, c, |r| rule.ends(r, k + 1 == count))
         })
     }
 
@@ -225,9 +216,7 @@ impl Interp<'_> {
     pub(super) fn reactive_fallback(&mut self, i: u32) -> Status {
         let count = self.child_count(i);
         let mut skipped = 0;
-        let start = self
-            .reported_child(i, 0, count, Status::Success)
-            .unwrap_or(0);
+        let start = self.reported_child(i, 0, count).unwrap_or(0);
         for k in start..count {
             let c = self.child(i, k);
             match self.tick_child(c) {

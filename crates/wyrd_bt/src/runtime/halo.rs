@@ -63,8 +63,9 @@ impl Interp<'_> {
                 };
                 c == running
             });
+            let rule = self.p.nodes[i as usize].kind.info().report;
             if let Some(k) = k
-                && self.report_first(i, running, |r| r == Some(true) || k + 1 == count)
+                && self.report_first(i, running, |r| rule.ends(r, k + 1 == count))
             {
                 start = k;
             }

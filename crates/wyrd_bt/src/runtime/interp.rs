@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::blackboard::Blackboard;
-use crate::kind::{AuxInit, CursorInit, Family, Relevance};
+use crate::kind::{AuxInit, CursorInit, Family, Relevance, ReportEnd};
 use crate::program::{Cond, Kind, NONE, Program};
 
 pub(crate) struct Interp<'a> {
@@ -522,12 +522,13 @@ impl<'a> Interp<'a> {
     /// action decide): one action leaf in it was reported on (succeeded or
     /// failed), nothing else in it runs (no other slot, no stimulus
     /// inserted in it), no node from that leaf up to `c` is masked by tags
-    /// (the masking would decide first), and each one ends with its child:
-    /// `Invert`, `ForceSuccess`, `ForceFailure`, `Guard`; or it is a
-    /// sequence, selector, list or fallback that the leaf's result ends: a
-    /// failure ends a sequence, a success a selector, and either ends the
-    /// last child's parent, and a sequence or selector whose children
-    /// after the leaf are all conditions.
+    /// (the masking would decide first), and each one ends with that
+    /// result as the node table's `report` column says: a decorator that
+    /// ends with its child (`Invert`, `ForceSuccess`, `ForceFailure`,
+    /// `Guard`), or a sequence, selector, list or fallback that the leaf's
+    /// result ends: a failure ends a sequence, a success a selector, and
+    /// either ends the last child's parent, and a sequence or selector
+    /// whose children after the leaf are all conditions.
     #[inline(never)]
     pub(crate) fn report_ending(&self, c: u32) -> Option<Option<bool>> {
         let end = self.p.nodes[c as usize].end;
@@ -566,38 +567,25 @@ impl<'a> Interp<'a> {
             if q == NONE || self.p.nodes[q as usize].tagged {
                 return None;
             }
-            let kind = self.p.nodes[q as usize].kind;
-            // Decorators that end with their child, its result turned.
-            let through = match kind {
-                Kind::Invert => Some(result.map(|r| !r)),
-                Kind::ForceSuccess => Some(Some(true)),
-                Kind::ForceFailure => Some(Some(false)),
-                Kind::Guard { .. } => Some(result),
-                _ => None,
+            // How this kind ends with its child: the node table's `report`.
+            let (ends, conditions_end) = match self.p.nodes[q as usize].kind.info().report {
+                ReportEnd::No => return None,
+                ReportEnd::Through { always, invert } => {
+                    result = always.map_or(result.map(|r| r != invert), Some);
+                    node = q;
+                    continue;
+                }
+                ReportEnd::Sequence => (false, true),
+                ReportEnd::ReactiveSequence => (false, false),
+                ReportEnd::Selector => (true, true),
+                ReportEnd::Fallback => (true, false),
             };
-            if let Some(r) = through {
-                result = r;
-                node = q;
-                continue;
-            }
             let kids = self.p.children_of(q);
             let after = kids
                 .iter()
                 .position(|&k| k == node)
                 .map_or(&[][..], |k| &kids[k + 1..]);
             let only_conditions = after.iter().all(|&k| self.p.nodes[k as usize].instant);
-            // The result that ends this kind whatever follows, and whether
-            // conditions after the leaf end it too (they do for kinds that
-            // go on down their children; a reactive node, a list or a
-            // fallback first asks the children before, which may start
-            // something).
-            let (ends, conditions_end) = match kind {
-                Kind::Sequence | Kind::SequenceWithMemory | Kind::GuardSequence => (false, true),
-                Kind::ReactiveSequence => (false, false),
-                Kind::Selector => (true, true),
-                Kind::ReactiveFallback | Kind::PrioritizedList => (true, false),
-                _ => return None,
-            };
             result = match result {
                 Some(r) if r == ends => Some(r),
                 _ if after.is_empty() => result,

@@ -401,43 +401,15 @@ fn compile_all_agrees_with_compile_on_good_trees() {
 /// and reports every broken line.
 #[test]
 fn compile_all_on_many_broken_lines_reports_exactly_those() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/squad_ai");
-    let text = std::fs::read_to_string(root.join("combat.bt.ron")).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let breaks = |line: &str| -> Option<String> {
-        [
-            ("Is(\"", "Is(\"no_such_"),
-            ("Bb(\"", "Bb(\"no_such_"),
-            ("Use(behavior: \"", "Use(behavior: \"no_such_"),
-            ("seconds: ", "seconds: -"),
-        ]
-        .iter()
-        .find(|(from, _)| line.contains(from))
-        .map(|(from, to)| line.replacen(from, to, 1))
-    };
-    let candidates: Vec<usize> = (0..lines.len())
-        .filter(|&i| breaks(lines[i]).is_some())
-        .collect();
-    assert!(candidates.len() > 20, "{}", candidates.len());
+    let root = squad_ai();
     let vocab = Vocabulary::permissive();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
-    for _ in 0..300 {
-        let mut broken: Vec<usize> = (0..1 + next(6))
-            .map(|_| candidates[next(candidates.len())])
-            .collect();
-        broken.sort_unstable();
-        broken.dedup();
-        let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
-        for &i in &broken {
-            edited[i] = breaks(lines[i]).unwrap();
-        }
-        let edited = edited.join("\n");
+    let edits = [
+        ("Is(\"", "Is(\"no_such_"),
+        ("Bb(\"", "Bb(\"no_such_"),
+        ("Use(behavior: \"", "Use(behavior: \"no_such_"),
+        ("seconds: ", "seconds: -"),
+    ];
+    for (broken, edited) in broken_drafts(&edits, 1) {
         let files = load_tree_files("combat.bt.ron", &mut |p| {
             if p == "combat.bt.ron" {
                 Ok(edited.as_bytes().to_vec())
@@ -447,11 +419,49 @@ fn compile_all_on_many_broken_lines_reports_exactly_those() {
         })
         .unwrap();
         let errors = wyrd_bt::compile_all("combat.bt.ron", &files, &vocab).unwrap_err();
-        let reported: Vec<usize> = errors.iter().map(|e| e.line - 1).collect();
-        let mut distinct = reported.clone();
-        distinct.dedup();
-        assert_eq!(distinct, broken, "{errors:#?}");
+        let mut reported: Vec<usize> = errors.iter().map(|e| e.line - 1).collect();
+        reported.dedup();
+        assert_eq!(reported, broken, "{errors:#?}");
     }
+}
+
+/// squad_ai's asset folder.
+fn squad_ai() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/squad_ai")
+}
+
+/// 300 copies of squad_ai's tree, each with one to six of its lines
+/// broken by the first of `edits` (text to find, its replacement) that
+/// the line holds: the broken line numbers (0-based, in order) and the
+/// text.
+fn broken_drafts(edits: &[(&str, &str)], seed: u64) -> Vec<(Vec<usize>, String)> {
+    let text = std::fs::read_to_string(squad_ai().join("combat.bt.ron")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let breaks = |line: &str| {
+        edits
+            .iter()
+            .find(|(from, _)| line.contains(from))
+            .map(|(from, to)| line.replacen(from, to, 1))
+    };
+    let candidates: Vec<usize> = (0..lines.len())
+        .filter(|&i| breaks(lines[i]).is_some())
+        .collect();
+    assert!(candidates.len() > 20, "{}", candidates.len());
+    let mut rng = wyrd_bt::SplitMix64::new(seed);
+    (0..300)
+        .map(|_| {
+            let mut broken: Vec<usize> = (0..1 + rng.below(6))
+                .map(|_| candidates[rng.below(candidates.len() as u64) as usize])
+                .collect();
+            broken.sort_unstable();
+            broken.dedup();
+            let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+            for &i in &broken {
+                edited[i] = breaks(lines[i]).unwrap_or_default();
+            }
+            (broken, edited.join("\n"))
+        })
+        .collect()
 }
 
 /// The same unknown key written in two nodes: the error of the node that
@@ -507,57 +517,30 @@ fn parse_tree_all_reports_each_corpus_syntax_error_alone() {
 /// a misspelt node (it is read as `Fail()` with its children).
 #[test]
 fn parse_tree_all_on_many_misspelt_nodes_reports_exactly_those() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/squad_ai");
-    let text = std::fs::read_to_string(root.join("combat.bt.ron")).unwrap();
+    let text = std::fs::read_to_string(squad_ai().join("combat.bt.ron")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    let breaks = |line: &str| -> Option<String> {
-        [
-            ("Condition(", "Conditon("),
-            ("Action(action:", "Action(acton:"),
-            ("Sequence(", "Sequnce("),
-            ("GuardSequence(name", "GuardSequence(nme"),
-            ("Cooldown(", "CoolDown("),
-        ]
-        .iter()
-        .find(|(from, _)| line.contains(from))
-        .map(|(from, to)| line.replacen(from, to, 1))
-    };
-    let candidates: Vec<usize> = (0..lines.len())
-        .filter(|&i| breaks(lines[i]).is_some())
-        .collect();
-    assert!(candidates.len() > 20, "{}", candidates.len());
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
-    for _ in 0..300 {
-        let mut broken: Vec<usize> = (0..1 + next(6))
-            .map(|_| candidates[next(candidates.len())])
-            .collect();
-        broken.sort_unstable();
-        broken.dedup();
-        let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
-        for &i in &broken {
-            edited[i] = breaks(lines[i]).unwrap();
+    // A node's lines: to the line its brackets close on.
+    let last_line = |i: usize| {
+        let mut depth = 0i32;
+        for (j, line) in lines.iter().enumerate().skip(i) {
+            depth += line.matches(['(', '[']).count() as i32;
+            depth -= line.matches([')', ']']).count() as i32;
+            if depth <= 0 {
+                return j;
+            }
         }
-        let edited = edited.join("\n");
+        lines.len()
+    };
+    let edits = [
+        ("Condition(", "Conditon("),
+        ("Action(action:", "Action(acton:"),
+        ("Sequence(", "Sequnce("),
+        ("GuardSequence(name", "GuardSequence(nme"),
+        ("Cooldown(", "CoolDown("),
+    ];
+    for (broken, edited) in broken_drafts(&edits, 2) {
         let errors = wyrd_bt::parse_tree_all("combat.bt.ron", edited.as_bytes()).unwrap_err();
         let reported: Vec<usize> = errors.iter().map(|e| e.line - 1).collect();
-        // A node's lines: to the line its brackets close on.
-        let last_line = |i: usize| {
-            let mut depth = 0i32;
-            for (j, line) in lines.iter().enumerate().skip(i) {
-                depth += line.matches(['(', '[']).count() as i32;
-                depth -= line.matches([')', ']']).count() as i32;
-                if depth <= 0 {
-                    return j;
-                }
-            }
-            lines.len()
-        };
         let expected: Vec<usize> = broken
             .iter()
             .copied()
