@@ -107,6 +107,11 @@ struct PostedProgram {
 /// once, and the programs' buckets stay laid out).
 #[derive(Debug, Default)]
 pub(crate) struct Posting {
+    /// The actions listed, as of this posting's layout (see [`Listed`]).
+    listed: Listed,
+    /// Some action is listed: without, `post` returns at once (a game
+    /// that dispatches by hand pays nothing for the lists).
+    on: bool,
     buckets: Vec<Bucket>,
     programs: Vec<PostedProgram>,
     runs: Vec<Run>,
@@ -119,8 +124,17 @@ pub(crate) struct Posting {
 const KEPT_PROGRAMS: usize = 32;
 
 impl Posting {
-    /// A task of the parallel iteration starts on this thread.
-    pub(crate) fn begin_run(&mut self) {
+    /// A task of the parallel iteration starts on this thread, listing the
+    /// actions of `listed` (laid out afresh if they changed since this
+    /// posting was: a system reading another action was added).
+    pub(crate) fn begin_run(&mut self, listed: &Listed) {
+        if self.listed.generation != listed.generation {
+            *self = Posting {
+                listed: listed.clone(),
+                on: listed.any(),
+                ..Posting::default()
+            };
+        }
         self.runs.push(Run {
             first: None,
             at: (u32::MAX, u32::MAX),
@@ -137,7 +151,7 @@ impl Posting {
         program: Option<&Arc<Program>>,
         now_ms: u32,
     ) {
-        if actions.slots.is_empty() {
+        if !self.on || actions.slots.is_empty() {
             return;
         }
         let Some(program) = program else {
@@ -210,6 +224,9 @@ impl Posting {
                 let mut ids: Vec<ActionId> = Vec::new();
                 let mut buckets = vec![u32::MAX; program.nodes.len()];
                 for info in &program.actions {
+                    if !self.listed.lists(info.id) {
+                        continue;
+                    }
                     let k = ids.iter().position(|id| *id == info.id).unwrap_or_else(|| {
                         ids.push(info.id);
                         ids.len() - 1
@@ -241,7 +258,11 @@ impl Posting {
     /// Empties the buckets for the next tick (their room kept).
     fn clear(&mut self) {
         if self.programs.len() > KEPT_PROGRAMS {
-            *self = Posting::default();
+            *self = Posting {
+                listed: std::mem::take(&mut self.listed),
+                on: self.on,
+                ..Posting::default()
+            };
             return;
         }
         for bucket in &mut self.buckets {
@@ -254,17 +275,50 @@ impl Posting {
     }
 }
 
+/// Which actions the tick lists in [`RunningActions`]: each that a system
+/// reads with [`Running<A>`], every one once a system has an
+/// [`ActionRuns`] (it may ask for any), and each asked for with
+/// [`RunningActions::watch`]. Copying a slot into its action's list is
+/// most of what the typed dispatch costs the tick (about 10 ns per
+/// agent-tick on the reference load): a game that finishes its actions by
+/// hand, from `BtActions`, does not pay it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Listed {
+    all: bool,
+    ids: Vec<ActionId>,
+    /// Bumped by each change: a tick thread's posting laid out for another
+    /// generation is laid out again (0: nothing listed yet).
+    generation: u32,
+}
+
+impl Listed {
+    fn lists(&self, id: ActionId) -> bool {
+        self.all || self.ids.contains(&id)
+    }
+
+    fn any(&self) -> bool {
+        self.all || !self.ids.is_empty()
+    }
+}
+
 /// Which agents have a slot of which action (started, running, or aborted
 /// and still to be cleaned up), as of the last tree tick
 /// ([`BtSystems::Decide`](crate::BtSystems::Decide)). [`Running<A>`] reads
 /// it; tools can count with it (how many agents run each action).
 ///
 /// An agent is listed from the tick that starts an action to the tick after
-/// the action ended (so that its system sees it aborted). Each list is in
+/// the action ended (so that its system sees it aborted). Only the actions
+/// some system reads are listed: each read with [`Running<A>`], every
+/// action once a system has an [`ActionRuns`], and those asked for with
+/// [`RunningActions::watch`] (a tool that counts them). A game that
+/// finishes its actions by hand from `BtActions` pays nothing for lists it
+/// does not read. Each list is in
 /// the order the tick visited the agents (the order their components lie
 /// in memory): the same in every run, whatever threads ticked.
 #[derive(Resource, Debug, Default)]
 pub struct RunningActions {
+    /// The actions the tick lists.
+    listed: Listed,
     ids: HashMap<ActionId, usize>,
     lists: Vec<ActionList>,
     /// The tick threads' postings of the last tick (swapped with the
@@ -302,6 +356,35 @@ struct Piece {
 }
 
 impl RunningActions {
+    /// Lists action `id` from the next tick on, whether or not a system
+    /// reads it with [`Running`] (a [`Running<A>`] in a system does this
+    /// when the system is first run).
+    pub fn watch(&mut self, id: ActionId) {
+        if !self.listed.lists(id) {
+            self.listed.ids.push(id);
+            self.listed.generation += 1;
+        }
+    }
+
+    /// Lists every action from the next tick on (an [`ActionRuns`] in a
+    /// system does this when the system is first run).
+    pub fn watch_all(&mut self) {
+        if !self.listed.all {
+            self.listed.all = true;
+            self.listed.generation += 1;
+        }
+    }
+
+    /// Whether the tick lists action `id` (see [`RunningActions::watch`]).
+    pub fn watches(&self, id: ActionId) -> bool {
+        self.listed.lists(id)
+    }
+
+    /// The actions the tick lists.
+    pub(crate) fn listed(&self) -> &Listed {
+        &self.listed
+    }
+
     /// The agents listed under an action, in the tick's order.
     pub fn agents(&self, id: ActionId) -> impl Iterator<Item = Entity> + '_ {
         let pieces = self.list(id).map_or(&[][..], |l| &l.pieces[..]);
@@ -493,8 +576,32 @@ fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entit
 /// for clean-up.
 #[derive(SystemParam)]
 pub struct Running<'w, 's, A: BtAction, F: QueryFilter + 'static = ()> {
-    runs: ActionRuns<'w, 's, F>,
-    action: PhantomData<fn() -> A>,
+    runs: Visits<'w, 's, F>,
+    /// Made when the system is first run: `A` is listed from then on.
+    _lists: Local<'s, ListsAction<A>>,
+}
+
+/// Lists action `A` in [`RunningActions`] when made: a `Local` of a
+/// system with [`Running<A>`], made from the world when the system is
+/// first run (before its first visit, so no tick goes unlisted).
+struct ListsAction<A>(PhantomData<fn() -> A>);
+
+impl<A: BtAction> FromWorld for ListsAction<A> {
+    fn from_world(world: &mut World) -> Self {
+        world.get_resource_or_init::<RunningActions>().watch(A::ID);
+        ListsAction(PhantomData)
+    }
+}
+
+/// Lists every action in [`RunningActions`] when made (see
+/// [`ListsAction`]): a `Local` of a system with [`ActionRuns`].
+struct ListsAll;
+
+impl FromWorld for ListsAll {
+    fn from_world(world: &mut World) -> Self {
+        world.get_resource_or_init::<RunningActions>().watch_all();
+        ListsAll
+    }
 }
 
 impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
@@ -548,6 +655,37 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
 /// ```
 #[derive(SystemParam)]
 pub struct ActionRuns<'w, 's, F: QueryFilter + 'static = ()> {
+    visits: Visits<'w, 's, F>,
+    /// Made when the system is first run: every action is listed from
+    /// then on (which this system asks for is known only at each call).
+    _lists: Local<'s, ListsAll>,
+}
+
+impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
+    /// Calls `f` for each running slot of `A` (started in the last tick or
+    /// running on), with its parameters read; a slot whose parameters
+    /// cannot be read fails (see [`Running`]).
+    pub fn for_each<A: BtAction>(&mut self, f: impl FnMut(RunningAction<'_, A>)) {
+        self.visits.for_each::<A>(f);
+    }
+
+    /// Calls `f` for each slot of `A` the tree stopped in its last tick
+    /// (see [`Running::for_each_aborted`]).
+    pub fn for_each_aborted<A: BtAction>(&mut self, f: impl FnMut(Entity, &ActiveAction)) {
+        self.visits.for_each_aborted::<A>(f);
+    }
+
+    /// How many agents have a slot of `A` (running or just aborted; before
+    /// the filter).
+    pub fn count<A: BtAction>(&self) -> usize {
+        self.visits.count::<A>()
+    }
+}
+
+/// What [`Running`] and [`ActionRuns`] visit the lists with (apart from
+/// which actions they list).
+#[derive(SystemParam)]
+struct Visits<'w, 's, F: QueryFilter + 'static = ()> {
     index: ResMut<'w, RunningActions>,
     // The lists hold what a visit needs; the agents' components are
     // looked up only to filter, for a parameter or the game reading the
@@ -557,11 +695,8 @@ pub struct ActionRuns<'w, 's, F: QueryFilter + 'static = ()> {
     agents: Query<'w, 's, &'static mut BtAgent>,
 }
 
-impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
-    /// Calls `f` for each running slot of `A` (started in the last tick or
-    /// running on), with its parameters read; a slot whose parameters
-    /// cannot be read fails (see [`Running`]).
-    pub fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
+impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
+    fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
         let RunningActions {
             ids,
             lists,
@@ -627,9 +762,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
         }
     }
 
-    /// Calls `f` for each slot of `A` the tree stopped in its last tick
-    /// (see [`Running::for_each_aborted`]).
-    pub fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
+    fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
         let Some(list) = self.index.list(A::ID) else {
             return;
         };
@@ -644,9 +777,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
         }
     }
 
-    /// How many agents have a slot of `A` (running or just aborted; before
-    /// the filter).
-    pub fn count<A: BtAction>(&self) -> usize {
+    fn count<A: BtAction>(&self) -> usize {
         self.index.count(A::ID)
     }
 }
@@ -751,6 +882,38 @@ mod tests {
         actions
     }
 
+    /// Every action listed (as with an `ActionRuns`).
+    fn every_action() -> Listed {
+        let mut running = RunningActions::default();
+        running.watch_all();
+        running.listed
+    }
+
+    /// A posting copies the slots of the actions listed only, none
+    /// before one is, and is laid out again when another is listed.
+    #[test]
+    fn only_listed_actions_are_posted() {
+        let mut world = World::new();
+        let agent = world.spawn_empty().id();
+        let program = program();
+        let mut running = RunningActions::default();
+        let mut thread = Posting::default();
+        let tick = |running: &mut RunningActions, thread: &mut Posting| {
+            thread.begin_run(&running.listed);
+            thread.post(agent, &slots(&["A", "B"]), Some(&program), 40);
+            running.rebuild([&mut *thread].into_iter(), world.entities());
+            (
+                running.count(ActionId::of("A")),
+                running.count(ActionId::of("B")),
+            )
+        };
+        assert_eq!(tick(&mut running, &mut thread), (0, 0), "none listed");
+        running.watch(ActionId::of("B"));
+        assert_eq!(tick(&mut running, &mut thread), (0, 1));
+        running.watch(ActionId::of("A"));
+        assert_eq!(tick(&mut running, &mut thread), (1, 1));
+    }
+
     /// Two threads' runs of agents, gathered in either order, make the
     /// same lists: in the order the agents lie in the table, each agent
     /// counted once per action.
@@ -761,7 +924,7 @@ mod tests {
         let program = program();
         let post = |range: std::ops::Range<usize>| {
             let mut posting = Posting::default();
-            posting.begin_run();
+            posting.begin_run(&every_action());
             for i in range {
                 let ids: &[&str] = if i % 2 == 0 { &["A", "B"] } else { &["A"] };
                 posting.post(agents[i], &slots(ids), Some(&program), 40);
@@ -802,7 +965,7 @@ mod tests {
         let mut thread = Posting::default();
         let mut running = RunningActions::default();
         for (tick, ids) in [&["A", "B"][..], &["B"][..], &["A"][..]].iter().enumerate() {
-            thread.begin_run();
+            thread.begin_run(&every_action());
             for &agent in &agents[..tick + 2] {
                 thread.post(agent, &slots(ids), Some(&program), 40);
             }
@@ -860,6 +1023,7 @@ mod tests {
         let program = program();
         let mut actions = slots(&["A", "B"]);
         let mut posting = Posting::default();
+        posting.begin_run(&every_action());
         posting.post(agent, &actions, Some(&program), 40);
         let mut running = RunningActions::default();
         running.rebuild([&mut posting].into_iter(), world.entities());

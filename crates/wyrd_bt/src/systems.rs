@@ -17,7 +17,7 @@ use crate::asset::BtAsset;
 use crate::blackboard::Blackboard;
 use crate::breakpoints::{BtBreakpointHit, BtBreakpoints};
 use crate::clock::AgentClock;
-use crate::dispatch::{Posting, RunningActions};
+use crate::dispatch::{Listed, Posting, RunningActions};
 use crate::persist::{SavedTree, diff, restore};
 use crate::problem::AgentProblem;
 use crate::program::Program;
@@ -166,6 +166,7 @@ pub(crate) fn decide_trees(
         stats,
         diagnostics,
         &mut dispatch.tiers,
+        dispatch.running.listed(),
         &mut dispatch.locals,
         &mut agents,
     );
@@ -557,6 +558,7 @@ fn tick_trees(
     mut stats: ResMut<BtStats>,
     mut diagnostics: Diagnostics,
     tiers: &mut BtTiers,
+    listed: &Listed,
     locals: &mut bevy::utils::Parallel<TickLocal>,
     agents: &mut Agents,
 ) {
@@ -603,7 +605,7 @@ fn tick_trees(
     // into the iteration's loop.
     let init = || {
         let mut local = locals.borrow_local_mut();
-        local.posting.begin_run();
+        local.posting.begin_run(listed);
         local
     };
     // Agents without a tier, then the tables of the tier groups that may be

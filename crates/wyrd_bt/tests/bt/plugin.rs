@@ -793,6 +793,8 @@ fn a_restored_action_waits_for_the_first_tick_while_the_world_loads() {
         .spawn((BehaviorTree::new(h), wyrd_bt::RestoreTree(saved)))
         .id();
     let idle = wyrd_bt::ActionId::of("Idle");
+    // No system reads `Idle`: listed for the test to count.
+    app.world_mut().resource_mut::<RunningActions>().watch(idle);
     for _ in 0..4 {
         wyrd_test_support::step(&mut app, 1);
         let listed = app.world().resource::<RunningActions>().count(idle);
@@ -823,6 +825,7 @@ fn paused_trees_hold_their_actions_and_a_step_lists_them_once() {
         .spawn((BehaviorTree::new(h), Blackboard::default()))
         .id();
     let idle = wyrd_bt::ActionId::of("Idle");
+    app.world_mut().resource_mut::<RunningActions>().watch(idle);
     wyrd_test_support::step(&mut app, 3);
     assert_eq!(app.world().resource::<RunningActions>().count(idle), 1);
     app.world_mut().resource_mut::<BtSettings>().paused = true;
@@ -950,6 +953,58 @@ fn dispatch_app(dir: &Path) -> App {
         .init_resource::<Seen>()
         .add_systems(FixedUpdate, (walk, follow).chain().in_set(BtSystems::Act));
     app
+}
+
+/// The tick lists only the actions some system reads: a game that
+/// finishes its actions by hand from `BtActions` does not pay for lists
+/// no one reads (copying the slots was about 10 ns per agent-tick of the
+/// plugin path, issue 24); a `Running<A>` lists `A` from its system's
+/// first run, before the first tick, so its first visit sees the action
+/// started; an `ActionRuns` lists every action.
+#[test]
+fn only_the_actions_a_system_reads_are_listed() {
+    let dir = dir_with(&[("d.bt.ron", DISPATCH_TREE)]);
+    let run = |systems: Option<fn(&mut App)>| {
+        let mut app = app(dir.path());
+        app.add_bt_action::<Walk>()
+            .add_bt_action::<Follow>()
+            .init_resource::<Seen>();
+        if let Some(add) = systems {
+            add(&mut app);
+        }
+        let h = load(&mut app, "d.bt.ron");
+        let walker = spawn(
+            &mut app,
+            BehaviorTree::new(h),
+            Blackboard::new().with("walk", true),
+        );
+        let running = app.world().resource::<RunningActions>();
+        let listed = (
+            running.count(Walk::ID),
+            running.watches(Walk::ID),
+            running.watches(Follow::ID),
+        );
+        let seen = app.world().resource::<Seen>();
+        (listed, seen.walks.first().copied(), walker)
+    };
+    // By hand: nothing listed.
+    let (listed, _, _) = run(None);
+    assert_eq!(listed, (0, false, false), "no reader, no list");
+    // `Running<Walk>`: `Walk` listed from the first tick (its first visit
+    // sees it new), `Follow` not.
+    let (listed, first, walker) = run(Some(|app| {
+        app.add_systems(FixedUpdate, walk.in_set(BtSystems::Act));
+    }));
+    assert_eq!(listed, (1, true, false));
+    assert_eq!(first, Some((walker, 3.0, true)), "seen started");
+    // `ActionRuns`: every action listed.
+    fn both(mut runs: ActionRuns) {
+        runs.for_each::<Follow>(|_| {});
+    }
+    let (listed, _, _) = run(Some(|app| {
+        app.add_systems(FixedUpdate, both.in_set(BtSystems::Act));
+    }));
+    assert_eq!(listed, (1, true, true));
 }
 
 #[test]
