@@ -29,8 +29,10 @@ pub struct PersistAgent(pub String);
 /// A stable save id for an entity that saved agents refer to (a target, a
 /// cover point, a vehicle): an `Entity` in a persisted agent's blackboard
 /// is saved as this id and resolved to the entity with the same id after
-/// loading. [`PersistAgent`] ids count too. An entity with neither is
-/// saved as unset (its index means nothing in the next run).
+/// loading (or, spawned later, when it spawns: the key stays unset until
+/// then, and saves keep the reference by its id). [`PersistAgent`] ids
+/// count too. An entity with neither is saved as unset (its index means
+/// nothing in the next run).
 #[derive(Component, Debug, Clone, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component, Debug)]
 pub struct PersistId(pub String);
@@ -131,6 +133,30 @@ impl SaveDocument for AgentsDocument {
         for (id, saved) in &mut agents {
             take_entity_refs(world, id, saved, &mut entity_refs);
         }
+        // A reference still waiting for its target is saved by its id
+        // while its key is unset: the next run waits for it again (saving
+        // it unset would lose it for good).
+        if let Some(waiting) = world.get_resource::<WaitingRefs>() {
+            for w in &waiting.0 {
+                let unset = agents.iter().any(|(id, saved)| {
+                    *id == w.agent_id
+                        && saved
+                            .blackboard
+                            .iter()
+                            .any(|(k, v)| *k == w.key && v.is_none())
+                });
+                let taken = entity_refs
+                    .iter()
+                    .any(|r| r.agent == w.agent_id && r.key == w.key);
+                if unset && !taken {
+                    entity_refs.push(SavedEntityRef {
+                        agent: w.agent_id.clone(),
+                        key: w.key.clone(),
+                        target: Some(w.target.clone()),
+                    });
+                }
+            }
+        }
         // And saved states whose entity is not spawned yet are kept, with
         // their references.
         if let Some(p) = world.get_resource::<PendingAgentStates>() {
@@ -174,14 +200,41 @@ pub struct PendingAgentStates(pub Vec<(String, SavedTree)>);
 #[derive(Resource, Debug, Default)]
 pub struct PendingEntityRefs(pub Vec<SavedEntityRef>);
 
+/// A saved reference whose target was not spawned when its agent got its
+/// state: the key is set when an entity with the id appears (while the key
+/// is still unset), and saved by the id meanwhile.
+#[derive(Debug, Clone)]
+struct WaitingRef {
+    agent: Entity,
+    /// The agent's [`PersistAgent`] id.
+    agent_id: String,
+    key: String,
+    /// The target's stable id.
+    target: String,
+}
+
+/// References waiting for their targets (see [`WaitingRef`]).
+#[derive(Resource, Debug, Default)]
+struct WaitingRefs(Vec<WaitingRef>);
+
+/// What an unresolved reference held, in words (the problem's text).
+fn held(target: Option<&str>) -> String {
+    match target {
+        Some(t) => format!("the entity with PersistId or PersistAgent {t:?}"),
+        None => "an entity with no PersistId".to_owned(),
+    }
+}
+
 /// Gives each spawned [`PersistAgent`] its saved state, with the entities
 /// its blackboard held resolved by stable id among the entities spawned
 /// now; a reference that resolves to nothing stays unset and is reported
-/// (never another entity).
+/// (never another entity). One with an id waits for an entity with that
+/// id to spawn ([`resolve_waiting`]).
 fn hand_out(
     mut commands: Commands,
     mut pending: ResMut<PendingAgentStates>,
     mut refs: ResMut<PendingEntityRefs>,
+    mut waiting: ResMut<WaitingRefs>,
     agents: Query<(Entity, &PersistAgent)>,
     targets: Query<(Entity, &PersistId)>,
     mut bt: Query<&mut BtAgent>,
@@ -224,14 +277,23 @@ fn hand_out(
                     None => {
                         let problem = AgentProblem::UnresolvedEntity {
                             key: r.key.clone(),
-                            held: match &r.target {
-                                Some(t) => {
-                                    format!("the entity with PersistId or PersistAgent {t:?}")
-                                }
-                                None => "an entity with no PersistId".to_owned(),
-                            },
+                            held: held(r.target.as_deref()),
                         };
-                        warn!("agent {:?}: {problem}", id.0);
+                        match &r.target {
+                            Some(target) => {
+                                warn!(
+                                    "agent {:?}: {problem}; it is set if an entity with that id spawns",
+                                    id.0
+                                );
+                                waiting.0.push(WaitingRef {
+                                    agent: e,
+                                    agent_id: id.0.clone(),
+                                    key: r.key.clone(),
+                                    target: target.clone(),
+                                });
+                            }
+                            None => warn!("agent {:?}: {problem}", id.0),
+                        }
                         if let Ok(mut agent) = bt.get_mut(e) {
                             agent.add_problem(problem);
                         }
@@ -241,6 +303,79 @@ fn hand_out(
             commands.entity(e).insert(RestoreTree(saved));
         }
     }
+}
+
+/// The stable id a component gives its entity.
+trait StableId: Component {
+    fn stable_id(&self) -> &str;
+}
+
+impl StableId for PersistId {
+    fn stable_id(&self) -> &str {
+        &self.0
+    }
+}
+
+impl StableId for PersistAgent {
+    fn stable_id(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An entity with a stable id appeared: the references waiting for it are
+/// set, on the saved state still to be restored or on the blackboard of a
+/// restored agent whose key is still unset (a key the tree or the game
+/// wrote meanwhile keeps its value), and the agent's problem goes.
+fn resolve_waiting<C: StableId>(
+    add: On<Add, C>,
+    ids: Query<&C>,
+    mut waiting: ResMut<WaitingRefs>,
+    mut agents: Query<(
+        Option<&mut BtAgent>,
+        Option<&mut Blackboard>,
+        Option<&mut RestoreTree>,
+    )>,
+) {
+    if waiting.0.is_empty() {
+        return;
+    }
+    let target = add.entity;
+    let Ok(id) = ids.get(target) else {
+        return;
+    };
+    let id = id.stable_id();
+    waiting.0.retain(|w| {
+        if w.target != id {
+            return true;
+        }
+        let Ok((agent, bb, restore)) = agents.get_mut(w.agent) else {
+            return false;
+        };
+        let set = match (restore, bb) {
+            (Some(mut restore), _) => restore
+                .0
+                .blackboard
+                .iter_mut()
+                .find(|(k, v)| *k == w.key && v.is_none())
+                .map(|slot| slot.1 = Some(Value::Entity(target)))
+                .is_some(),
+            (None, Some(mut bb)) if bb.get(&w.key).is_none() => bb.set(&w.key, target).is_ok(),
+            _ => false,
+        };
+        if set {
+            info!(
+                "agent {:?}: blackboard key {:?} set to {target}, the entity with id {id:?} spawned at last",
+                w.agent_id, w.key
+            );
+            if let Some(mut agent) = agent {
+                agent.remove_problem(&AgentProblem::UnresolvedEntity {
+                    key: w.key.clone(),
+                    held: held(Some(&w.target)),
+                });
+            }
+        }
+        false
+    });
 }
 
 /// How often the slot is saved while persisted agents change (their tree
@@ -320,6 +455,9 @@ impl Plugin for AgentsSavePlugin {
         app.register_type::<PersistAgent>()
             .register_type::<PersistId>()
             .init_resource::<PendingEntityRefs>()
+            .init_resource::<WaitingRefs>()
+            .add_observer(resolve_waiting::<PersistId>)
+            .add_observer(resolve_waiting::<PersistAgent>)
             .register_type::<AgentsSaveInterval>()
             .init_resource::<PendingAgentStates>()
             .init_resource::<AgentsSaveInterval>()

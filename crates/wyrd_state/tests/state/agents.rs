@@ -199,3 +199,65 @@ fn entity_references_survive_a_relaunch_that_spawns_in_another_order() {
         "{problems:?}"
     );
 }
+
+/// A saved reference whose target the game spawns after its agent (a
+/// level streamed in later, a target spawned by another system a few
+/// frames on) loaded unset for good, and the next save wrote it unset: the
+/// reference was lost. It now waits: the key is set when an entity with
+/// the id spawns, the agent's problem goes, and a save made while it
+/// waits keeps it by its id.
+#[test]
+fn an_entity_reference_waits_for_a_target_spawned_later() {
+    const CHASE: &str = r#"(
+    blackboard: {"target": Entity},
+    root: Sequence(name: "root", children: [Action(name: "chase", action: "Chase")]),
+)"#;
+    let assets = tempfile::tempdir().unwrap();
+    let saves = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), CHASE).unwrap();
+    let quit = |mut app: App| {
+        app.world_mut().write_message(AppExit::Success);
+        app.update();
+        app.world().resource::<SaveSlot>().flush();
+    };
+    let mut a = app(assets.path(), saves.path());
+    let intruder = a.world_mut().spawn(PersistId("intruder".into())).id();
+    let e = spawn_grunt(&mut a);
+    a.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", intruder)
+        .unwrap();
+    step(&mut a, 3);
+    quit(a);
+
+    // The intruder never spawns in this run; the run saves at exit.
+    let mut b = app(assets.path(), saves.path());
+    let e = spawn_grunt(&mut b);
+    step(&mut b, 5);
+    assert_eq!(b.world().get::<Blackboard>(e).unwrap().get("target"), None);
+    quit(b);
+
+    // The next run spawns it a few frames after the grunt.
+    let mut c = app(assets.path(), saves.path());
+    let e = spawn_grunt(&mut c);
+    step(&mut c, 5);
+    let agent = c.world().get::<BtAgent>(e).unwrap();
+    assert!(
+        agent
+            .problems()
+            .iter()
+            .any(|p| matches!(p, AgentProblem::UnresolvedEntity { .. })),
+        "waiting, said: {:?}",
+        agent.problems()
+    );
+    assert_eq!(c.world().get::<Blackboard>(e).unwrap().get("target"), None);
+    let intruder = c.world_mut().spawn(PersistId("intruder".into())).id();
+    step(&mut c, 1);
+    assert_eq!(
+        c.world().get::<Blackboard>(e).unwrap().get("target"),
+        Some(Value::Entity(intruder)),
+        "kept by its id through a run without it, set when it spawned"
+    );
+    assert!(c.world().get::<BtAgent>(e).unwrap().problems().is_empty());
+}
