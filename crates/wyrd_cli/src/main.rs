@@ -11,10 +11,11 @@
 //! wyrd save show FILE --key-file K
 //! wyrd save sign FILE --key-file K [-o OUT]
 //! wyrd save status DIR --key-file K [--schema N]
-//! wyrd save diff A B --key-file K
+//! wyrd save diff A B --key-file K [--exit-code]
 //! ```
 //!
-//! Exit codes: 0 success, 1 the file is bad (or did not verify), 2 usage.
+//! Exit codes: 0 success, 1 the file is bad (or did not verify; or, with
+//! `--exit-code`, the two differ), 2 usage.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -149,6 +150,9 @@ Examples:
         old: String,
         /// The new version.
         new: String,
+        /// Exit with 1 when they differ (as `git diff --exit-code`), for CI.
+        #[arg(long)]
+        exit_code: bool,
     },
     /// The tree as a picture: Graphviz dot (default) or Mermaid.
     #[command(after_help = "\
@@ -294,10 +298,12 @@ enum SaveCommand {
         #[arg(long, default_value_t = wyrd_state::WORLD_STATE_SCHEMA_VERSION)]
         schema: u32,
     },
-    /// Flags, counters and events that differ between two world-state saves
-    /// (files, or folders: the copy that would load).
+    /// Flags, counters, events and saved agents that differ between two
+    /// saves (folders: the copies that would load; or two world-state
+    /// files, or two agents.json files). Agents are compared by their
+    /// tree, running actions, blackboard, tags and entity references.
     #[command(
-        after_help = "Example:\n  wyrd save diff old/world_state.json ~/.local/share/wyrd/drone_quest --key-file key.txt"
+        after_help = "Examples:\n  wyrd save diff old/world_state.json ~/.local/share/wyrd/drone_quest --key-file key.txt\n  wyrd save diff before/ after/ --key-file key.txt --exit-code"
     )]
     Diff {
         /// The first save (file or folder).
@@ -307,6 +313,9 @@ enum SaveCommand {
         /// The key.
         #[arg(long, value_name = "K")]
         key_file: PathBuf,
+        /// Exit with 1 when they differ (as `git diff --exit-code`), for CI.
+        #[arg(long)]
+        exit_code: bool,
     },
 }
 
@@ -315,6 +324,19 @@ enum SaveCommand {
 struct Failure {
     code: u8,
     message: String,
+}
+
+/// `--exit-code`: 1 when the two differ (nothing on stderr: the
+/// differences are the output).
+fn differ_exit(differ: bool) -> Result<(), Failure> {
+    if differ {
+        Err(Failure {
+            code: 1,
+            message: String::new(),
+        })
+    } else {
+        Ok(())
+    }
 }
 
 fn bad(message: impl Into<String>) -> Failure {
@@ -342,7 +364,9 @@ fn main() -> ExitCode {
         }
         Err(f) => {
             print!("{out}");
-            eprintln!("{}", f.message);
+            if !f.message.is_empty() {
+                eprintln!("{}", f.message);
+            }
             ExitCode::from(f.code)
         }
     }
@@ -381,13 +405,17 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             (None, None) => Err(bad("give --script or --replay")),
         },
         Command::Graph { tree, format } => graph(&tree, format, out),
-        Command::Diff { old, new } => {
+        Command::Diff {
+            old,
+            new,
+            exit_code,
+        } => {
             let (a, b) = (load_tree(&old)?, load_tree(&new)?);
             let d = wyrd_bt::diff(&a, &b);
             out.push_str(&d.to_string());
             out.push_str(&d.summary());
             out.push('\n');
-            Ok(())
+            differ_exit(exit_code && (!d.is_empty() || !d.moved.is_empty()))
         }
         Command::Save(sub) => save(sub, out),
         Command::Monitor {
@@ -554,7 +582,15 @@ fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
             key_file,
             schema,
         } => save_cmd::status(&dir, &read_key(&key_file)?, schema, out),
-        SaveCommand::Diff { a, b, key_file } => save_cmd::diff(&a, &b, &read_key(&key_file)?, out),
+        SaveCommand::Diff {
+            a,
+            b,
+            key_file,
+            exit_code,
+        } => {
+            let differ = save_cmd::diff(&a, &b, &read_key(&key_file)?, out)?;
+            differ_exit(differ && exit_code)
+        }
     }
 }
 

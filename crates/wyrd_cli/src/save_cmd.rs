@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
 use wyrd_save::{CopyKind, DocSpec, SaveKey, SaveStore, Verdict};
+use wyrd_state::agents::{AGENTS_SCHEMA_VERSION, AgentsDocument};
 use wyrd_state::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
 
 use super::{Failure, bad, read_save};
@@ -145,26 +146,112 @@ fn world_state(path: &Path, key: &SaveKey) -> Result<WorldStateDocument, Failure
         .map_err(|e| bad(format!("{}: {e}", path.display())))
 }
 
-/// `wyrd save diff A B --key-file K`: flags and counters that differ, by id.
-pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Result<(), Failure> {
-    let left = world_state(a, key)?;
-    let right = world_state(b, key)?;
+/// Whether a save file is the agents' document (by its name, as the
+/// slot names it).
+fn is_agents_file(path: &Path) -> bool {
+    !path.is_dir()
+        && path.file_name().is_some_and(|n| {
+            let n = n.to_string_lossy();
+            n.trim_end_matches(".bak").trim_end_matches(".tmp") == "agents.json"
+        })
+}
+
+/// The agents' document of a save folder (the copy that would load; `None`
+/// when the slot has none) or an `agents.json` file (`None`: another file).
+fn agents(path: &Path, key: &SaveKey) -> Result<Option<AgentsDocument>, Failure> {
+    if path.is_dir() {
+        if !path.join("agents.json").exists() && !path.join("agents.json.bak").exists() {
+            return Ok(None);
+        }
+        let store =
+            SaveStore::new(path, key.clone()).with_documents([DocSpec::new::<AgentsDocument>(
+                "agents.json",
+                AGENTS_SCHEMA_VERSION,
+            )]);
+        let mut survey = store.survey();
+        return survey.take::<AgentsDocument>(0).map(Some).ok_or_else(|| {
+            bad(format!(
+                "{}: no usable agents.json ({})",
+                path.display(),
+                survey.outcome.describe()
+            ))
+        });
+    }
+    if !is_agents_file(path) {
+        return Ok(None);
+    }
+    let bytes = read_save(path)?;
+    key.open_json(&bytes, AGENTS_SCHEMA_VERSION)
+        .map(Some)
+        .map_err(|e| bad(format!("{}: {e}", path.display())))
+}
+
+/// `wyrd save diff A B --key-file K`: flags, counters and events that
+/// differ, by id, and the saved agents that differ (their tree, running
+/// actions, blackboard, tags and entity references); whether any differ.
+pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Result<bool, Failure> {
+    let mut lines = Vec::new();
+    let what = match (is_agents_file(a), is_agents_file(b)) {
+        (true, true) => "agents",
+        (false, false) => {
+            world_lines(&world_state(a, key)?, &world_state(b, key)?, &mut lines);
+            "flags, counters or events"
+        }
+        _ => {
+            return Err(bad(format!(
+                "{} and {}: compare two agents.json files, two world-state files or two save folders",
+                a.display(),
+                b.display()
+            )));
+        }
+    };
+    let mut what = what;
+    // Agents only between like and like: a world-state file against a
+    // folder compares the world state.
+    let like = (a.is_dir() && b.is_dir()) || what == "agents";
+    if like
+        && let (left, right) = (agents(a, key)?, agents(b, key)?)
+        && (left.is_some() || right.is_some())
+    {
+        what = if what == "agents" {
+            what
+        } else {
+            "flags, counters, events or agents"
+        };
+        agent_lines(
+            &left.unwrap_or_default(),
+            &right.unwrap_or_default(),
+            &mut lines,
+        );
+    }
+    if lines.is_empty() {
+        out.push_str(&format!("no differences in {what}\n"));
+    } else {
+        for l in &lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    Ok(!lines.is_empty())
+}
+
+/// The world state's flags, counters and events that differ.
+fn world_lines(left: &WorldStateDocument, right: &WorldStateDocument, lines: &mut Vec<String>) {
     fn table<T: Copy>(e: &[wyrd_state::SavedEntry<T>]) -> BTreeMap<&str, (&str, T)> {
         e.iter()
             .map(|e| (e.id.as_str(), (e.debug_name.as_str(), e.value)))
             .collect()
     }
-    let mut lines = Vec::new();
     fn compare<T: Copy + PartialEq + std::fmt::Display>(
         kind: &str,
         l: &BTreeMap<&str, (&str, T)>,
         r: &BTreeMap<&str, (&str, T)>,
-        default: &str,
         lines: &mut Vec<String>,
     ) {
         let ids: BTreeSet<&str> = l.keys().chain(r.keys()).copied().collect();
         for id in ids {
-            let show = |v: Option<&(&str, T)>| v.map_or(default.to_owned(), |(_, v)| v.to_string());
+            let show =
+                |v: Option<&(&str, T)>| v.map_or("(not saved)".to_owned(), |(_, v)| v.to_string());
             let (lv, rv) = (l.get(id), r.get(id));
             if lv.map(|v| v.1) != rv.map(|v| v.1) {
                 let name = lv.or(rv).map_or(id, |v| v.0);
@@ -176,15 +263,13 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
         "flag",
         &table(&left.bool_flags),
         &table(&right.bool_flags),
-        "(not saved)",
-        &mut lines,
+        lines,
     );
     compare(
         "counter",
         &table(&left.int_counters),
         &table(&right.int_counters),
-        "(not saved)",
-        &mut lines,
+        lines,
     );
     let (le, re): (BTreeSet<&String>, BTreeSet<&String>) = (
         left.completed_event_ids.iter().collect(),
@@ -196,13 +281,72 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
     for e in re.difference(&le) {
         lines.push(format!("event   {e}: not completed -> completed"));
     }
-    if lines.is_empty() {
-        out.push_str("no differences in flags, counters or events\n");
-    } else {
-        for l in lines {
-            out.push_str(&l);
-            out.push('\n');
+}
+
+/// What a saved agent is, in the terms a designer compares: its tree, its
+/// running actions, its blackboard, tags and entity references (timers,
+/// node states and its clock are left out: they differ in any two saves
+/// of a running game).
+fn agent_facts(doc: &AgentsDocument) -> BTreeMap<&str, BTreeMap<String, String>> {
+    let mut agents: BTreeMap<&str, BTreeMap<String, String>> = BTreeMap::new();
+    for (id, saved) in &doc.agents {
+        let facts = agents.entry(id.as_str()).or_default();
+        facts.insert("tree".into(), saved.tree.clone());
+        let running: Vec<&str> = saved
+            .actions
+            .iter()
+            .filter(|a| a.state == "started" || a.state == "running")
+            .map(|a| a.leaf.as_str())
+            .collect();
+        facts.insert("running".into(), running.join(", "));
+        for (key, value) in &saved.blackboard {
+            let shown = value.map_or("unset".to_owned(), |v| v.to_string());
+            facts.insert(format!("{key:?}"), shown);
+        }
+        facts.insert("tags".into(), saved.tags.join(", "));
+    }
+    for r in &doc.entity_refs {
+        let target = r
+            .target
+            .as_deref()
+            .map_or("an entity with no id".to_owned(), |t| {
+                format!("entity {t:?}")
+            });
+        agents
+            .entry(r.agent.as_str())
+            .or_default()
+            .insert(format!("{:?}", r.key), target);
+    }
+    agents
+}
+
+/// The saved agents that differ, fact by fact.
+fn agent_lines(left: &AgentsDocument, right: &AgentsDocument, lines: &mut Vec<String>) {
+    let (l, r) = (agent_facts(left), agent_facts(right));
+    let ids: BTreeSet<&str> = l.keys().chain(r.keys()).copied().collect();
+    for id in ids {
+        match (l.get(id), r.get(id)) {
+            (Some(_), None) => lines.push(format!("agent   {id}: saved -> (not saved)")),
+            (None, Some(_)) => lines.push(format!("agent   {id}: (not saved) -> saved")),
+            (Some(lf), Some(rf)) => {
+                let facts: BTreeSet<&String> = lf.keys().chain(rf.keys()).collect();
+                for fact in facts {
+                    let show = |v: Option<&String>| match v {
+                        None => "(none)".to_owned(),
+                        Some(v) if v.is_empty() => "(none)".to_owned(),
+                        Some(v) => v.clone(),
+                    };
+                    let (lv, rv) = (lf.get(fact), rf.get(fact));
+                    if show(lv) != show(rv) {
+                        lines.push(format!(
+                            "agent   {id}: {fact}: {} -> {}",
+                            show(lv),
+                            show(rv)
+                        ));
+                    }
+                }
+            }
+            (None, None) => {}
         }
     }
-    Ok(())
 }

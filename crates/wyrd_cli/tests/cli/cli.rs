@@ -736,6 +736,10 @@ fn diff_prints_the_changes_by_path() {
     );
     let o = wyrd(&["diff", tree.to_str().unwrap(), tree.to_str().unwrap()]);
     assert_eq!(text(&o).0, "no change\n");
+    // `--exit-code`, for CI: 1 when they differ, 0 when not.
+    let (t, e) = (tree.to_str().unwrap(), edited.to_str().unwrap());
+    assert_eq!(wyrd(&["diff", t, e, "--exit-code"]).status.code(), Some(1));
+    assert_eq!(wyrd(&["diff", t, t, "--exit-code"]).status.code(), Some(0));
 }
 
 /// Issue 24, 8: nothing said how to make the 32-hex ids; `wyrd flags new`

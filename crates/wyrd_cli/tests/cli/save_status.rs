@@ -138,3 +138,135 @@ fn diff_lists_the_flags_and_counters_that_differ() {
         "{o:?}"
     );
 }
+
+/// `wyrd save diff` compared the world state only, and exited 0 whatever
+/// differed: two save folders whose agents differ said "no differences".
+/// It now compares the saved agents too (tree, running actions,
+/// blackboard, tags, entity references), and `--exit-code` exits 1 when
+/// anything differs, for CI.
+#[test]
+fn diff_compares_the_saved_agents_and_exit_code_says_they_differ() {
+    use wyrd_bt::{SavedAction, SavedTree, Value};
+    use wyrd_state::agents::{AgentsDocument, SavedEntityRef};
+    let key = fixture("test.key");
+    let tree = |ammo: i64, running: &str| SavedTree {
+        format: wyrd_bt::SAVED_TREE_FORMAT,
+        tree: "grunt.bt.ron".into(),
+        tree_hash: "00".into(),
+        seed: 1,
+        rng: 2,
+        now_ms: 330,
+        clock_us: 330_000,
+        ticks: 10,
+        status: ("Running".into(), "Running".into()),
+        redirect_live: false,
+        inputs_seen: false,
+        nodes: Vec::new(),
+        stimuli: Vec::new(),
+        impulses: Vec::new(),
+        actions: vec![SavedAction {
+            leaf: running.into(),
+            action: "Walk".into(),
+            state: "running".into(),
+            started_ms: 100,
+        }],
+        blackboard: vec![
+            ("ammo".into(), Some(Value::Int(ammo))),
+            ("target".into(), None),
+        ],
+        tags: Vec::new(),
+    };
+    let doc = |ammo, running: &str, target: &str, second: bool| {
+        let mut agents = vec![("grunt".to_owned(), tree(ammo, running))];
+        if second {
+            agents.push(("medic".to_owned(), tree(1, "root/heal")));
+        }
+        let doc = AgentsDocument {
+            schema_version: wyrd_state::agents::AGENTS_SCHEMA_VERSION,
+            agents,
+            entity_refs: vec![SavedEntityRef {
+                agent: "grunt".into(),
+                key: "target".into(),
+                target: Some(target.into()),
+            }],
+        };
+        serde_json::to_string_pretty(&doc).unwrap()
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let world = std::fs::read(fixture("seed_save.json")).unwrap();
+    for dir in [&a, &b] {
+        std::fs::write(dir.path().join("world_state.json"), &world).unwrap();
+    }
+    sign(
+        a.path(),
+        "agents.json",
+        &doc(5, "root/patrol/walk", "intruder", false),
+    );
+    sign(
+        b.path(),
+        "agents.json",
+        &doc(3, "root/chase/walk", "door", true),
+    );
+    let diff = |extra: &[&str]| {
+        let mut args = vec![
+            "save",
+            "diff",
+            a.path().to_str().unwrap(),
+            b.path().to_str().unwrap(),
+            "--key-file",
+            &key,
+        ];
+        args.extend(extra);
+        wyrd(&args)
+    };
+    let o = diff(&[]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "agent   grunt: \"ammo\": 5 -> 3\n\
+         agent   grunt: \"target\": entity \"intruder\" -> entity \"door\"\n\
+         agent   grunt: running: root/patrol/walk -> root/chase/walk\n\
+         agent   medic: (not saved) -> saved\n"
+    );
+    let o = diff(&["--exit-code"]);
+    assert_eq!(o.status.code(), Some(1), "they differ: {o:?}");
+    assert!(o.stderr.is_empty(), "{o:?}");
+    // The same folder: no difference, 0 with `--exit-code`.
+    let o = wyrd(&[
+        "save",
+        "diff",
+        a.path().to_str().unwrap(),
+        a.path().to_str().unwrap(),
+        "--key-file",
+        &key,
+        "--exit-code",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "no differences in flags, counters, events or agents\n"
+    );
+    // Two agents.json files compare as agents; an agents file against a
+    // world state is refused.
+    let o = wyrd(&[
+        "save",
+        "diff",
+        a.path().join("agents.json").to_str().unwrap(),
+        b.path().join("agents.json").to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
+    assert!(
+        stdout(&o).contains("agent   medic: (not saved) -> saved"),
+        "{o:?}"
+    );
+    let o = wyrd(&[
+        "save",
+        "diff",
+        a.path().join("agents.json").to_str().unwrap(),
+        &fixture("seed_save.json"),
+        "--key-file",
+        &key,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+}
