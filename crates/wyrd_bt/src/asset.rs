@@ -103,7 +103,7 @@ impl AssetLoader for BtLoader {
         // the first is the load's error.
         let program = compile_all(&main, &files, &vocab).map_err(|mut errors| {
             for e in &errors {
-                log_with_source(e, files.get(&e.file).map(|f| f.text.as_str()));
+                error!("{}", e.explain(&files));
             }
             errors.swap_remove(0)
         })?;

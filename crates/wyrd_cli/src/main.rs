@@ -630,30 +630,7 @@ fn load_tree_with(
     // any command) shows all there is to fix; a misspelt key or behavior
     // with the nearest declared one. The files' texts are those loaded.
     wyrd_bt::compile_all(file, &files, vocabulary).map_err(|errors| {
-        let keys: Vec<&str> = files
-            .values()
-            .flat_map(|f| f.def.blackboard.keys().map(String::as_str))
-            .collect();
-        let behaviors: Vec<&str> = files
-            .values()
-            .flat_map(|f| f.def.behaviors.iter().filter_map(|b| b.common().name))
-            .collect();
-        let text: Vec<String> = errors
-            .iter()
-            .map(|e| {
-                let hint = match &e.problem {
-                    wyrd_bt::BtProblem::UnknownKey(k) => {
-                        wyrd_bt::closest_name(k, keys.iter().copied())
-                    }
-                    wyrd_bt::BtProblem::UnknownBehavior(b) => {
-                        wyrd_bt::closest_name(b, behaviors.iter().copied())
-                    }
-                    _ => String::new(),
-                };
-                let source = files.get(&e.file).map(|f| f.text.as_str());
-                with_caret(&format!("{e}{hint}"), source, e.line, e.column)
-            })
-            .collect();
+        let text: Vec<String> = errors.iter().map(|e| e.explain(&files)).collect();
         bad(text.join("\n"))
     })
 }

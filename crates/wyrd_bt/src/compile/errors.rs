@@ -1,6 +1,9 @@
 //! Errors of tree files and where they point.
 
+use std::collections::HashMap;
+
 use super::Compiler;
+use super::ParsedFile;
 use crate::def::NodeDef;
 
 /// A tree file that could not be loaded, with where and why.
@@ -21,9 +24,55 @@ pub struct BtError {
 
 impl BtError {
     /// The error, then the line of `text` it points at with a caret under
-    /// its column (the form `wyrd check` and the game's log show).
+    /// its column.
     pub fn with_source(&self, text: &str) -> String {
         with_caret(&self.to_string(), Some(text), self.line, self.column)
+    }
+
+    /// For a misspelt blackboard key or behavior, the nearest one the
+    /// `files` declare (`; did you mean "health"?`), else empty.
+    pub fn hint(&self, files: &HashMap<String, ParsedFile>) -> String {
+        match &self.problem {
+            BtProblem::UnknownKey(k) => closest_name(
+                k,
+                files
+                    .values()
+                    .flat_map(|f| f.def.blackboard.keys().map(String::as_str)),
+            ),
+            BtProblem::UnknownBehavior(b) => closest_name(
+                b,
+                files
+                    .values()
+                    .flat_map(|f| f.def.behaviors.iter().filter_map(|b| b.common().name)),
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// The error with its hint, then the line of its file it points at
+    /// with a caret (the form `wyrd check` and the game's log show).
+    ///
+    /// ```
+    /// use wyrd_bt::{Vocabulary, compile_all, load_tree_files};
+    /// let text = r#"(
+    ///     blackboard: {"health": 10},
+    ///     root: Condition(check: Bb("helth", Lt, 3)),
+    /// )"#;
+    /// let files = load_tree_files("t.bt.ron", &mut |_| Ok(text.as_bytes().to_vec())).unwrap();
+    /// let errors = compile_all("t.bt.ron", &files, &Vocabulary::permissive()).unwrap_err();
+    /// let shown = errors[0].explain(&files);
+    /// assert!(shown.starts_with("t.bt.ron:3:"), "{shown}");
+    /// assert!(shown.contains("unknown blackboard key \"helth\""), "{shown}");
+    /// assert!(shown.contains("did you mean \"health\"?"), "{shown}");
+    /// assert!(shown.contains("^"), "{shown}");
+    /// ```
+    pub fn explain(&self, files: &HashMap<String, ParsedFile>) -> String {
+        with_caret(
+            &format!("{self}{}", self.hint(files)),
+            files.get(&self.file).map(|f| f.text.as_str()),
+            self.line,
+            self.column,
+        )
     }
 }
 
