@@ -306,8 +306,10 @@ impl Listed {
 /// ([`BtSystems::Decide`](crate::BtSystems::Decide)). [`Running<A>`] reads
 /// it; tools can count with it (how many agents run each action).
 ///
-/// An agent is listed from the tick that starts an action to the tick after
-/// the action ended (so that its system sees it aborted). Only the actions
+/// An agent is listed from the tick that starts an action while it runs,
+/// and in the tick after the tree stopped it (so that its system sees it
+/// aborted); an action the game finished (succeeded, failed) is gone from
+/// the next tick, when the tree takes the report. Only the actions
 /// some system reads are listed: each read with [`Running<A>`], every
 /// action once a system has an [`ActionRuns`], and those asked for with
 /// [`RunningActions::watch`] (a tool that counts them). A game that
@@ -385,7 +387,8 @@ impl RunningActions {
         &self.listed
     }
 
-    /// The agents listed under an action, in the tick's order.
+    /// The agents listed under an action, in the tick's order (none for
+    /// an action no system reads: see [`RunningActions::watches`]).
     pub fn agents(&self, id: ActionId) -> impl Iterator<Item = Entity> + '_ {
         let pieces = self.list(id).map_or(&[][..], |l| &l.pieces[..]);
         let mut last = None;
@@ -396,7 +399,8 @@ impl RunningActions {
             .filter(move |e| last.replace(*e) != Some(*e))
     }
 
-    /// How many agents are listed under an action.
+    /// How many agents are listed under an action (0 for an action no
+    /// system reads: see [`RunningActions::watches`]).
     pub fn count(&self, id: ActionId) -> usize {
         self.list(id).map_or(0, |l| l.agents)
     }

@@ -57,13 +57,13 @@ pub enum AgentProblem {
     },
     /// A saved blackboard value named an entity that cannot be found now:
     /// the key loads unset.
-    #[error(
-        "blackboard key {key:?} held {held} when saved; no entity has that id now, so it loads unset"
-    )]
+    #[error("blackboard key {key:?} held {held}")]
     UnresolvedEntity {
         /// The key.
         key: String,
-        /// What it held, in words.
+        /// What it held when saved and what became of it, in words
+        /// ("the entity with PersistId \"intruder\" when saved; no entity
+        /// has that id now, so it loads unset until one spawns").
         held: String,
     },
     /// The agent's tree file did not load (it does not exist, or does not

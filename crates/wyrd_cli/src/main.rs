@@ -14,8 +14,9 @@
 //! wyrd save diff A B --key-file K [--exit-code]
 //! ```
 //!
-//! Exit codes: 0 success, 1 the file is bad (or did not verify; or, with
-//! `--exit-code`, the two differ), 2 usage.
+//! Exit codes: 0 success, 1 the file is bad (or did not verify), 2 usage.
+//! `diff` and `save diff` with `--exit-code` follow `diff`: 0 the same, 1
+//! they differ, 2 trouble (a bad file, usage).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -150,7 +151,8 @@ Examples:
         old: String,
         /// The new version.
         new: String,
-        /// Exit with 1 when they differ (as `git diff --exit-code`), for CI.
+        /// For CI, as `diff`: exit 0 when the same, 1 when they differ, 2
+        /// when a file is bad.
         #[arg(long)]
         exit_code: bool,
     },
@@ -313,7 +315,8 @@ enum SaveCommand {
         /// The key.
         #[arg(long, value_name = "K")]
         key_file: PathBuf,
-        /// Exit with 1 when they differ (as `git diff --exit-code`), for CI.
+        /// For CI, as `diff`: exit 0 when the same, 1 when they differ, 2
+        /// when a file is bad.
         #[arg(long)]
         exit_code: bool,
     },
@@ -324,6 +327,17 @@ enum SaveCommand {
 struct Failure {
     code: u8,
     message: String,
+}
+
+/// With `--exit-code` a failure exits 2, as `diff` has it (1 is "they
+/// differ"): a CI job tells a broken save from a changed one.
+fn with_diff_codes<T>(exit_code: bool, result: Result<T, Failure>) -> Result<T, Failure> {
+    result.map_err(|mut f| {
+        if exit_code {
+            f.code = 2;
+        }
+        f
+    })
 }
 
 /// `--exit-code`: 1 when the two differ (nothing on stderr: the
@@ -410,7 +424,10 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             new,
             exit_code,
         } => {
-            let (a, b) = (load_tree(&old)?, load_tree(&new)?);
+            let (a, b) = with_diff_codes(
+                exit_code,
+                load_tree(&old).and_then(|a| Ok((a, load_tree(&new)?))),
+            )?;
             let d = wyrd_bt::diff(&a, &b);
             out.push_str(&d.to_string());
             out.push_str(&d.summary());
@@ -588,7 +605,10 @@ fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
             key_file,
             exit_code,
         } => {
-            let differ = save_cmd::diff(&a, &b, &read_key(&key_file)?, out)?;
+            let differ = with_diff_codes(
+                exit_code,
+                read_key(&key_file).and_then(|key| save_cmd::diff(&a, &b, &key, out)),
+            )?;
             differ_exit(differ && exit_code)
         }
     }

@@ -187,8 +187,8 @@ fn agents(path: &Path, key: &SaveKey) -> Result<Option<AgentsDocument>, Failure>
 }
 
 /// `wyrd save diff A B --key-file K`: flags, counters and events that
-/// differ, by id, and the saved agents that differ (their tree, running
-/// actions, blackboard, tags and entity references); whether any differ.
+/// differ, by id, and the saved agents that differ (see [`agent_facts`]);
+/// whether any differ.
 pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Result<bool, Failure> {
     let mut lines = Vec::new();
     let what = match (is_agents_file(a), is_agents_file(b)) {
@@ -224,6 +224,9 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
             &mut lines,
         );
     }
+    if !like && (a.is_dir() || b.is_dir()) {
+        lines_note(out);
+    }
     if lines.is_empty() {
         out.push_str(&format!("no differences in {what}\n"));
     } else {
@@ -233,6 +236,13 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
         }
     }
     Ok(!lines.is_empty())
+}
+
+/// Said when a file is compared with a folder: only the world state is.
+fn lines_note(out: &mut String) {
+    out.push_str(
+        "(the world state only: agents are compared between two save folders or two agents.json files)\n",
+    );
 }
 
 /// The world state's flags, counters and events that differ.
@@ -284,21 +294,24 @@ fn world_lines(left: &WorldStateDocument, right: &WorldStateDocument, lines: &mu
 }
 
 /// What a saved agent is, in the terms a designer compares: its tree, its
-/// running actions, its blackboard, tags and entity references (timers,
-/// node states and its clock are left out: they differ in any two saves
-/// of a running game).
+/// ticks and root status, its actions with their states, its blackboard,
+/// tags and entity references (timers, node states and its clock are
+/// left out: the ticks and actions already say it ran on).
 fn agent_facts(doc: &AgentsDocument) -> BTreeMap<&str, BTreeMap<String, String>> {
     let mut agents: BTreeMap<&str, BTreeMap<String, String>> = BTreeMap::new();
     for (id, saved) in &doc.agents {
         let facts = agents.entry(id.as_str()).or_default();
         facts.insert("tree".into(), saved.tree.clone());
-        let running: Vec<&str> = saved
+        facts.insert("ticks".into(), saved.ticks.to_string());
+        facts.insert("status".into(), saved.status.0.to_lowercase());
+        // Every slot with its state: a finished action the tree has not
+        // taken yet is where the agent is as much as a running one.
+        let actions: Vec<String> = saved
             .actions
             .iter()
-            .filter(|a| a.state == "started" || a.state == "running")
-            .map(|a| a.leaf.as_str())
+            .map(|a| format!("{} ({})", a.leaf, a.state))
             .collect();
-        facts.insert("running".into(), running.join(", "));
+        facts.insert("actions".into(), actions.join(", "));
         for (key, value) in &saved.blackboard {
             let shown = value.map_or("unset".to_owned(), |v| v.to_string());
             facts.insert(format!("{key:?}"), shown);

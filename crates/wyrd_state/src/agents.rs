@@ -21,7 +21,10 @@ use wyrd_save::{
 
 /// Marks an entity whose tree state is saved and restored with the game,
 /// by this stable id (the game gives the same id to the entity it spawns
-/// again after loading).
+/// again after loading). The restore replaces the blackboard with the
+/// saved one, values the game set at spawn included (the saved agent's
+/// health is the one it had): set a value after the restore
+/// ([`BtAgent::restore_report`] is `Some` then) to override it.
 #[derive(Component, Debug, Clone, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component, Debug)]
 pub struct PersistAgent(pub String);
@@ -217,11 +220,14 @@ struct WaitingRef {
 #[derive(Resource, Debug, Default)]
 struct WaitingRefs(Vec<WaitingRef>);
 
-/// What an unresolved reference held, in words (the problem's text).
+/// What an unresolved reference held and what became of it, in words
+/// (the problem's text).
 fn held(target: Option<&str>) -> String {
     match target {
-        Some(t) => format!("the entity with PersistId or PersistAgent {t:?}"),
-        None => "an entity with no PersistId".to_owned(),
+        Some(t) => format!(
+            "the entity with PersistId or PersistAgent {t:?} when saved; no entity has that id now, so it loads unset until one spawns"
+        ),
+        None => "an entity with no PersistId when saved, so it loads unset (give an entity a PersistId for references to it to be saved)".to_owned(),
     }
 }
 
@@ -281,10 +287,7 @@ fn hand_out(
                         };
                         match &r.target {
                             Some(target) => {
-                                warn!(
-                                    "agent {:?}: {problem}; it is set if an entity with that id spawns",
-                                    id.0
-                                );
+                                warn!("agent {:?}: {problem}", id.0);
                                 waiting.0.push(WaitingRef {
                                     agent: e,
                                     agent_id: id.0.clone(),
@@ -367,12 +370,14 @@ fn resolve_waiting<C: StableId>(
                 "agent {:?}: blackboard key {:?} set to {target}, the entity with id {id:?} spawned at last",
                 w.agent_id, w.key
             );
-            if let Some(mut agent) = agent {
-                agent.remove_problem(&AgentProblem::UnresolvedEntity {
-                    key: w.key.clone(),
-                    held: held(Some(&w.target)),
-                });
-            }
+        }
+        // Set, or the key holds what the tree or the game wrote meanwhile:
+        // either way the reference waits no more.
+        if let Some(mut agent) = agent {
+            agent.remove_problem(&AgentProblem::UnresolvedEntity {
+                key: w.key.clone(),
+                held: held(Some(&w.target)),
+            });
         }
         false
     });

@@ -225,12 +225,24 @@ fn diff_compares_the_saved_agents_and_exit_code_says_they_differ() {
         stdout(&o),
         "agent   grunt: \"ammo\": 5 -> 3\n\
          agent   grunt: \"target\": entity \"intruder\" -> entity \"door\"\n\
-         agent   grunt: running: root/patrol/walk -> root/chase/walk\n\
+         agent   grunt: actions: root/patrol/walk (running) -> root/chase/walk (running)\n\
          agent   medic: (not saved) -> saved\n"
     );
     let o = diff(&["--exit-code"]);
     assert_eq!(o.status.code(), Some(1), "they differ: {o:?}");
     assert!(o.stderr.is_empty(), "{o:?}");
+    // Trouble is 2 with `--exit-code` (as `diff`): a CI job tells a
+    // broken save from a changed one.
+    let o = wyrd(&[
+        "save",
+        "diff",
+        a.path().to_str().unwrap(),
+        "/nowhere",
+        "--key-file",
+        &key,
+        "--exit-code",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
     // The same folder: no difference, 0 with `--exit-code`.
     let o = wyrd(&[
         "save",
@@ -246,6 +258,39 @@ fn diff_compares_the_saved_agents_and_exit_code_says_they_differ() {
         stdout(&o),
         "no differences in flags, counters, events or agents\n"
     );
+    // An agent between actions (its last one finished, not taken yet) that
+    // went on is not "the same" (a stranger's guard, Walk then LookAround).
+    let finished = |leaf: &str, ticks| {
+        let mut t = tree(5, leaf);
+        t.actions[0].state = "succeeded".into();
+        t.ticks = ticks;
+        let doc = AgentsDocument {
+            schema_version: wyrd_state::agents::AGENTS_SCHEMA_VERSION,
+            agents: vec![("grunt".to_owned(), t)],
+            entity_refs: Vec::new(),
+        };
+        serde_json::to_string_pretty(&doc).unwrap()
+    };
+    let (c, d) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let c = sign(c.path(), "agents.json", &finished("root/walk", 58));
+    let d = sign(d.path(), "agents.json", &finished("root/look", 96));
+    let o = wyrd(&["save", "diff", &c, &d, "--key-file", &key, "--exit-code"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "agent   grunt: actions: root/walk (succeeded) -> root/look (succeeded)\n\
+         agent   grunt: ticks: 58 -> 96\n"
+    );
+    // A world-state file against a folder says the agents were left out.
+    let o = wyrd(&[
+        "save",
+        "diff",
+        &fixture("seed_save.json"),
+        a.path().to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
+    assert!(stdout(&o).contains("(the world state only"), "{o:?}");
     // Two agents.json files compare as agents; an agents file against a
     // world state is refused.
     let o = wyrd(&[

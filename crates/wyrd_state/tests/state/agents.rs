@@ -260,4 +260,25 @@ fn an_entity_reference_waits_for_a_target_spawned_later() {
         "kept by its id through a run without it, set when it spawned"
     );
     assert!(c.world().get::<BtAgent>(e).unwrap().problems().is_empty());
+    drop(c);
+
+    // A run whose game sets the key itself meanwhile keeps its value, and
+    // the reference waits no more when the target spawns.
+    let mut d = app(assets.path(), saves.path());
+    let e = spawn_grunt(&mut d);
+    step(&mut d, 3);
+    let decoy = d.world_mut().spawn_empty().id();
+    d.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", decoy)
+        .unwrap();
+    d.world_mut().spawn(PersistId("intruder".into()));
+    step(&mut d, 1);
+    assert_eq!(
+        d.world().get::<Blackboard>(e).unwrap().get("target"),
+        Some(Value::Entity(decoy)),
+        "the game's value is kept"
+    );
+    assert!(d.world().get::<BtAgent>(e).unwrap().problems().is_empty());
 }
