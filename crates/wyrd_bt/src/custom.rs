@@ -7,7 +7,13 @@ use crate::blackboard::Blackboard;
 use crate::status::Status;
 use crate::value::Value;
 
-/// A game-defined composite or decorator ("everything is customizable").
+/// A game-defined composite, decorator or leaf ("everything is
+/// customizable"). A leaf (`arity` `(0, 0)`) that succeeds or fails in
+/// the tick it is ticked, reading and writing the blackboard, is
+/// BehaviorTree.CPP's `SyncActionNode`: a sequence of them completes in one
+/// tick, where an `Action` waits for the game's systems (see
+/// [`CustomCtx::blackboard_mut`]). It ticks inside the tree's parallel
+/// tick: keep it to the blackboard, its parameters and the agent's clock.
 ///
 /// ```
 /// use wyrd_bt::prelude::*;
@@ -28,6 +34,32 @@ use crate::value::Value;
 ///         if running { Status::Running }
 ///         else if ok * 2 >= ctx.child_count() { Status::Success }
 ///         else { Status::Failure }
+///     }
+/// }
+/// ```
+///
+/// A leaf that computes an output for the nodes after it:
+///
+/// ```
+/// use wyrd_bt::prelude::*;
+/// use wyrd_bt::{CustomCtx, CustomNode};
+///
+/// /// Writes `goal` = `base` + 1 and succeeds (BT.CPP: a `SyncActionNode`
+/// /// with an output port).
+/// struct NextGoal;
+/// impl CustomNode for NextGoal {
+///     fn arity(&self) -> (usize, usize) {
+///         (0, 0)
+///     }
+///     fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
+///         let base = match ctx.blackboard().get("base") {
+///             Some(Value::Int(n)) => n,
+///             _ => 0,
+///         };
+///         match ctx.blackboard_mut().set("goal", base + 1) {
+///             Ok(()) => Status::Success,
+///             Err(_) => Status::Failure,
+///         }
 ///     }
 /// }
 /// ```
@@ -59,6 +91,7 @@ pub(crate) trait CustomHost {
     fn now_ms(&self) -> u32;
     fn random(&mut self) -> u64;
     fn blackboard(&self) -> &Blackboard;
+    fn blackboard_mut(&mut self) -> &mut Blackboard;
 }
 
 impl CustomCtx<'_, '_> {
@@ -110,5 +143,14 @@ impl CustomCtx<'_, '_> {
     /// The agent's blackboard.
     pub fn blackboard(&self) -> &Blackboard {
         self.host.blackboard()
+    }
+
+    /// The agent's blackboard, to write: what the node writes is read by
+    /// the nodes after it in the same tick (as `SetBlackboard`'s writes
+    /// are), and the component is marked changed. A leaf that computes an
+    /// output, writes it and succeeds at once is BehaviorTree.CPP's
+    /// `SyncActionNode` with an output port.
+    pub fn blackboard_mut(&mut self) -> &mut Blackboard {
+        self.host.blackboard_mut()
     }
 }

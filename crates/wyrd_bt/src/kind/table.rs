@@ -983,8 +983,8 @@ kind_table! {
         concurrent: true,
         stimulus_target: false,
         relevance: Relevance::Guard,
-        rule: "a game-registered composite or decorator (`register_bt_node`)",
-        bt_cpp: "custom ControlNode / DecoratorNode",
+        rule: "a game-registered composite, decorator or leaf (`register_bt_node`); a leaf may write the blackboard and finish in the tick it is ticked",
+        bt_cpp: "custom ControlNode / DecoratorNode / SyncActionNode",
         unreal: "custom Composite / Decorator",
         example: "Custom(name: \"root\", kind: \"All\", children: [{a}, {b}])",
     };

@@ -59,6 +59,10 @@ impl CustomHost for Interp<'_> {
     fn blackboard(&self) -> &Blackboard {
         &*self.bb
     }
+
+    fn blackboard_mut(&mut self) -> &mut Blackboard {
+        &mut *self.bb
+    }
 }
 
 impl Interp<'_> {

@@ -103,3 +103,63 @@ fn unset_clears_and_set_writes_again() {
     assert_eq!(sim.step().status, Status::Success);
     assert_eq!(sim.blackboard.get("n"), Some(Value::Int(7)));
 }
+
+/// A custom leaf that writes the blackboard and succeeds in the tick it
+/// is ticked is BehaviorTree.CPP's `SyncActionNode` with an output port.
+/// Source: BT.CPP 4.x tutorial 2 ("Blackboard and ports",
+/// `examples/t02_basic_ports.cpp`): `ThinkWhatToSay`, a `SyncActionNode`,
+/// sets its output `text` and returns SUCCESS; `SaySomething` after it in
+/// the same `Sequence` reads it in the same tick. Here the sequence of two
+/// writes and the check of what they wrote completes in tick 1, where an
+/// `Action` would wait for the game's systems.
+#[test]
+fn a_custom_leaf_writes_an_output_the_next_sibling_reads_in_the_same_tick() {
+    use wyrd_bt::{CustomCtx, CustomNode};
+    /// Writes `goal` = `base` + `by` (a parameter) and succeeds.
+    struct AddTo;
+    impl CustomNode for AddTo {
+        fn arity(&self) -> (usize, usize) {
+            (0, 0)
+        }
+        fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
+            let by = match ctx.param("by") {
+                Some(Value::Int(n)) => n,
+                _ => return Status::Failure,
+            };
+            let base = match ctx.blackboard().get("goal") {
+                Some(Value::Int(n)) => n,
+                _ => 0,
+            };
+            match ctx.blackboard_mut().set("goal", base + by) {
+                Ok(()) => Status::Success,
+                Err(_) => Status::Failure,
+            }
+        }
+    }
+    let mut vocab = Vocabulary::permissive();
+    vocab.add_custom("AddTo", AddTo);
+    let program = compile_str(
+        "sync.bt.ron",
+        r#"(
+    blackboard: {"goal": 0},
+    root: Sequence(name: "root", children: [
+        Custom(name: "think", kind: "AddTo", params: {"by": 40}),
+        Custom(name: "again", kind: "AddTo", params: {"by": 2}),
+        Condition(name: "said", check: Bb("goal", Eq, 42)),
+    ]),
+)"#,
+        &vocab,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(&program, 1).with_repeat(false);
+    let first = sim.step();
+    assert_eq!(first.status, Status::Success, "{first:?}");
+    assert_eq!(sim.status_of("root/said"), Some(Status::Success));
+    assert!(
+        sim.blackboard_lines()
+            .iter()
+            .any(|(k, v)| k == "goal" && v == "42"),
+        "{:?}",
+        sim.blackboard_lines()
+    );
+}
