@@ -361,13 +361,9 @@ fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
     assert_eq!(code, Some(0), "{stderr}");
     let script_file = dir.path().join("grunt.script.ron");
     std::fs::write(&script_file, script).unwrap();
+    // The script names its tree (`// tree: ...`): checked without `--tree`.
     let o = support::wyrd()
-        .args([
-            "check",
-            "--tree",
-            tree.to_str().unwrap(),
-            script_file.to_str().unwrap(),
-        ])
+        .args(["check", script_file.to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(

@@ -361,7 +361,10 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
                 .or_else(|| Path::new(&sibling).exists().then_some(sibling));
             std::fs::read(file)
                 .map_err(|e| format!("{file}: cannot read: {e}"))
-                .and_then(|bytes| check_script(file, &bytes, tree.as_deref()))
+                .and_then(|bytes| {
+                    let named = tree.is_none().then(|| named_tree(file, &bytes)).flatten();
+                    check_script(file, &bytes, tree.as_deref().or(named.as_deref()))
+                })
         } else if file.ends_with(".breakpoints.ron") {
             // Breakpoints are for the tree beside them (NAME.bt.ron).
             let sibling = format!("{}.bt.ron", file.trim_end_matches(".breakpoints.ron"));
@@ -439,6 +442,25 @@ fn check_breakpoints(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<Str
     }
 }
 
+/// The tree a script names in a `// tree: PATH` line (the scripts `wyrd
+/// sim --replay --emit-script` writes have one): PATH as given from the
+/// current folder, else from the script's folder.
+fn named_tree(file: &str, bytes: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let named = text
+        .lines()
+        .take_while(|l| l.trim_start().starts_with("//") || l.trim().is_empty())
+        .find_map(|l| l.trim_start().strip_prefix("// tree:"))?
+        .trim();
+    if Path::new(named).exists() {
+        return Some(named.to_owned());
+    }
+    let beside = Path::new(file).parent()?.join(named);
+    beside
+        .exists()
+        .then(|| beside.to_string_lossy().into_owned())
+}
+
 /// Checks a `wyrd sim` script: its syntax, and every name it uses against
 /// the tree it drives.
 fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, String> {
@@ -446,7 +468,7 @@ fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, 
     let script = wyrd_bt::sim::Script::parse(text).map_err(|e| script_error(file, text, &e))?;
     let Some(tree) = tree else {
         return Err(format!(
-            "{file}: which tree does this script drive? give --tree TREE, list the tree before it, or put NAME.bt.ron beside NAME.script.ron"
+            "{file}: which tree does this script drive? give --tree TREE, list the tree before it, put NAME.bt.ron beside NAME.script.ron, or name it in a `// tree: PATH` line"
         ));
     };
     let program = load_tree_with(tree, &Vocabulary::permissive()).map_err(|e| e.message)?;

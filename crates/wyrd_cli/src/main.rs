@@ -834,6 +834,8 @@ fn replay_recording(
     if emit_script {
         let script = wyrd_bt::sim::recording_script(&program, &rec)
             .map_err(|e| bad(format!("{file}: {e}")))?;
+        // The tree it drives, as given here: `wyrd check` finds it there.
+        out.push_str(&format!("// tree: {tree}\n"));
         out.push_str(&script);
         return Ok(());
     }

@@ -769,3 +769,37 @@ fn flags_new_prints_a_declaration_with_a_fresh_id() {
     let o = wyrd(&["check", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 }
+
+/// A script emitted from a recording names its tree in a `// tree: PATH`
+/// line, and `wyrd check` finds it there (from the current folder, else
+/// from the script's): checking one no longer needs `--tree`.
+#[test]
+fn a_script_that_names_its_tree_is_checked_against_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("guard.bt.ron"),
+        r#"(root: Sequence(name: "root", children: [Action(name: "walk", action: "Walk")]))"#,
+    )
+    .unwrap();
+    let script = dir.path().join("regression.script.ron");
+    let write = |tree: &str, path: &str| {
+        std::fs::write(
+            &script,
+            format!(
+                "// tree: {tree}\n(ticks: 3, events: [(tick: 2, finish: (\"{path}\", Success))])\n"
+            ),
+        )
+        .unwrap();
+        wyrd(&["check", script.to_str().unwrap()])
+    };
+    let o = write("guard.bt.ron", "root/walk");
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(text(&o).0.contains("against"), "{:?}", text(&o));
+    // Checked against it: a path the tree does not have is an error.
+    let o = write("guard.bt.ron", "root/run");
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    // A tree named nowhere to be found: the usual question.
+    let o = write("nowhere.bt.ron", "root/walk");
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    assert!(text(&o).1.contains("// tree: PATH"), "{:?}", text(&o));
+}
