@@ -220,12 +220,9 @@ impl BtAgent {
     /// Forgets a problem that no longer holds (a saved entity reference
     /// resolved at last); whether the agent had it.
     pub fn remove_problem(&mut self, problem: &AgentProblem) -> bool {
-        let Some(x) = self.extras.as_deref_mut() else {
-            return false;
-        };
-        let before = x.problems.len();
-        x.problems.retain(|p| p != problem);
-        x.problems.len() != before
+        let before = self.problems().len();
+        self.forget_problems(|p| p == problem);
+        self.problems().len() != before
     }
 
     /// What the last restore of a saved state ([`RestoreTree`](crate::RestoreTree)) kept and

@@ -3,7 +3,7 @@
 //! the interpreter through [`CustomHost`], so this module (and the program,
 //! which holds the game's nodes) needs nothing of the runtime.
 
-use crate::blackboard::Blackboard;
+use crate::blackboard::{Blackboard, BlackboardError};
 use crate::status::Status;
 use crate::value::Value;
 
@@ -12,7 +12,7 @@ use crate::value::Value;
 /// the tick it is ticked, reading and writing the blackboard, is
 /// BehaviorTree.CPP's `SyncActionNode`: a sequence of them completes in one
 /// tick, where an `Action` waits for the game's systems (see
-/// [`CustomCtx::blackboard_mut`]). It ticks inside the tree's parallel
+/// [`CustomCtx::set`]). It ticks inside the tree's parallel
 /// tick: keep it to the blackboard, its parameters and the agent's clock.
 ///
 /// ```
@@ -56,7 +56,7 @@ use crate::value::Value;
 ///             Some(Value::Int(n)) => n,
 ///             _ => 0,
 ///         };
-///         match ctx.blackboard_mut().set("goal", base + 1) {
+///         match ctx.set("goal", base + 1) {
 ///             Ok(()) => Status::Success,
 ///             Err(_) => Status::Failure,
 ///         }
@@ -145,12 +145,18 @@ impl CustomCtx<'_, '_> {
         self.host.blackboard()
     }
 
-    /// The agent's blackboard, to write: what the node writes is read by
-    /// the nodes after it in the same tick (as `SetBlackboard`'s writes
-    /// are), and the component is marked changed. A leaf that computes an
+    /// Writes a blackboard key, typed as the tree declares it: the nodes
+    /// after this one read it in the same tick (as after `SetBlackboard`),
+    /// and the component is marked changed. A leaf that computes an
     /// output, writes it and succeeds at once is BehaviorTree.CPP's
-    /// `SyncActionNode` with an output port.
-    pub fn blackboard_mut(&mut self) -> &mut Blackboard {
-        self.host.blackboard_mut()
+    /// `SyncActionNode` with an output port. (Only keys are written: the
+    /// blackboard's layout is the tree's.)
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), BlackboardError> {
+        self.host.blackboard_mut().set(key, value)
+    }
+
+    /// Makes a blackboard key unset (as `UnsetBlackboard`).
+    pub fn clear(&mut self, key: &str) -> Result<(), BlackboardError> {
+        self.host.blackboard_mut().clear(key)
     }
 }

@@ -321,6 +321,9 @@ impl Listed {
 pub struct RunningActions {
     /// The actions the tick lists.
     listed: Listed,
+    /// Ticks whose lists were built (a reader set up after the first was
+    /// late for those before it).
+    rebuilds: u64,
     ids: HashMap<ActionId, usize>,
     lists: Vec<ActionList>,
     /// The tick threads' postings of the last tick (swapped with the
@@ -359,8 +362,8 @@ struct Piece {
 
 impl RunningActions {
     /// Lists action `id` from the next tick on, whether or not a system
-    /// reads it with [`Running`] (a [`Running<A>`] in a system does this
-    /// when the system is first run).
+    /// reads it with [`Running`] (a [`Running<A>`] does this when its
+    /// system is set up: when its schedule first runs).
     pub fn watch(&mut self, id: ActionId) {
         if !self.listed.lists(id) {
             self.listed.ids.push(id);
@@ -368,8 +371,8 @@ impl RunningActions {
         }
     }
 
-    /// Lists every action from the next tick on (an [`ActionRuns`] in a
-    /// system does this when the system is first run).
+    /// Lists every action from the next tick on (an [`ActionRuns`] does
+    /// this when its system is set up).
     pub fn watch_all(&mut self) {
         if !self.listed.all {
             self.listed.all = true;
@@ -431,6 +434,7 @@ impl RunningActions {
     ) {
         // A report not written back is lost with the old lists: done first.
         debug_assert!(self.reports.is_empty(), "reports are written back first");
+        self.rebuilds += 1;
         for list in &mut self.lists {
             list.pieces.clear();
             list.agents = 0;
@@ -581,20 +585,36 @@ fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entit
 #[derive(SystemParam)]
 pub struct Running<'w, 's, A: BtAction, F: QueryFilter + 'static = ()> {
     runs: Visits<'w, 's, F>,
-    /// Made when the system is first run: `A` is listed from then on.
+    /// Made when the system is set up (its schedule's first run): `A` is
+    /// listed from then on.
     _lists: Local<'s, ListsAction<A>>,
 }
 
 /// Lists action `A` in [`RunningActions`] when made: a `Local` of a
-/// system with [`Running<A>`], made from the world when the system is
-/// first run (before its first visit, so no tick goes unlisted).
+/// system with [`Running<A>`], made from the world when the system is set
+/// up, when its schedule first runs. In `BtSystems::Act`, in the plugin's
+/// schedule, that is before the first tick, so no tick goes unlisted; one
+/// set up later is warned about.
 struct ListsAction<A>(PhantomData<fn() -> A>);
 
 impl<A: BtAction> FromWorld for ListsAction<A> {
     fn from_world(world: &mut World) -> Self {
-        world.get_resource_or_init::<RunningActions>().watch(A::ID);
+        let mut index = world.get_resource_or_init::<RunningActions>();
+        if index.rebuilds > 0 && !index.watches(A::ID) {
+            warn_late(A::NAME);
+        }
+        index.watch(A::ID);
         ListsAction(PhantomData)
     }
+}
+
+/// A `Running<A>` (or `ActionRuns`) set up after the trees began ticking:
+/// the ticks before were not listed for it.
+#[cold]
+fn warn_late(action: &str) {
+    warn!(
+        "a system reading {action} with Running/ActionRuns was set up after the trees began ticking (its schedule first ran later than theirs): actions started before are visited as running, not new, and their aborts before are not seen; put it in BtSystems::Act, in the plugin's schedule, or call RunningActions::watch at startup"
+    );
 }
 
 /// Lists every action in [`RunningActions`] when made (see
@@ -603,7 +623,11 @@ struct ListsAll;
 
 impl FromWorld for ListsAll {
     fn from_world(world: &mut World) -> Self {
-        world.get_resource_or_init::<RunningActions>().watch_all();
+        let mut index = world.get_resource_or_init::<RunningActions>();
+        if index.rebuilds > 0 && !index.listed.all {
+            warn_late("every action");
+        }
+        index.watch_all();
         ListsAll
     }
 }
@@ -660,8 +684,8 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
 #[derive(SystemParam)]
 pub struct ActionRuns<'w, 's, F: QueryFilter + 'static = ()> {
     visits: Visits<'w, 's, F>,
-    /// Made when the system is first run: every action is listed from
-    /// then on (which this system asks for is known only at each call).
+    /// Made when the system is set up: every action is listed from then
+    /// on (which this system asks for is known only at each call).
     _lists: Local<'s, ListsAll>,
 }
 

@@ -34,6 +34,13 @@ pub struct SavedNode {
     pub cursor: Option<u16>,
 }
 
+impl SavedNode {
+    /// Its status when saved (a running node is where the agent was).
+    pub fn status(&self) -> Status {
+        NodeState::from_raw(self.state).status()
+    }
+}
+
 /// A running or just-reported action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedAction {

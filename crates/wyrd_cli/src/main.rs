@@ -303,7 +303,8 @@ enum SaveCommand {
     /// Flags, counters, events and saved agents that differ between two
     /// saves (folders: the copies that would load; or two world-state
     /// files, or two agents.json files). Agents are compared by their
-    /// tree, running actions, blackboard, tags and entity references.
+    /// tree, ticks, running nodes and actions, stimuli, blackboard, tags
+    /// and entity references.
     #[command(
         after_help = "Examples:\n  wyrd save diff old/world_state.json ~/.local/share/wyrd/drone_quest --key-file key.txt\n  wyrd save diff before/ after/ --key-file key.txt --exit-code"
     )]
@@ -432,7 +433,7 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             out.push_str(&d.to_string());
             out.push_str(&d.summary());
             out.push('\n');
-            differ_exit(exit_code && (!d.is_empty() || !d.moved.is_empty()))
+            differ_exit(exit_code && !d.is_empty())
         }
         Command::Save(sub) => save(sub, out),
         Command::Monitor {
@@ -490,6 +491,17 @@ fn read_save(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| bad(format!("{}: {e}", path.display())))
 }
 
+/// The slot's name of a save file (`agents.json` for `agents.json.bak`
+/// and `.tmp` alike).
+fn document_name(file: &Path) -> String {
+    file.file_name().map_or(String::new(), |n| {
+        let n = n.to_string_lossy();
+        n.trim_end_matches(".bak")
+            .trim_end_matches(".tmp")
+            .to_owned()
+    })
+}
+
 /// What a save document is, checked as the game would load it: the
 /// agents (`agents.json`, `.bak`, `.tmp`) and the world state by their
 /// schema; a document of the game's own type (it has a `SchemaVersion`
@@ -498,13 +510,7 @@ fn read_save(path: &Path) -> Result<Vec<u8>, Failure> {
 /// said it lacked `BoolFlags`).
 /// `None`: a world state (what `verify` always said `ok` to).
 fn document_kind(file: &Path, body: &[u8]) -> Result<Option<String>, wyrd_save::LoadError> {
-    let name = file.file_name().map_or(String::new(), |n| {
-        let n = n.to_string_lossy();
-        n.trim_end_matches(".bak")
-            .trim_end_matches(".tmp")
-            .to_owned()
-    });
-    if name == "agents.json" {
+    if document_name(file) == "agents.json" {
         wyrd_save::parse_document::<wyrd_state::agents::AgentsDocument>(
             body,
             wyrd_state::agents::AGENTS_SCHEMA_VERSION,

@@ -123,67 +123,54 @@ pub(crate) fn status(
     }
 }
 
-/// A world-state document from a file, or from a save folder (the copy
-/// that would load).
-fn world_state(path: &Path, key: &SaveKey) -> Result<WorldStateDocument, Failure> {
+/// A document from a file, or from a save folder (the copy of `name` that
+/// would load).
+fn document<D: wyrd_save::SaveDocument>(
+    path: &Path,
+    key: &SaveKey,
+    name: &str,
+    schema: u32,
+) -> Result<D, Failure> {
     if path.is_dir() {
         let store =
-            SaveStore::new(path, key.clone()).with_documents([DocSpec::new::<WorldStateDocument>(
-                "world_state.json",
-                WORLD_STATE_SCHEMA_VERSION,
-            )]);
+            SaveStore::new(path, key.clone()).with_documents([DocSpec::new::<D>(name, schema)]);
         let mut survey = store.survey();
-        return survey.take::<WorldStateDocument>(0).ok_or_else(|| {
+        return survey.take::<D>(0).ok_or_else(|| {
             bad(format!(
-                "{}: no usable world_state.json ({})",
+                "{}: no usable {name} ({})",
                 path.display(),
                 survey.outcome.describe()
             ))
         });
     }
     let bytes = read_save(path)?;
-    key.open_json(&bytes, WORLD_STATE_SCHEMA_VERSION)
+    key.open_json(&bytes, schema)
         .map_err(|e| bad(format!("{}: {e}", path.display())))
+}
+
+/// A world-state document from a file, or from a save folder.
+fn world_state(path: &Path, key: &SaveKey) -> Result<WorldStateDocument, Failure> {
+    document(path, key, "world_state.json", WORLD_STATE_SCHEMA_VERSION)
 }
 
 /// Whether a save file is the agents' document (by its name, as the
 /// slot names it).
 fn is_agents_file(path: &Path) -> bool {
-    !path.is_dir()
-        && path.file_name().is_some_and(|n| {
-            let n = n.to_string_lossy();
-            n.trim_end_matches(".bak").trim_end_matches(".tmp") == "agents.json"
-        })
+    !path.is_dir() && super::document_name(path) == "agents.json"
 }
 
 /// The agents' document of a save folder (the copy that would load; `None`
 /// when the slot has none) or an `agents.json` file (`None`: another file).
 fn agents(path: &Path, key: &SaveKey) -> Result<Option<AgentsDocument>, Failure> {
-    if path.is_dir() {
-        if !path.join("agents.json").exists() && !path.join("agents.json.bak").exists() {
-            return Ok(None);
-        }
-        let store =
-            SaveStore::new(path, key.clone()).with_documents([DocSpec::new::<AgentsDocument>(
-                "agents.json",
-                AGENTS_SCHEMA_VERSION,
-            )]);
-        let mut survey = store.survey();
-        return survey.take::<AgentsDocument>(0).map(Some).ok_or_else(|| {
-            bad(format!(
-                "{}: no usable agents.json ({})",
-                path.display(),
-                survey.outcome.describe()
-            ))
-        });
-    }
-    if !is_agents_file(path) {
+    let has = if path.is_dir() {
+        path.join("agents.json").exists() || path.join("agents.json.bak").exists()
+    } else {
+        is_agents_file(path)
+    };
+    if !has {
         return Ok(None);
     }
-    let bytes = read_save(path)?;
-    key.open_json(&bytes, AGENTS_SCHEMA_VERSION)
-        .map(Some)
-        .map_err(|e| bad(format!("{}: {e}", path.display())))
+    document(path, key, "agents.json", AGENTS_SCHEMA_VERSION).map(Some)
 }
 
 /// `wyrd save diff A B --key-file K`: flags, counters and events that
@@ -198,11 +185,14 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
             "flags, counters or events"
         }
         _ => {
-            return Err(bad(format!(
-                "{} and {}: compare two agents.json files, two world-state files or two save folders",
-                a.display(),
-                b.display()
-            )));
+            return Err(Failure {
+                code: 2,
+                message: format!(
+                    "{} and {}: compare two agents.json files, two world-state files or two save folders",
+                    a.display(),
+                    b.display()
+                ),
+            });
         }
     };
     let mut what = what;
@@ -293,17 +283,36 @@ fn world_lines(left: &WorldStateDocument, right: &WorldStateDocument, lines: &mu
     }
 }
 
-/// What a saved agent is, in the terms a designer compares: its tree, its
-/// ticks and root status, its actions with their states, its blackboard,
-/// tags and entity references (timers, node states and its clock are
-/// left out: the ticks and actions already say it ran on).
+/// What a saved agent is, in the terms a designer compares: its tree (and
+/// its content hash: an edited file), its ticks and root status, its
+/// running nodes, actions with their states, stimuli, blackboard, tags and
+/// entity references (timers, cursors and its clock are left out: the
+/// ticks already say it ran on).
 fn agent_facts(doc: &AgentsDocument) -> BTreeMap<&str, BTreeMap<String, String>> {
     let mut agents: BTreeMap<&str, BTreeMap<String, String>> = BTreeMap::new();
     for (id, saved) in &doc.agents {
         let facts = agents.entry(id.as_str()).or_default();
-        facts.insert("tree".into(), saved.tree.clone());
+        facts.insert(
+            "tree".into(),
+            format!("{} (content {})", saved.tree, saved.tree_hash),
+        );
         facts.insert("ticks".into(), saved.ticks.to_string());
         facts.insert("status".into(), saved.status.0.to_lowercase());
+        // Where it is in the tree: the running nodes (a `Wait`, a
+        // condition rule) as much as its actions.
+        let running: Vec<&str> = saved
+            .nodes
+            .iter()
+            .filter(|n| n.status() == wyrd_bt::Status::Running)
+            .map(|n| n.path.as_str())
+            .collect();
+        facts.insert("running".into(), running.join(", "));
+        let stimuli: Vec<String> = saved
+            .stimuli
+            .iter()
+            .map(|s| format!("{} at {}", s.behavior, s.at))
+            .collect();
+        facts.insert("stimuli".into(), stimuli.join(", "));
         // Every slot with its state: a finished action the tree has not
         // taken yet is where the agent is as much as a running one.
         let actions: Vec<String> = saved

@@ -141,6 +141,10 @@ impl SaveDocument for AgentsDocument {
         // it unset would lose it for good).
         if let Some(waiting) = world.get_resource::<WaitingRefs>() {
             for w in &waiting.0 {
+                // Its agent, not one spawned since with the same id.
+                let same = world
+                    .get::<PersistAgent>(w.agent)
+                    .is_some_and(|p| p.0 == w.agent_id);
                 let unset = agents.iter().any(|(id, saved)| {
                     *id == w.agent_id
                         && saved
@@ -151,7 +155,7 @@ impl SaveDocument for AgentsDocument {
                 let taken = entity_refs
                     .iter()
                     .any(|r| r.agent == w.agent_id && r.key == w.key);
-                if unset && !taken {
+                if same && unset && !taken {
                     entity_refs.push(SavedEntityRef {
                         agent: w.agent_id.clone(),
                         key: w.key.clone(),
@@ -188,6 +192,8 @@ impl SaveDocument for AgentsDocument {
             self.agents.len()
         );
         world.get_resource_or_init::<PendingEntityRefs>().0 = self.entity_refs;
+        // References waiting from the state this one replaces wait no more.
+        world.get_resource_or_init::<WaitingRefs>().0.clear();
         let mut pending = world.get_resource_or_init::<PendingAgentStates>();
         pending.0 = self.agents;
         // Entities already spawned get theirs now; later ones when spawned.
@@ -268,6 +274,8 @@ fn hand_out(
     for (e, id) in &agents {
         if let Some(k) = pending.0.iter().position(|(p, _)| *p == id.0) {
             let (_, mut saved) = pending.0.swap_remove(k);
+            // A new state: what this agent waited for before is moot.
+            waiting.0.retain(|w| w.agent != e && w.agent_id != id.0);
             let (mine, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut refs.0)
                 .into_iter()
                 .partition(|r| r.agent == id.0);
@@ -306,6 +314,41 @@ fn hand_out(
             commands.entity(e).insert(RestoreTree(saved));
         }
     }
+}
+
+/// References whose key the tree or the game wrote meanwhile, or whose
+/// agent is gone, wait no more (checked every frame before the slot is
+/// written: a key written then cleared again later is not set to the
+/// target when it spawns, nor saved as the reference).
+fn forget_moot_refs(
+    mut waiting: ResMut<WaitingRefs>,
+    mut agents: Query<(
+        &PersistAgent,
+        &Blackboard,
+        Option<&mut BtAgent>,
+        Has<RestoreTree>,
+    )>,
+) {
+    waiting.0.retain(|w| {
+        let Ok((id, bb, agent, restoring)) = agents.get_mut(w.agent) else {
+            return false;
+        };
+        if id.0 != w.agent_id {
+            return false;
+        }
+        // Before the restore the blackboard is the one the game spawned
+        // (the saved one replaces it).
+        if restoring || bb.get(&w.key).is_none() {
+            return true;
+        }
+        if let Some(mut agent) = agent {
+            agent.remove_problem(&AgentProblem::UnresolvedEntity {
+                key: w.key.clone(),
+                held: held(Some(&w.target)),
+            });
+        }
+        false
+    });
 }
 
 /// The stable id a component gives its entity.
@@ -461,6 +504,12 @@ impl Plugin for AgentsSavePlugin {
             .register_type::<PersistId>()
             .init_resource::<PendingEntityRefs>()
             .init_resource::<WaitingRefs>()
+            .add_systems(
+                Last,
+                forget_moot_refs
+                    .before(SaveSystems::Write)
+                    .run_if(|w: Res<WaitingRefs>| !w.0.is_empty()),
+            )
             .add_observer(resolve_waiting::<PersistId>)
             .add_observer(resolve_waiting::<PersistAgent>)
             .register_type::<AgentsSaveInterval>()

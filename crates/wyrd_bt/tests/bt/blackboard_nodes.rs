@@ -130,7 +130,7 @@ fn a_custom_leaf_writes_an_output_the_next_sibling_reads_in_the_same_tick() {
                 Some(Value::Int(n)) => n,
                 _ => 0,
             };
-            match ctx.blackboard_mut().set("goal", base + by) {
+            match ctx.set("goal", base + by) {
                 Ok(()) => Status::Success,
                 Err(_) => Status::Failure,
             }

@@ -958,9 +958,9 @@ fn dispatch_app(dir: &Path) -> App {
 /// The tick lists only the actions some system reads: a game that
 /// finishes its actions by hand from `BtActions` does not pay for lists
 /// no one reads (copying the slots was about 10 ns per agent-tick of the
-/// plugin path, issue 24); a `Running<A>` lists `A` from its system's
-/// first run, before the first tick, so its first visit sees the action
-/// started; an `ActionRuns` lists every action.
+/// plugin path, issue 24); a `Running<A>` in `BtSystems::Act` lists `A`
+/// from its system's set-up, before the first tick, so its first visit
+/// sees the action started; an `ActionRuns` lists every action.
 #[test]
 fn only_the_actions_a_system_reads_are_listed() {
     let dir = dir_with(&[("d.bt.ron", DISPATCH_TREE)]);

@@ -313,5 +313,36 @@ fn diff_compares_the_saved_agents_and_exit_code_says_they_differ() {
         "--key-file",
         &key,
     ]);
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(o.status.code(), Some(2), "a usage error: {o:?}");
+    // The same ticks, no action: a different node running (a `Wait`) and
+    // an edited tree file are differences too.
+    let waiting = |path: &str, hash: &str| {
+        let mut t = tree(5, "root/walk");
+        t.actions.clear();
+        t.tree_hash = hash.into();
+        t.nodes = vec![wyrd_bt::SavedNode {
+            path: path.into(),
+            signature: "00".into(),
+            // Running (the status in the high bits).
+            state: 1 << 4,
+            aux: None,
+            cursor: None,
+        }];
+        assert_eq!(t.nodes[0].status(), wyrd_bt::Status::Running);
+        let doc = AgentsDocument {
+            schema_version: wyrd_state::agents::AGENTS_SCHEMA_VERSION,
+            agents: vec![("grunt".to_owned(), t)],
+            entity_refs: Vec::new(),
+        };
+        serde_json::to_string_pretty(&doc).unwrap()
+    };
+    let (e, f) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let e = sign(e.path(), "agents.json", &waiting("root/rest", "aa"));
+    let f = sign(f.path(), "agents.json", &waiting("root/watch", "bb"));
+    let o = wyrd(&["save", "diff", &e, &f, "--key-file", &key]);
+    assert_eq!(
+        stdout(&o),
+        "agent   grunt: running: root/rest -> root/watch\n\
+         agent   grunt: tree: grunt.bt.ron (content aa) -> grunt.bt.ron (content bb)\n"
+    );
 }

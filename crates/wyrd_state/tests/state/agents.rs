@@ -281,4 +281,36 @@ fn an_entity_reference_waits_for_a_target_spawned_later() {
         "the game's value is kept"
     );
     assert!(d.world().get::<BtAgent>(e).unwrap().problems().is_empty());
+    drop(d);
+
+    // A key written and then cleared again meanwhile is not set to the
+    // target when it spawns, nor saved as the reference.
+    let mut f = app(assets.path(), saves.path());
+    let e = spawn_grunt(&mut f);
+    step(&mut f, 3);
+    let decoy = f.world_mut().spawn_empty().id();
+    let set = |f: &mut App, value: Option<Entity>| {
+        let mut bb = f.world_mut().get_mut::<Blackboard>(e).unwrap();
+        match value {
+            Some(v) => bb.set("target", v).unwrap(),
+            None => bb.clear("target").unwrap(),
+        }
+    };
+    set(&mut f, Some(decoy));
+    step(&mut f, 1);
+    set(&mut f, None);
+    step(&mut f, 1);
+    f.world_mut().spawn(PersistId("intruder".into()));
+    step(&mut f, 1);
+    assert_eq!(f.world().get::<Blackboard>(e).unwrap().get("target"), None);
+    quit(f);
+    let mut g = app(assets.path(), saves.path());
+    g.world_mut().spawn(PersistId("intruder".into()));
+    let e = spawn_grunt(&mut g);
+    step(&mut g, 2);
+    assert_eq!(
+        g.world().get::<Blackboard>(e).unwrap().get("target"),
+        None,
+        "the cleared key was saved unset"
+    );
 }
