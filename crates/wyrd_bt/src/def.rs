@@ -516,6 +516,20 @@ node_struct!(
 );
 
 node_struct!(
+    /// Adds to a number key and succeeds (BehaviorTree.CPP's `Script` with
+    /// `key += by`): `AddBlackboard(key: "attempts", by: 1)`, or `by:
+    /// "{other}"` to add another key. An Int key adds Ints (a fraction
+    /// would be lost), a Float key Ints or Floats; a negative `by`
+    /// subtracts.
+    AddBlackboardDef {
+        /// The number key added to.
+        key: String,
+        /// A constant, or `"{other}"` to add another key.
+        by: ValueDef,
+    }
+);
+
+node_struct!(
     /// Clears a blackboard key and succeeds (BehaviorTree.CPP's
     /// `UnsetBlackboard`): `UnsetBlackboard(key: "target")`.
     UnsetBlackboardDef {
@@ -705,6 +719,7 @@ node_defs! {
     Threshold(ThresholdDef),
     Wait(WaitDef),
     SetBlackboard(SetBlackboardDef),
+    AddBlackboard(AddBlackboardDef),
     UnsetBlackboard(UnsetBlackboardDef),
     Succeed(LeafDef),
     Fail(LeafDef),

@@ -322,6 +322,17 @@ pub enum BtProblem {
         /// The written value's type.
         found: &'static str,
     },
+    /// An `AddBlackboard` on a key that is not a number, or adding a value
+    /// of another type than the key's.
+    #[error("{}", add_type_text(key, declared, found))]
+    AddType {
+        /// The key.
+        key: String,
+        /// Its declared type.
+        declared: &'static str,
+        /// The added value's type.
+        found: &'static str,
+    },
     /// A tag the file does not declare.
     #[error("unknown tag {0:?} (declare it under `tags`)")]
     UnknownTag(String),
@@ -457,6 +468,23 @@ pub enum BtProblem {
         /// Children.
         children: usize,
     },
+}
+
+/// [`BtProblem::AddType`]'s text: the key is not a number, or the amount
+/// is not of its type.
+fn add_type_text(key: &str, declared: &str, found: &str) -> String {
+    if matches!(declared, "int" | "float") {
+        format!(
+            "blackboard key {key:?} is {}; AddBlackboard cannot add {} to it",
+            crate::value::with_article(declared),
+            crate::value::with_article(found)
+        )
+    } else {
+        format!(
+            "blackboard key {key:?} is {}; AddBlackboard adds to int and float keys only",
+            crate::value::with_article(declared)
+        )
+    }
 }
 
 fn arity_text(min: usize, max: usize) -> String {

@@ -9,7 +9,7 @@ use crate::def::{Check, ImpulseMode, NodeDef, Policy};
 use crate::kind::Kind;
 use crate::program::ActionId;
 use crate::program::{ActionInfo, CustomInfo, ImpulseInfo, NONE};
-use crate::value::Value;
+use crate::value::{Value, ValueType};
 
 /// The key a `SetBlackboard` / `UnsetBlackboard` writes: a declared key,
 /// or a behavior parameter bound to one (a constant cannot be written).
@@ -302,6 +302,34 @@ pub(crate) fn lower(
             }
             c.p.writes.push(crate::program::BbWrite { key, value });
             Kind::SetBlackboard {
+                write: c.p.writes.len() as u32 - 1,
+            }
+        }
+        NodeDef::AddBlackboard(d) => {
+            let key = written_key(c, file, &d.key)?;
+            let by = c.param(file, &d.by, &format!("the amount added to {}", d.key))?;
+            let declared = c.p.bb_types[key as usize];
+            let number = matches!(declared, ValueType::Int | ValueType::Float);
+            // An int key adds ints (a fraction would be lost); a float
+            // key adds either.
+            let fits = match declared {
+                ValueType::Int => by.value_type() == ValueType::Int,
+                _ => matches!(by.value_type(), ValueType::Int | ValueType::Float),
+            };
+            if !number || !fits {
+                return Err(c.err_part(
+                    file,
+                    if number { "by" } else { "key" },
+                    &d.key,
+                    BtProblem::AddType {
+                        key: d.key.clone(),
+                        declared: declared.name(),
+                        found: by.value_type().name(),
+                    },
+                ));
+            }
+            c.p.writes.push(crate::program::BbWrite { key, value: by });
+            Kind::AddBlackboard {
                 write: c.p.writes.len() as u32 - 1,
             }
         }

@@ -877,6 +877,28 @@ kind_table! {
         unreal: "-",
         example: "SetBlackboard(name: \"root\", key: \"a\", value: true)",
     };
+    AddBlackboard { write: u32 = 0 } => KindInfo {
+        name: "AddBlackboard",
+        family: F::Leaf,
+        min_children: 0,
+        max_children: 0,
+        aux: A::None,
+        cursor: C::None,
+        timed: false,
+        instant: I::Never,
+        done: D::Always,
+        random: R::Never,
+        resume: Resume::No,
+        report: ReportEnd::No,
+        leading_guards: false,
+        concurrent: false,
+        stimulus_target: false,
+        relevance: Relevance::Guard,
+        rule: "adds `by` (a constant, or `\"{other}\"`: that key) to the number `key` and succeeds in the same tick, so later siblings read the sum; fails when either is unset",
+        bt_cpp: "Script (`key += by`)",
+        unreal: "-",
+        example: "AddBlackboard(name: \"root\", key: \"k\", by: 1)",
+    };
     UnsetBlackboard { key: u16 = 0 } => KindInfo {
         name: "UnsetBlackboard",
         family: F::Leaf,

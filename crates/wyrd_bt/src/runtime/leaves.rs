@@ -3,6 +3,7 @@
 use super::{ActionEvent, ActionState, ActiveAction, Interp, Status, flag};
 use crate::kind::Instant;
 use crate::program::Kind;
+use crate::value::Value;
 
 impl Interp<'_> {
     #[inline(always)]
@@ -52,6 +53,18 @@ impl Interp<'_> {
                     }
                     None => Status::Failure,
                 }
+            }
+            Kind::AddBlackboard { write } => {
+                let w = self.p.writes[write as usize];
+                let sum = match (self.bb.get_index(w.key), w.value.read(self.bb)) {
+                    (Some(Value::Int(a)), Some(Value::Int(b))) => Value::Int(a.wrapping_add(b)),
+                    (Some(Value::Float(a)), Some(b @ (Value::Float(_) | Value::Int(_)))) => {
+                        Value::Float(a + b.as_f64())
+                    }
+                    _ => return Status::Failure,
+                };
+                self.bb.set_index(w.key, sum);
+                Status::Success
             }
             Kind::UnsetBlackboard { key } => {
                 self.bb.clear_index(key);

@@ -163,3 +163,58 @@ fn a_custom_leaf_writes_an_output_the_next_sibling_reads_in_the_same_tick() {
         sim.blackboard_lines()
     );
 }
+
+/// `AddBlackboard` adds to Int and Float keys only, an amount of the
+/// key's type: anything else is a compile error at the part that is
+/// wrong.
+#[test]
+fn add_blackboard_takes_number_keys_and_amounts_of_their_type() {
+    let e = compile(
+        r#"(
+    blackboard: {"alert": false},
+    root: AddBlackboard(key: "alert", by: 1),
+)"#,
+    )
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("\"alert\" is a bool"), "{text}");
+    assert!(text.contains("int and float keys only"), "{text}");
+    let e = compile(
+        r#"(
+    blackboard: {"n": 0},
+    root: AddBlackboard(key: "n", by: 0.5),
+)"#,
+    )
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("cannot add a float"), "{text}");
+    assert_eq!(e.line, 3, "{text}");
+    let e = compile(
+        r#"(
+    blackboard: {"n": 0},
+    root: AddBlackboard(key: "m", by: 1),
+)"#,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("unknown blackboard key \"m\""),
+        "{e}"
+    );
+    // An Int overflow wraps (no panic), as an i64 counter does.
+    let program = compile(
+        r#"(
+    blackboard: {"n": 9223372036854775807},
+    root: AddBlackboard(key: "n", by: 1),
+)"#,
+    )
+    .unwrap();
+    let mut sim = Sim::new(&program, 1).with_repeat(false);
+    assert_eq!(sim.step().status, Status::Success);
+    assert!(
+        sim.blackboard_lines()
+            .iter()
+            .any(|(k, v)| k == "n" && v == &i64::MIN.to_string()),
+        "{:?}",
+        sim.blackboard_lines()
+    );
+}
