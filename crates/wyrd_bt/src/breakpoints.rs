@@ -198,6 +198,8 @@ impl BreakpointsDef {
 
     /// Reads a breakpoints file's text (`file` names it in errors).
     pub fn parse(file: &str, text: &str) -> Result<Self, BreakpointError> {
+        // A byte-order mark is not content (editors count columns without it).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
             .from_str(text)

@@ -53,7 +53,8 @@ impl AgentClock {
     /// time advances.
     pub(crate) fn advance(&mut self, step_us: u64) -> u32 {
         let before = self.us / 1000;
-        self.us += step_us;
+        // Saturating: a restored or recorded clock may be anything.
+        self.us = self.us.saturating_add(step_us);
         (self.us / 1000 - before) as u32
     }
 }

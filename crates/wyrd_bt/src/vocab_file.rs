@@ -240,6 +240,8 @@ impl VocabularyFile {
 
     /// Reads a vocabulary file's text.
     pub fn from_json(text: &str) -> Result<VocabularyFile, VocabularyError> {
+        // A byte-order mark is not content (editors count columns without it).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let file: VocabularyFile =
             serde_json::from_str(text).map_err(|e| VocabularyError::Parse {
                 line: e.line(),

@@ -362,7 +362,10 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
             std::fs::read(file)
                 .map_err(|e| format!("{file}: cannot read: {e}"))
                 .and_then(|bytes| {
-                    let named = tree.is_none().then(|| named_tree(file, &bytes)).flatten();
+                    let named = match tree {
+                        Some(_) => None,
+                        None => named_tree(file, &bytes).transpose()?,
+                    };
                     check_script(file, &bytes, tree.as_deref().or(named.as_deref()))
                 })
         } else if file.ends_with(".breakpoints.ron") {
@@ -445,20 +448,27 @@ fn check_breakpoints(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<Str
 /// The tree a script names in a `// tree: PATH` line (the scripts `wyrd
 /// sim --replay --emit-script` writes have one): PATH as given from the
 /// current folder, else from the script's folder.
-fn named_tree(file: &str, bytes: &[u8]) -> Option<String> {
+fn named_tree(file: &str, bytes: &[u8]) -> Option<Result<String, String>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let named = text
+        .trim_start_matches('\u{feff}')
         .lines()
         .take_while(|l| l.trim_start().starts_with("//") || l.trim().is_empty())
         .find_map(|l| l.trim_start().strip_prefix("// tree:"))?
         .trim();
-    if Path::new(named).exists() {
-        return Some(named.to_owned());
+    if Path::new(named).is_file() {
+        return Some(Ok(named.to_owned()));
     }
-    let beside = Path::new(file).parent()?.join(named);
-    beside
-        .exists()
-        .then(|| beside.to_string_lossy().into_owned())
+    let beside = Path::new(file)
+        .parent()
+        .map(|dir| dir.join(named))
+        .filter(|p| p.is_file());
+    Some(match beside {
+        Some(p) => Ok(p.to_string_lossy().into_owned()),
+        None => Err(format!(
+            "{file}: its `// tree: {named}` names no file (looked from the current folder and from the script's); give --tree TREE"
+        )),
+    })
 }
 
 /// Checks a `wyrd sim` script: its syntax, and every name it uses against

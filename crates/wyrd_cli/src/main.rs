@@ -413,12 +413,34 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             ticks,
             seed,
             breaks,
-        } => match (script, replay) {
-            (_, Some(file)) if stats => recording_stats(&file, out),
-            (_, Some(file)) => replay_recording(&tree, &file, allow_changed, emit_script, out),
-            (Some(script), None) => sim(&tree, &script, breaks.as_deref(), ticks, seed, out),
-            (None, None) => Err(bad("give --script or --replay")),
-        },
+        } => {
+            // Options of the other mode are a mistake, not ignored.
+            let usage = |message: &str| Failure {
+                code: 2,
+                message: message.to_owned(),
+            };
+            match (script, replay) {
+                (Some(_), Some(_)) => Err(usage("give --script or --replay, not both")),
+                (Some(_), None) if stats || emit_script || allow_changed => Err(usage(
+                    "--stats, --emit-script and --allow-changed go with --replay, not --script",
+                )),
+                (None, Some(_)) if ticks.is_some() || seed.is_some() || breaks.is_some() => {
+                    Err(usage(
+                        "--ticks, --seed and --break go with --script (a replay runs the recording's ticks)",
+                    ))
+                }
+                (None, Some(_)) if stats && emit_script => {
+                    Err(usage("give --stats or --emit-script, not both"))
+                }
+                (_, Some(file)) if stats => {
+                    load_tree(&tree)?;
+                    recording_stats(&file, out)
+                }
+                (_, Some(file)) => replay_recording(&tree, &file, allow_changed, emit_script, out),
+                (Some(script), None) => sim(&tree, &script, breaks.as_deref(), ticks, seed, out),
+                (None, None) => Err(bad("give --script or --replay")),
+            }
+        }
         Command::Graph { tree, format } => graph(&tree, format, out),
         Command::Diff {
             old,
@@ -431,9 +453,26 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             )?;
             let d = wyrd_bt::diff(&a, &b);
             out.push_str(&d.to_string());
-            out.push_str(&d.summary());
+            // The declarations too: a key's default or type changes what
+            // every agent starts with, though no node changed.
+            let declared = declaration_lines(&a, &b);
+            for line in &declared {
+                out.push_str(line);
+                out.push('\n');
+            }
+            if d.is_empty() && !declared.is_empty() {
+                out.push_str(&format!(
+                    "no node changed; {} declaration(s) changed",
+                    declared.len()
+                ));
+            } else {
+                out.push_str(&d.summary());
+                if !declared.is_empty() {
+                    out.push_str(&format!("; {} declaration(s) changed", declared.len()));
+                }
+            }
             out.push('\n');
-            differ_exit(exit_code && !d.is_empty())
+            differ_exit(exit_code && (!d.is_empty() || !declared.is_empty()))
         }
         Command::Save(sub) => save(sub, out),
         Command::Monitor {
@@ -446,6 +485,15 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             port,
         }),
         Command::Flags(FlagsCommand::New { name, counter }) => {
+            // What it prints must be what a flags file accepts.
+            if !wyrd_state::valid_flag_name(&name) {
+                return Err(Failure {
+                    code: 2,
+                    message: format!(
+                        "{name:?} is not a flag name: use letters, digits, `_`, `.` and `-` (SMITH_MET)"
+                    ),
+                });
+            }
             let default = if counter { "0" } else { "false" };
             out.push_str(&format!(
                 "(id: \"{}\", name: \"{name}\", default: {default}),\n",
@@ -517,9 +565,12 @@ fn document_kind(file: &Path, body: &[u8]) -> Result<Option<String>, wyrd_save::
         )?;
         return Ok(Some("the agents' tree states".into()));
     }
-    // Not a world state at all (none of its fields): the game's own.
-    let own = serde_json::from_slice::<serde_json::Value>(body)
-        .is_ok_and(|v| v.get("BoolFlags").is_none() && v.get("IntCounters").is_none());
+    // Not a world state at all (none of its fields): the game's own. A
+    // file the slot names `world_state.json` is a world state, whatever is
+    // misspelt in it (the game would refuse it).
+    let own = document_name(file) != "world_state.json"
+        && serde_json::from_slice::<serde_json::Value>(body)
+            .is_ok_and(|v| v.get("BoolFlags").is_none() && v.get("IntCounters").is_none());
     if own {
         let header = wyrd_save::read_header(body, u32::MAX)?;
         return Ok(Some(format!(
@@ -527,10 +578,25 @@ fn document_kind(file: &Path, body: &[u8]) -> Result<Option<String>, wyrd_save::
             header.schema_version
         )));
     }
-    wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
+    let doc = wyrd_save::parse_document::<wyrd_state::WorldStateDocument>(
         body,
         wyrd_state::WORLD_STATE_SCHEMA_VERSION,
     )?;
+    // An id twice: the game would keep one of the values, silently.
+    fn twice(ids: Vec<&str>) -> Option<&str> {
+        let mut seen = std::collections::BTreeSet::new();
+        ids.into_iter().find(|id| !seen.insert(*id))
+    }
+    let flags = doc.bool_flags.iter().map(|e| e.id.as_str()).collect();
+    let counters = doc.int_counters.iter().map(|e| e.id.as_str()).collect();
+    let events = doc.completed_event_ids.iter().map(String::as_str).collect();
+    for (what, ids) in [("flag", flags), ("counter", counters), ("event", events)] {
+        if let Some(id) = twice(ids) {
+            return Err(wyrd_save::LoadError::WrongSchema(format!(
+                "{what} id {id} is listed twice"
+            )));
+        }
+    }
     Ok(None)
 }
 
@@ -838,6 +904,15 @@ fn replay_recording(
     let rec: wyrd_bt::Recording =
         serde_json::from_str(&text).map_err(|e| bad(format!("{file}: not a recording: {e}")))?;
     if emit_script {
+        // A script of another tree's inputs names leaves this one may not
+        // have: refused as a replay is.
+        let hash = format!("{:016x}", program.content_hash());
+        if hash != rec.tree_hash && !allow_changed {
+            return Err(bad(format!(
+                "{file}: the recording is of {} with content hash {}; {tree}'s is {hash}: give the tree it was recorded on (or --allow-changed)",
+                rec.tree, rec.tree_hash
+            )));
+        }
         let script = wyrd_bt::sim::recording_script(&program, &rec)
             .map_err(|e| bad(format!("{file}: {e}")))?;
         // The tree it drives, as given here: `wyrd check` finds it there.
@@ -874,6 +949,49 @@ fn edge_label(node: wyrd_bt::NodeView<'_>) -> Option<String> {
     parent.child_role(k)
 }
 
+/// The blackboard keys (type, default) and tags two versions of a tree
+/// declare differently: `~ blackboard "alarmed": bool false -> bool true`.
+fn declaration_lines(a: &wyrd_bt::Program, b: &wyrd_bt::Program) -> Vec<String> {
+    type Declared = std::collections::BTreeMap<String, String>;
+    let keys = |p: &wyrd_bt::Program| -> Declared {
+        p.blackboard_keys()
+            .iter()
+            .zip(p.blackboard_types())
+            .zip(p.blackboard_defaults())
+            .map(|((k, t), d)| {
+                let shown = d.map_or_else(|| format!("{t} (unset)"), |v| format!("{t} {v}"));
+                (k.clone(), shown)
+            })
+            .collect()
+    };
+    let (ka, kb) = (keys(a), keys(b));
+    let mut lines = Vec::new();
+    let names: std::collections::BTreeSet<&String> = ka.keys().chain(kb.keys()).collect();
+    for k in names {
+        match (ka.get(k), kb.get(k)) {
+            (Some(x), Some(y)) if x != y => lines.push(format!("~ blackboard {k:?}: {x} -> {y}")),
+            (Some(_), None) => lines.push(format!("- blackboard {k:?}")),
+            (None, Some(y)) => lines.push(format!("+ blackboard {k:?}: {y}")),
+            _ => {}
+        }
+    }
+    for t in a.tag_names().iter().filter(|t| !b.tag_names().contains(t)) {
+        lines.push(format!("- tag {t:?}"));
+    }
+    for t in b.tag_names().iter().filter(|t| !a.tag_names().contains(t)) {
+        lines.push(format!("+ tag {t:?}"));
+    }
+    lines
+}
+
+/// Text inside a DOT string: backslashes and quotes escaped (a name
+/// ending in `\` closed the string), lines as `\n`.
+fn dot_text(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
 fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
     let p = load_tree(tree)?;
     // An action shows its parameters as bound at its place: keys as
@@ -903,17 +1021,17 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
         let mut text = if name == detail.trim_start_matches('!') {
             detail
         } else {
-            format!("{detail}\\n{name}")
+            format!("{detail}\n{name}")
         };
         // What a condition, guard or impulse checks, when its name does not
         // already say it: `World(QST_DST_TOWER_5 >= 5)`, `Is(target_visible)`.
         let check = n.check_text();
         if !check.is_empty() && check != name {
-            text.push_str("\\n");
+            text.push('\n');
             text.push_str(&check);
         }
         if !params.is_empty() {
-            text.push_str("\\n");
+            text.push('\n');
             text.push_str(&params);
         }
         text
@@ -945,7 +1063,7 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
                     if let Some(k) = cluster {
                         out.push_str(&format!(
                             "  subgraph cluster_{k} {{\n  label=\"{} (stimulus target)\"; style=dashed;\n",
-                            detached_roots[k].1.replace('"', "\\\"")
+                            dot_text(&detached_roots[k].1)
                         ));
                     }
                     open = cluster;
@@ -953,11 +1071,14 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
                 let shape = if n.is_leaf() { "ellipse" } else { "box" };
                 out.push_str(&format!(
                     "  n{i} [label=\"{}\", shape={shape}];\n",
-                    label(n).replace('"', "\\\"")
+                    dot_text(&label(n))
                 ));
                 if let Some(parent) = n.parent().map(|p| p.index()) {
                     match edge_label(n) {
-                        Some(l) => out.push_str(&format!("  n{parent} -> n{i} [label=\"{l}\"];\n")),
+                        Some(l) => out.push_str(&format!(
+                            "  n{parent} -> n{i} [label=\"{}\"];\n",
+                            dot_text(&l)
+                        )),
                         None => out.push_str(&format!("  n{parent} -> n{i};\n")),
                     }
                 }
@@ -998,7 +1119,7 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
                     .replace('&', "#amp;")
                     .replace('<', "#lt;")
                     .replace('>', "#gt;")
-                    .replace("\\n", "<br/>")
+                    .replace('\n', "<br/>")
                     .replace('"', "#quot;");
                 out.push_str(&format!("  n{i}[\"{text}\"]\n"));
                 if let Some(parent) = n.parent().map(|p| p.index()) {

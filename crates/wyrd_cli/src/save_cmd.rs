@@ -11,7 +11,7 @@ use wyrd_state::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
 
 use super::{Failure, bad, read_save};
 
-/// The documents of a save folder: every file name that is not a backup,
+/// The documents of a save folder: every JSON file name that is not a backup,
 /// temp or quarantined copy, plus the base of orphaned backups and temps.
 fn documents(dir: &Path) -> Result<Vec<String>, Failure> {
     let entries = std::fs::read_dir(dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
@@ -25,7 +25,11 @@ fn documents(dir: &Path) -> Result<Vec<String>, Failure> {
             .strip_suffix(".bak")
             .or_else(|| name.strip_suffix(".tmp"))
             .unwrap_or(&name);
-        docs.insert(base.to_owned());
+        // A slot's documents are JSON: notes and other files beside them
+        // are not saves.
+        if base.ends_with(".json") {
+            docs.insert(base.to_owned());
+        }
     }
     Ok(docs.into_iter().collect())
 }
@@ -44,8 +48,14 @@ pub(crate) fn status(
 ) -> Result<(), Failure> {
     let docs = documents(dir)?;
     if docs.is_empty() {
-        out.push_str(&format!("{}: no save files\n", dir.display()));
-        return Ok(());
+        out.push_str(&format!(
+            "{}: no save files (a game would start fresh)\n",
+            dir.display()
+        ));
+        return Err(Failure {
+            code: 1,
+            message: String::new(),
+        });
     }
     let store = SaveStore::new(dir, key.clone())
         .with_documents(docs.iter().map(|d| DocSpec::json(d.clone(), schema)));

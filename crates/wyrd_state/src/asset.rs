@@ -200,7 +200,9 @@ fn find_literal(text: &str, needle: &str, nth: usize) -> Option<usize> {
         .or_else(|| text.match_indices(needle).nth(nth).map(|(at, _)| at))
 }
 
-fn valid_name(name: &str) -> bool {
+/// Whether a flag or counter name is one a flags file accepts: letters,
+/// digits, `_`, `.` and `-`, not empty.
+pub fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()
@@ -225,6 +227,8 @@ impl FlagsFile {
             );
             err(line, column, FlagsProblem::NotUtf8)
         })?;
+        // A byte-order mark is not content (editors count columns without it).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let raw: RawFile =
             ron::Options::default()
                 .from_str(text)

@@ -63,7 +63,7 @@ pub mod agents;
 
 pub use asset::{
     CounterDecl, EntryDecl, FlagDecl, FlagsFile, FlagsFileError, FlagsFileLoader, FlagsProblem,
-    Scope,
+    Scope, valid_name as valid_flag_name,
 };
 pub use condition::{Condition, CounterOp, ResolvedCondition};
 pub use document::{LoadReport, SavedEntry, WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};

@@ -157,6 +157,13 @@ impl<'a> Compiler<'a> {
         extra_tags: TagMasks,
     ) -> Result<u32, BtError> {
         let common = def.common();
+        // A name is a segment of the node's path: `/` would split it, an
+        // empty one makes `root//x`, `~` marks a behavior's own nodes.
+        if let Some(name) = common.name
+            && (name.is_empty() || name.contains('/') || name.starts_with('~'))
+        {
+            return Err(self.err_part(file, "name", name, BtProblem::BadNodeName(name.to_owned())));
+        }
         let tags = (
             self.tag_mask(file, common.tags)? | extra_tags.0,
             self.tag_mask(file, common.any_tags)? | extra_tags.1,

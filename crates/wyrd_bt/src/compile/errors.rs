@@ -97,12 +97,42 @@ pub fn with_caret(message: &str, text: Option<&str>, line: usize, column: usize)
     let before = src
         .get(..column.saturating_sub(1).min(src.len()))
         .unwrap_or(src);
-    let lead: String = before
+    // A long line is shown around the column (a generated file's one line
+    // of megabytes would be printed whole), and control characters as `?`
+    // (a file of garbage would reach the terminal).
+    let (before, after) = (before.chars().count(), src.chars().count());
+    let (from, to) = if after <= LONG_LINE {
+        (0, after)
+    } else {
+        (
+            before.saturating_sub(SHOWN_AROUND),
+            (before + SHOWN_AROUND).min(after),
+        )
+    };
+    let shown = |c: char| if c.is_control() && c != '\t' { '?' } else { c };
+    let mut line_text: String = src.chars().skip(from).take(to - from).map(shown).collect();
+    let mut lead: String = src
         .chars()
+        .skip(from)
+        .take(before - from)
         .map(|c| if c == '\t' { '\t' } else { ' ' })
         .collect();
-    format!("{message}\n{pad} |\n{number} | {src}\n{pad} | {lead}^")
+    if from > 0 {
+        line_text.insert(0, '\u{2026}');
+        lead.insert(0, ' ');
+    }
+    if to < after {
+        line_text.push('\u{2026}');
+    }
+    format!("{message}\n{pad} |\n{number} | {line_text}\n{pad} | {lead}^")
 }
+
+/// Characters of a long source line shown before and after an error's
+/// column.
+const SHOWN_AROUND: usize = 80;
+
+/// A line longer than this (in characters) is shown around the column.
+const LONG_LINE: usize = 240;
 
 /// What is wrong with a tree file.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -348,6 +378,11 @@ pub enum BtProblem {
     /// Two nodes with the same path.
     #[error("duplicate path {0:?}: give one of the nodes another name")]
     DuplicatePath(String),
+    /// A node name that cannot be a segment of a path.
+    #[error(
+        "node name {0:?}: a name is one segment of the node's path (`root/fight/aim`), not empty, without `/`, not starting with `~`"
+    )]
+    BadNodeName(String),
     /// Two behaviors with the same name.
     #[error("behavior {0:?} is declared twice")]
     DuplicateBehavior(String),

@@ -25,6 +25,9 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
             problem: BtProblem::Syntax("the file is not valid UTF-8".into()),
         }
     })?;
+    // A byte-order mark (Windows Notepad writes one) is not content:
+    // editors count columns without it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let options = ron::Options::default()
         .with_default_extension(Extensions::UNWRAP_VARIANT_NEWTYPES | Extensions::IMPLICIT_SOME);
     let def: TreeDef = options
@@ -53,7 +56,10 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                         },
                     }
                 }
-                other => BtProblem::Syntax(other.to_string()),
+                ron::Error::ExceededRecursionLimit => BtProblem::Syntax(
+                    "the nodes nest deeper than a tree file may (about 20 levels): move a branch into a behavior (`behaviors: [...]`, then `Use`)".into(),
+                ),
+                other => BtProblem::Syntax(other_char(text, e.span.start, other)),
             };
             // A bracket never closed says more than ron's "expected
             // identifier" where it noticed: which one, and where it opened.
@@ -87,6 +93,25 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
     Ok((def, text.to_owned()))
 }
 
+/// ron's message, and when the error is at a character outside ASCII
+/// (a no-break space pasted from a web page, a typographic quote), which
+/// one: RON reads plain spaces and quotes only.
+fn other_char(text: &str, at: ron::error::Position, error: &ron::Error) -> String {
+    let found = text
+        .lines()
+        .nth(at.line.saturating_sub(1))
+        .and_then(|l| l.get(at.col.saturating_sub(1)..))
+        .and_then(|rest| rest.chars().next())
+        .filter(|c| !c.is_ascii());
+    match found {
+        Some(c) => format!(
+            "{error} (the character there is U+{:04X} {c:?}: RON reads plain ASCII spaces, quotes and brackets outside strings)",
+            u32::from(c)
+        ),
+        None => error.to_string(),
+    }
+}
+
 /// Errors [`parse_tree_all`] reports at most in one file.
 const MAX_PARSE_ERRORS: usize = 50;
 
@@ -113,6 +138,7 @@ pub fn parse_tree_all(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), Vec
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Err(errors);
     };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut text = text.to_owned();
     while errors.len() < MAX_PARSE_ERRORS {
         let Some(last) = errors.last() else { break };

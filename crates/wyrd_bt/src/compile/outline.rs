@@ -181,7 +181,15 @@ fn tokens(text: &str) -> Option<Vec<(Tok, usize, usize)>> {
                 out.push((Tok::Word, start, i));
                 continue;
             }
-            _ => out.push((Tok::Other, i, i + 1)),
+            _ if c.is_ascii() => out.push((Tok::Other, i, i + 1)),
+            _ => {
+                // A character of more than one byte (a no-break space, an
+                // accent): one token, so that no slice cuts it.
+                let len = text[i..].chars().next().map_or(1, char::len_utf8);
+                out.push((Tok::Other, i, i + len));
+                i += len;
+                continue;
+            }
         }
         i += 1;
     }
@@ -205,7 +213,13 @@ struct Parser<'t> {
     text: &'t str,
     toks: Vec<(Tok, usize, usize)>,
     pos: usize,
+    /// How deep `value` is nested now: past [`MAX_DEPTH`] the outline
+    /// gives up (a file nested thousands deep would overflow the stack).
+    depth: usize,
 }
+
+/// Nesting the outline follows (far deeper than any tree ron reads).
+const MAX_DEPTH: usize = 256;
 
 impl Parser<'_> {
     fn peek(&self) -> Option<(Tok, usize, usize)> {
@@ -219,6 +233,16 @@ impl Parser<'_> {
     }
 
     fn value(&mut self) -> Option<Item> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let item = self.value_here();
+        self.depth -= 1;
+        item
+    }
+
+    fn value_here(&mut self) -> Option<Item> {
         let (tok, start, end) = self.next()?;
         match tok {
             Tok::Str => Some(Item {
@@ -346,7 +370,12 @@ fn unquote(token: &str) -> String {
 /// this small parser does not follow it (errors are then placed by name).
 pub(crate) fn outline(text: &str) -> Option<Item> {
     let toks = tokens(text)?;
-    let mut p = Parser { text, toks, pos: 0 };
+    let mut p = Parser {
+        text,
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     // `#![enable(..)]` attributes before the value.
     while let Some((Tok::Other, s, e)) = p.peek() {
         if text[s..e] != *"#" {

@@ -614,9 +614,20 @@ impl<'p> Sim<'p> {
         if let Some(b) = breakpoints {
             sim = sim.with_breakpoints(b.clone());
         }
-        let ticks = script
-            .ticks
-            .unwrap_or_else(|| script.events.iter().map(|e| e.tick).max().unwrap_or(0) + 1);
+        // What `wyrd check` refuses, a run refuses too (an event at tick 0
+        // was dropped; one at a tick mistyped by some zeros ran for hours).
+        if let Some(problem) = script.structure().into_iter().next() {
+            return Err(problem);
+        }
+        let ticks = script.ticks.unwrap_or_else(|| {
+            script
+                .events
+                .iter()
+                .map(|e| e.tick)
+                .max()
+                .unwrap_or(0)
+                .saturating_add(1)
+        });
         let mut records = Vec::new();
         for tick in 1..=ticks {
             let mut restarted = false;

@@ -113,6 +113,8 @@ pub struct Script {
 impl Script {
     /// Parses a script (RON). The error carries line and column.
     pub fn parse(text: &str) -> Result<Script, SimError> {
+        // A byte-order mark is not content (editors count columns without it).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut script: Script = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
             .from_str(text)
@@ -139,7 +141,7 @@ impl Script {
     /// value it names must exist in the tree, with the right type. Each
     /// problem names the event's line:column ([`SimError::position`]).
     pub fn check(&self, program: &Program) -> Vec<SimError> {
-        let mut problems = Vec::new();
+        let mut problems = self.structure();
         for (n, e) in self.events.iter().enumerate() {
             let at = self.position(n);
             let mut say = |m: String| {
@@ -150,8 +152,16 @@ impl Script {
                     error: Box::new(SimError::Mismatch(m)),
                 })
             };
-            if e.tick == 0 {
-                say("ticks count from 1".into());
+            // A run stops at `ticks` (`wyrd sim --ticks N` runs fewer on
+            // purpose); in the file, an event after it is a mistake.
+            if let Some(ticks) = self.ticks
+                && e.tick > ticks
+                && e.tick <= MAX_SCRIPT_TICKS
+            {
+                say(format!(
+                    "the script runs {ticks} ticks (`ticks`): an event at tick {} never happens",
+                    e.tick
+                ));
             }
             if let Some((k, v)) = &e.set {
                 match program.bb_key(k) {
@@ -176,8 +186,17 @@ impl Script {
                 && !program.actions.iter().any(|a| {
                     // Stimulus behaviors show under the node they were
                     // inserted at: `root/flee/Run` for `~flee/Run`.
-                    let own = program.paths[a.node as usize].trim_start_matches('~');
-                    path == own || path.ends_with(&format!("/{own}"))
+                    let leaf = &program.paths[a.node as usize];
+                    match leaf.strip_prefix('~') {
+                        None => path == leaf,
+                        Some(own) => {
+                            path == own
+                                || path
+                                    .strip_suffix(own)
+                                    .and_then(|at| at.strip_suffix('/'))
+                                    .is_some_and(|at| program.node(at).is_some())
+                        }
+                    }
                 })
             {
                 say(format!("no action leaf has the path {path:?}"));
@@ -207,54 +226,83 @@ impl Script {
         }
         problems
     }
-}
 
-/// Line and column of each event of a script's `events` list: the opening
-/// parenthesis of each entry.
-fn event_positions(text: &str) -> Vec<(usize, usize)> {
-    let Some(start) = text.find("events") else {
-        return Vec::new();
-    };
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let (mut in_str, mut comment) = (false, false);
-    let mut i = start;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if comment {
-            if b == b'\n' {
-                comment = false;
+    /// What is wrong with the script whatever tree it drives: the rate,
+    /// tick numbers (from 1, at most [`MAX_SCRIPT_TICKS`]) and stimulus
+    /// durations. [`Script::check`] includes these;
+    /// a run refuses a script that has any.
+    pub fn structure(&self) -> Vec<SimError> {
+        let mut problems = Vec::new();
+        if let Some(hz) = self.hz
+            && !(hz.is_finite() && (MIN_SCRIPT_HZ..=MAX_SCRIPT_HZ).contains(&hz))
+        {
+            problems.push(SimError::Mismatch(format!(
+                "hz is the ticks per second, from {MIN_SCRIPT_HZ} to {MAX_SCRIPT_HZ}: not {hz}"
+            )));
+        }
+        if let Some(ticks) = self.ticks
+            && ticks > MAX_SCRIPT_TICKS
+        {
+            problems.push(SimError::Mismatch(format!(
+                "ticks: {ticks} is more than a script runs ({MAX_SCRIPT_TICKS})"
+            )));
+        }
+        for (n, e) in self.events.iter().enumerate() {
+            let mut say = |m: String| {
+                problems.push(SimError::Event {
+                    position: self.position(n),
+                    number: n + 1,
+                    tick: e.tick,
+                    error: Box::new(SimError::Mismatch(m)),
+                })
+            };
+            if e.tick == 0 {
+                say("ticks count from 1".into());
+            } else if e.tick > MAX_SCRIPT_TICKS {
+                say(format!(
+                    "tick {} is past the last a script runs ({MAX_SCRIPT_TICKS})",
+                    e.tick
+                ));
             }
-        } else if in_str {
-            if b == b'\\' {
-                i += 1;
-            } else if b == b'"' {
-                in_str = false;
-            }
-        } else {
-            match b {
-                b'"' => in_str = true,
-                b'/' if bytes.get(i + 1) == Some(&b'/') => comment = true,
-                b'[' | b'(' | b'{' => {
-                    depth += 1;
-                    if b == b'(' && depth == 2 {
-                        let before = &text[..i];
-                        let line = before.matches('\n').count() + 1;
-                        let col = i - before.rfind('\n').map_or(0, |p| p + 1) + 1;
-                        out.push((line, col));
-                    }
-                }
-                b']' | b')' | b'}' => {
-                    depth -= 1;
-                    if depth <= 0 {
-                        break;
-                    }
-                }
-                _ => {}
+            if let Some(st) = &e.stimulus
+                && !(st.seconds.is_finite() && st.seconds > 0.0)
+            {
+                say(format!(
+                    "a stimulus lasts a number of seconds above 0, not {}",
+                    st.seconds
+                ));
             }
         }
-        i += 1;
+        problems
     }
-    out
+}
+
+/// Most ticks a script runs (over 9 hours at 30 Hz): an event's tick
+/// mistyped by a few zeros would otherwise run for hours and fill memory.
+pub const MAX_SCRIPT_TICKS: u64 = 1_000_000;
+
+/// The highest rate a script ticks at.
+pub const MAX_SCRIPT_HZ: f32 = 10_000.0;
+
+/// The lowest rate a script ticks at (a tick every 100 s).
+pub const MIN_SCRIPT_HZ: f32 = 0.01;
+
+/// Line and column of each event of a script's `events` list: the opening
+/// parenthesis of each entry (from the file's outline: comments and
+/// strings that say "events" are not the list).
+fn event_positions(text: &str) -> Vec<(usize, usize)> {
+    let Some(script) = crate::compile::outline::outline(text) else {
+        return Vec::new();
+    };
+    let Some(crate::compile::outline::Item {
+        body: crate::compile::outline::Body::List(events),
+        ..
+    }) = script.field("events")
+    else {
+        return Vec::new();
+    };
+    events
+        .iter()
+        .map(|e| crate::compile::line_col(text, e.start))
+        .collect()
 }

@@ -801,5 +801,5 @@ fn a_script_that_names_its_tree_is_checked_against_it() {
     // A tree named nowhere to be found: the usual question.
     let o = write("nowhere.bt.ron", "root/walk");
     assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
-    assert!(text(&o).1.contains("// tree: PATH"), "{:?}", text(&o));
+    assert!(text(&o).1.contains("names no file"), "{:?}", text(&o));
 }
