@@ -357,6 +357,10 @@ fn a_recorded_ai_replays_exactly_and_an_edited_tree_is_caught() {
         "{stderr}"
     );
 
+    // Another tree's recording does not become a script of this one.
+    let (code, _, stderr) = replay(&edited, &["--emit-script"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("content hash"), "{stderr}");
     let (code, script, stderr) = replay(&tree, &["--emit-script"]);
     assert_eq!(code, Some(0), "{stderr}");
     let script_file = dir.path().join("grunt.script.ron");

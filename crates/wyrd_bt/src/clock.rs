@@ -63,6 +63,15 @@ impl AgentClock {
 mod tests {
     use super::*;
 
+    /// A clock restored from a save or a recording may be anything: its
+    /// end saturates (a recording with the largest clock crashed replay).
+    #[test]
+    fn a_clock_at_its_end_saturates() {
+        let mut clock = AgentClock::at(u64::MAX - 10);
+        assert_eq!(clock.advance(33_333), 0);
+        assert_eq!(clock.us(), u64::MAX);
+    }
+
     /// 30 Hz keeps real time: 30 steps are exactly 1,000 ms (33,333 µs
     /// each, the ms following the µs clock).
     #[test]

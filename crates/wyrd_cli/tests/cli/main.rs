@@ -4,5 +4,6 @@
 
 mod breakpoints;
 mod cli;
+mod hostile;
 mod monitor;
 mod save_status;
