@@ -568,3 +568,47 @@ fn a_misspelt_kind_says_the_nearest_one() {
     let e = wyrd_bt::parse_tree("t.bt.ron", b"(root: Dance(children: []))").unwrap_err();
     assert!(!e.to_string().contains("did you mean"), "{e}");
 }
+
+/// Characters outside ASCII anywhere in a tree (a no-break space pasted
+/// from a web page, an accent, an emoji, Notepad's byte-order mark, a
+/// zero-width space): parsing, compiling and placing every error with its
+/// caret never panics. One such character crashed every tree command
+/// (the outline sliced it in half).
+#[test]
+fn characters_outside_ascii_anywhere_never_panic() {
+    let text = std::fs::read_to_string(squad_ai().join("combat.bt.ron")).unwrap();
+    let root = squad_ai();
+    let vocab = Vocabulary::permissive();
+    let chars = ['\u{a0}', 'é', '…', '🐉', '\u{feff}', '\u{200b}', '”'];
+    let places: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    let mut rng = wyrd_bt::SplitMix64::new(7);
+    for _ in 0..400 {
+        let mut edited = text.clone();
+        for _ in 0..1 + rng.below(3) {
+            let at = places[rng.below(places.len() as u64) as usize].min(edited.len());
+            if edited.is_char_boundary(at) {
+                edited.insert(at, chars[rng.below(chars.len() as u64) as usize]);
+            }
+        }
+        let parsed = wyrd_bt::parse_tree_all("combat.bt.ron", edited.as_bytes());
+        let Ok(_) = parsed else {
+            for e in parsed.unwrap_err() {
+                let _ = e.with_source(&edited);
+            }
+            continue;
+        };
+        let files = load_tree_files("combat.bt.ron", &mut |p| {
+            if p == "combat.bt.ron" {
+                Ok(edited.as_bytes().to_vec())
+            } else {
+                std::fs::read(root.join(p)).map_err(|e| e.to_string())
+            }
+        })
+        .unwrap();
+        if let Err(errors) = wyrd_bt::compile_all("combat.bt.ron", &files, &vocab) {
+            for e in errors {
+                let _ = e.explain(&files);
+            }
+        }
+    }
+}
