@@ -82,7 +82,9 @@ impl BehaviorTree {
         }
     }
 
-    /// Ticks this agent `hz` times per second.
+    /// Ticks this agent `hz` times per second. It cannot tick faster than
+    /// the plugin's schedule: a rate at or above it ticks every update
+    /// (as does 0, a negative rate or NaN).
     pub fn with_rate(mut self, hz: f32) -> Self {
         self.rate_hz = Some(hz);
         self

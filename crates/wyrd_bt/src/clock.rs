@@ -35,8 +35,16 @@ impl AgentClock {
     ) -> Option<u64> {
         match rate_hz {
             Some(hz) if hz > 0.0 => {
-                self.accum += dt;
                 let period = 1.0 / hz;
+                // No faster than the schedule: a rate at or above it ticks
+                // every update by the update's step (a period's step each
+                // update made agent time run slow: 1000 Hz at 30 Hz ran
+                // 33 times too slow, an infinite rate not at all).
+                if period <= dt {
+                    self.accum = 0.0;
+                    return Some(update_step_us);
+                }
+                self.accum += dt;
                 if self.accum + 1e-6 < period {
                     return None;
                 }
@@ -62,6 +70,20 @@ impl AgentClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rate above the schedule's ticks every update by the update's step
+    /// (agent time ran slow by the ratio; an infinite rate stood still).
+    #[test]
+    fn a_rate_above_the_schedule_keeps_real_time() {
+        for hz in [30.0, 60.0, 1000.0, f32::INFINITY] {
+            let mut clock = AgentClock::default();
+            for _ in 0..30 {
+                let step = clock.due(Some(hz), 1.0 / 30.0, 33_333).unwrap();
+                clock.advance(step);
+            }
+            assert_eq!(clock.us() / 1000, 999, "{hz} Hz");
+        }
+    }
 
     /// A clock restored from a save or a recording may be anything: its
     /// end saturates (a recording with the largest clock crashed replay).

@@ -556,8 +556,8 @@ node_struct!(
     UseDef {
         /// The behavior's name.
         behavior: String,
-        /// Another tree file to take it from (relative to the assets
-        /// folder); default: this file.
+        /// Another tree file to take it from, relative to this file's
+        /// folder (`../common/flee.bt.ron`); default: this file.
         #[serde(default)]
         file: Option<String>,
         /// Bindings of the behavior's parameters: a constant or a

@@ -721,6 +721,8 @@ struct Visits<'w, 's, F: QueryFilter + 'static = ()> {
     filter: Query<'w, 's, (), (With<Blackboard>, F)>,
     boards: Query<'w, 's, &'static mut Blackboard>,
     agents: Query<'w, 's, &'static mut BtAgent>,
+    /// The blackboard a visit of an agent despawned since the tick gets.
+    gone: Local<'s, Blackboard>,
 }
 
 impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
@@ -766,7 +768,10 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
                         entity: p.entity,
                         params,
                         slot: &mut slot,
-                        boards: &mut self.boards,
+                        boards: &mut AgentBoards {
+                            boards: &mut self.boards,
+                            gone: &mut self.gone,
+                        },
                         now_ms: p.now_ms,
                     }),
                     Err(error) => {
@@ -822,12 +827,27 @@ pub struct RunningAction<'a, A> {
 
 /// Where a [`RunningAction`] finds its agent's blackboard when asked.
 trait Boards {
-    fn board(&mut self, entity: Entity) -> Option<&mut Blackboard>;
+    fn board(&mut self, entity: Entity) -> &mut Blackboard;
 }
 
-impl Boards for Query<'_, '_, &'static mut Blackboard> {
-    fn board(&mut self, entity: Entity) -> Option<&mut Blackboard> {
-        self.get_mut(entity).ok().map(Mut::into_inner)
+/// The agents' blackboards, and a blank one for an agent despawned since
+/// the tick (by a system earlier in `Act`): what is written to it goes
+/// nowhere, as the agent went.
+struct AgentBoards<'a, 'w, 's> {
+    boards: &'a mut Query<'w, 's, &'static mut Blackboard>,
+    gone: &'a mut Blackboard,
+}
+
+impl Boards for AgentBoards<'_, '_, '_> {
+    fn board(&mut self, entity: Entity) -> &mut Blackboard {
+        let gone = &mut *self.gone;
+        self.boards
+            .get_mut(entity)
+            .map(Mut::into_inner)
+            .unwrap_or_else(|_| {
+                *gone = Blackboard::default();
+                gone
+            })
     }
 }
 
@@ -854,7 +874,9 @@ impl<A> RunningAction<'_, A> {
 
     /// How long it has run, in the agent's time (ms).
     pub fn elapsed_ms(&self) -> u32 {
-        self.now_ms.saturating_sub(self.slot.started_ms)
+        // Wrapping, as the tree's own timers: agent time in ms wraps after
+        // 49.7 days (saved agents carry it across sessions).
+        self.now_ms.wrapping_sub(self.slot.started_ms)
     }
 
     /// The slot (its leaf node, for [`BtAgent::action_info`]).
@@ -863,13 +885,11 @@ impl<A> RunningAction<'_, A> {
     }
 
     /// The agent's blackboard, to read other keys or write the action's
-    /// outputs ([`Out`](crate::Out) parameters, [`Blackboard::write`]).
+    /// outputs ([`Out`](crate::Out) parameters, [`Blackboard::write`]). For
+    /// an agent a system despawned earlier in this `Act`, a blank one
+    /// (what is written to it goes nowhere).
     pub fn blackboard(&mut self) -> &mut Blackboard {
-        self.boards
-            .board(self.entity)
-            // Only agents with a blackboard are visited (`ActionRuns`'
-            // filter), and nothing removes it while the system runs.
-            .expect("a visited agent has a Blackboard")
+        self.boards.board(self.entity)
     }
 
     /// Reports success: the tree goes on at its next tick.

@@ -177,7 +177,20 @@ impl SaveDocument for AgentsDocument {
             }
         }
         agents.sort_by(|a, b| a.0.cmp(&b.0));
+        // One id on two agents: a relaunch gives the saved state (and its
+        // references) to whichever spawns first; said, not guessed at.
+        for pair in agents.windows(2) {
+            if pair[0].0 == pair[1].0 {
+                warn!(
+                    "PersistAgent id {:?} is on more than one agent: the save keeps one state for it, and a relaunch gives it to the first agent spawned with the id; give each agent its own id",
+                    pair[0].0
+                );
+            }
+        }
+        agents.dedup_by(|a, b| a.0 == b.0);
         entity_refs.sort_by(|a, b| (&a.agent, &a.key).cmp(&(&b.agent, &b.key)));
+        // The kept agent's (its references were taken first).
+        entity_refs.dedup_by(|a, b| a.agent == b.agent && a.key == b.key);
         AgentsDocument {
             schema_version: AGENTS_SCHEMA_VERSION,
             agents,

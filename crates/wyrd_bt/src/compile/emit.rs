@@ -7,6 +7,14 @@ use crate::def::{Check, NodeDef};
 use crate::kind::{AuxInit, CursorInit};
 use crate::program::{Kind, NONE, Node};
 
+/// Levels of nodes and of behaviors placed in behaviors a tree may nest
+/// (a real tree has a few tens).
+pub(crate) const MAX_NESTING: usize = 128;
+
+/// Nodes a tree may lay out, its behaviors' copies counted (a real tree
+/// has tens to hundreds).
+pub(crate) const MAX_NODES: usize = 20_000;
+
 type TagMasks = (u64, u64, u64);
 
 /// A check as short text (`?ammo<10`, `?any`): automatic names and the
@@ -157,6 +165,16 @@ impl<'a> Compiler<'a> {
         extra_tags: TagMasks,
     ) -> Result<u32, BtError> {
         let common = def.common();
+        // The layout recurses per level and per behavior placed in a
+        // behavior: a chain of hundreds overflowed the loader's stack, and
+        // behaviors placed in each other twice at every level doubled the
+        // tree each level (sixteen levels did not load in a minute).
+        if usize::from(depth) + self.stack.len() > MAX_NESTING {
+            return Err(self.err_node(file, def, BtProblem::TooDeep(MAX_NESTING)));
+        }
+        if self.p.nodes.len() >= MAX_NODES {
+            return Err(self.err_node(file, def, BtProblem::TooLarge(MAX_NODES)));
+        }
         // A name is a segment of the node's path: `/` would split it, an
         // empty one makes `root//x`, `~` marks a behavior's own nodes.
         if let Some(name) = common.name

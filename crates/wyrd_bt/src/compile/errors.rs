@@ -378,6 +378,16 @@ pub enum BtProblem {
     /// Two nodes with the same path.
     #[error("duplicate path {0:?}: give one of the nodes another name")]
     DuplicatePath(String),
+    /// The tree nests deeper than the compiler follows.
+    #[error(
+        "the tree nests more than {0} levels deep here, counting behaviors placed in behaviors: a `Use` chain that long is likely a mistake"
+    )]
+    TooDeep(usize),
+    /// The tree lays out more nodes than the compiler takes.
+    #[error(
+        "the tree lays out more than {0} nodes here (every `Use` places a copy of its behavior): behaviors placed in each other repeatedly multiply"
+    )]
+    TooLarge(usize),
     /// A node name that cannot be a segment of a path.
     #[error(
         "node name {0:?}: a name is one segment of the node's path (`root/fight/aim`), not empty, without `/`, not starting with `~`"

@@ -894,7 +894,7 @@ kind_table! {
         concurrent: false,
         stimulus_target: false,
         relevance: Relevance::Guard,
-        rule: "adds `by` (a constant, or `\"{other}\"`: that key) to the number `key` and succeeds in the same tick, so later siblings read the sum; fails when either is unset",
+        rule: "adds `by` (a constant, or `\"{other}\"`: that key) to the number `key` (an int saturates) and succeeds in the same tick, so later siblings read the sum; fails when either is unset",
         bt_cpp: "Script (`key += by`)",
         unreal: "-",
         example: "AddBlackboard(name: \"root\", key: \"k\", by: 1)",

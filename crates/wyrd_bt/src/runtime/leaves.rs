@@ -57,7 +57,7 @@ impl Interp<'_> {
             Kind::AddBlackboard { write } => {
                 let w = self.p.writes[write as usize];
                 let sum = match (self.bb.get_index(w.key), w.value.read(self.bb)) {
-                    (Some(Value::Int(a)), Some(Value::Int(b))) => Value::Int(a.wrapping_add(b)),
+                    (Some(Value::Int(a)), Some(Value::Int(b))) => Value::Int(a.saturating_add(b)),
                     (Some(Value::Float(a)), Some(b @ (Value::Float(_) | Value::Int(_)))) => {
                         Value::Float(a + b.as_f64())
                     }

@@ -124,6 +124,10 @@ pub enum StimulusError {
     /// No program bound yet.
     #[error("the agent's tree is not loaded yet")]
     NotBound,
+    /// A duration that is not a number of seconds above 0 (it would never
+    /// run, or never end).
+    #[error("a stimulus lasts a number of seconds above 0, not {0}")]
+    BadDuration(String),
 }
 
 /// Most stimuli one agent holds at once.
@@ -141,6 +145,9 @@ impl AgentState {
         priority: u16,
         seconds: f32,
     ) -> Result<(), StimulusError> {
+        if !(seconds.is_finite() && seconds > 0.0) {
+            return Err(StimulusError::BadDuration(seconds.to_string()));
+        }
         if self.mem.nodes().len() != program.nodes.len() {
             return Err(StimulusError::NotBound);
         }

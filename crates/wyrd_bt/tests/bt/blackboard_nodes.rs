@@ -200,7 +200,8 @@ fn add_blackboard_takes_number_keys_and_amounts_of_their_type() {
         e.to_string().contains("unknown blackboard key \"m\""),
         "{e}"
     );
-    // An Int overflow wraps (no panic), as an i64 counter does.
+    // An Int at its end stays there (no panic, no wrap to the most
+    // negative), as world counters saturate.
     let program = compile(
         r#"(
     blackboard: {"n": 9223372036854775807},
@@ -213,7 +214,7 @@ fn add_blackboard_takes_number_keys_and_amounts_of_their_type() {
     assert!(
         sim.blackboard_lines()
             .iter()
-            .any(|(k, v)| k == "n" && v == &i64::MIN.to_string()),
+            .any(|(k, v)| k == "n" && v == &i64::MAX.to_string()),
         "{:?}",
         sim.blackboard_lines()
     );

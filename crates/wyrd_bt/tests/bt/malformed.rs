@@ -612,3 +612,42 @@ fn characters_outside_ascii_anywhere_never_panic() {
         }
     }
 }
+
+/// A `Use` chain hundreds long overflowed the game loader's stack (an
+/// abort, not an error), and behaviors placed in each other twice at every
+/// level doubled the tree per level (sixteen levels did not load in a
+/// minute): both are compile errors at the node where the limit is met.
+#[test]
+fn a_use_chain_too_deep_and_a_tree_too_large_are_errors() {
+    let compile = |text: &str| {
+        let files = load_tree_files("t.bt.ron", &mut |_| Ok(text.as_bytes().to_vec())).unwrap();
+        compile("t.bt.ron", &files, &Vocabulary::permissive())
+    };
+    let chain: String = (0..600)
+        .map(|i| {
+            format!(
+                "Sequence(name: \"b{i}\", children: [Use(name: \"u\", behavior: \"b{}\")]),\n",
+                i + 1
+            )
+        })
+        .collect();
+    let text = format!(
+        "(behaviors: [\n{chain}Action(name: \"b600\", action: \"X\"),\n], root: Use(behavior: \"b0\"))"
+    );
+    let e = compile(&text).unwrap_err();
+    assert!(matches!(e.problem, BtProblem::TooDeep(_)), "{e}");
+    assert!(e.line > 1, "{e}");
+    let doubling: String = (0..22)
+        .map(|i| {
+            format!(
+                "Sequence(name: \"b{i}\", children: [Use(name: \"l\", behavior: \"b{n}\"), Use(name: \"r\", behavior: \"b{n}\")]),\n",
+                n = i + 1
+            )
+        })
+        .collect();
+    let text = format!(
+        "(behaviors: [\n{doubling}Action(name: \"b22\", action: \"X\"),\n], root: Use(behavior: \"b0\"))"
+    );
+    let e = compile(&text).unwrap_err();
+    assert!(matches!(e.problem, BtProblem::TooLarge(_)), "{e}");
+}

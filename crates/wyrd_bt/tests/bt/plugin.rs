@@ -1274,3 +1274,39 @@ fn agents_of_a_tree_that_failed_to_load_say_why() {
     let now = app.world().get::<BtAgent>(first).unwrap().state().ticks();
     assert!(now > ticks, "the old version still ticks");
 }
+
+/// An agent a system despawned earlier in `Act` is still in the lists of
+/// the tick; a later system that asked for its blackboard panicked ("a
+/// visited agent has a Blackboard"). It gets a blank one now, whose
+/// writes go nowhere.
+#[test]
+fn an_agent_despawned_earlier_in_act_does_not_crash_a_later_visit() {
+    fn despawn(mut walks: Running<Walk>, mut commands: Commands) {
+        walks.for_each(|w| commands.entity(w.entity()).despawn());
+    }
+    fn touch(mut walks: Running<Walk>, mut seen: ResMut<Seen>) {
+        walks.for_each(|mut w| {
+            let walking = w.blackboard().get("walk");
+            seen.walks
+                .push((w.entity(), w.params().metres, walking.is_some()));
+        });
+    }
+    let dir = dir_with(&[("d.bt.ron", DISPATCH_TREE)]);
+    let mut app = app(dir.path());
+    app.add_bt_action::<Walk>()
+        .add_bt_action::<Follow>()
+        .init_resource::<Seen>()
+        .add_systems(FixedUpdate, (despawn, touch).chain().in_set(BtSystems::Act));
+    let h = load(&mut app, "d.bt.ron");
+    let walker = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h), Blackboard::new().with("walk", true)))
+        .id();
+    run_until(&mut app, "the walk to be visited", |w| {
+        !w.resource::<Seen>().walks.is_empty()
+    });
+    let seen = &app.world().resource::<Seen>().walks;
+    assert_eq!(seen[0], (walker, 3.0, false), "a blank blackboard");
+    assert!(app.world().get_entity(walker).is_err());
+    step(&mut app, 2);
+}

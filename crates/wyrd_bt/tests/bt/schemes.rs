@@ -441,6 +441,14 @@ fn a_stimulus_competes_in_place_then_expires() {
         "not a competition"
     );
     assert!(sim.stimulus("root", "nope", 0, 1.0).is_err());
+    // A duration that is not seconds above 0 was taken, and the stimulus
+    // never ran (or never ended): refused, saying why.
+    for seconds in [0.0, -1.5, f32::NAN, f32::INFINITY] {
+        let e = sim
+            .stimulus("root", "flee_leader_died", 1, seconds)
+            .unwrap_err();
+        assert!(e.to_string().contains("above 0"), "{seconds}: {e}");
+    }
 }
 
 #[test]

@@ -314,3 +314,40 @@ fn an_entity_reference_waits_for_a_target_spawned_later() {
         "the cleared key was saved unset"
     );
 }
+
+/// Two agents with one `PersistAgent` id: the save held two states and two
+/// references for the id, and a relaunch gave one agent the other's
+/// target. The save keeps one state with its own references (and the log
+/// says the id is on two agents).
+#[test]
+fn one_id_on_two_agents_saves_one_state_with_its_own_references() {
+    const CHASE: &str = r#"(
+    blackboard: {"target": Entity},
+    root: Sequence(name: "root", children: [Action(name: "chase", action: "Chase")]),
+)"#;
+    let assets = tempfile::tempdir().unwrap();
+    let saves = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), CHASE).unwrap();
+    let mut a = app(assets.path(), saves.path());
+    let north = a.world_mut().spawn(PersistId("north".into())).id();
+    let south = a.world_mut().spawn(PersistId("south".into())).id();
+    for target in [north, south] {
+        let e = spawn_grunt(&mut a);
+        a.world_mut()
+            .get_mut::<Blackboard>(e)
+            .unwrap()
+            .set("target", target)
+            .unwrap();
+    }
+    step(&mut a, 3);
+    a.world_mut().write_message(AppExit::Success);
+    a.update();
+    a.world().resource::<SaveSlot>().flush();
+    let doc = std::fs::read_to_string(saves.path().join("agents.json")).unwrap();
+    assert_eq!(
+        doc.matches("\"grunt\"").count(),
+        2,
+        "one state, one reference: {doc}"
+    );
+    assert_eq!(doc.matches("\"Key\": \"target\"").count(), 1, "{doc}");
+}
