@@ -145,6 +145,10 @@ pub struct WorldStateFiles {
     /// Assets that failed to load or were rejected since their last success.
     #[reflect(ignore)]
     failed: HashMap<AssetId<FlagsFile>, String>,
+    /// Requested files loaded while others of the list still load: merged
+    /// together, in the list's order, once all have loaded or failed.
+    #[reflect(ignore)]
+    waiting: Vec<AssetId<FlagsFile>>,
     pending_paths: Vec<String>,
 }
 
@@ -270,46 +274,29 @@ fn sync_flags_files(
         files.failed.insert(failure.id, text);
         reports.write(report);
     }
+    // The requested files merge in the order of the list once they have
+    // all loaded (or failed): which of two files declaring one id is
+    // refused does not depend on which loaded first.
+    let loading = |files: &WorldStateFiles| {
+        !files.pending_paths.is_empty()
+            || files
+                .handles
+                .iter()
+                .any(|h| !assets.contains(h.id()) && !files.failed.contains_key(&h.id()))
+    };
     for event in events.read() {
         match *event {
             AssetEvent::Added { id } | AssetEvent::Modified { id } => {
-                let Some(file) = assets.get(id) else { continue };
-                match state.merge_file(file) {
-                    Ok(merge) => {
-                        info!(
-                            "flags file {} applied: {} new, {} updated",
-                            file.path.display(),
-                            merge.added.len(),
-                            merge.updated.len()
-                        );
-                        files.merged.insert(id, file.path.clone());
-                        files.failed.remove(&id);
-                        reports.write(FlagsFileReport::Applied {
-                            file: file.path.clone(),
-                            entries: file.flags.len() + file.counters.len(),
-                        });
-                        if !merge.removed.is_empty() {
-                            warn!(
-                                "{} no longer declares {:?}; their values are kept",
-                                file.path.display(),
-                                merge.removed
-                            );
-                            reports.write(FlagsFileReport::EntriesRemoved {
-                                file: file.path.clone(),
-                                names: merge.removed,
-                            });
-                        }
+                // A requested file's first merge waits for the list (and
+                // goes in its order, also when several arrive at once).
+                let requested = files.handles.iter().any(|h| h.id() == id);
+                if requested && !files.merged.contains_key(&id) {
+                    if !files.waiting.contains(&id) {
+                        files.waiting.push(id);
                     }
-                    Err(conflicts) => {
-                        let mut text = String::new();
-                        for conflict in conflicts {
-                            error!("{conflict}");
-                            text.push_str(&conflict.to_string());
-                            reports.write(FlagsFileReport::Conflict(conflict));
-                        }
-                        files.failed.insert(id, text);
-                    }
+                    continue;
                 }
+                merge_one(id, &assets, &mut state, &mut files, &mut reports);
             }
             AssetEvent::Removed { id } => {
                 if let Some(path) = files.merged.remove(&id) {
@@ -325,6 +312,64 @@ fn sync_flags_files(
                 }
             }
             AssetEvent::Unused { .. } | AssetEvent::LoadedWithDependencies { .. } => {}
+        }
+    }
+    if !files.waiting.is_empty() && !loading(&files) {
+        let mut waiting = std::mem::take(&mut files.waiting);
+        let place = |id: &AssetId<FlagsFile>| files.handles.iter().position(|h| h.id() == *id);
+        waiting.sort_by_key(place);
+        for id in waiting {
+            merge_one(id, &assets, &mut state, &mut files, &mut reports);
+        }
+    }
+}
+
+/// Merges one loaded flags file into the world state, reporting what it
+/// declared, or its conflicts (nothing of it is merged then).
+fn merge_one(
+    id: AssetId<FlagsFile>,
+    assets: &Assets<FlagsFile>,
+    state: &mut WorldState,
+    files: &mut WorldStateFiles,
+    reports: &mut MessageWriter<FlagsFileReport>,
+) {
+    let Some(file) = assets.get(id) else {
+        return;
+    };
+    match state.merge_file(file) {
+        Ok(merge) => {
+            info!(
+                "flags file {} applied: {} new, {} updated",
+                file.path.display(),
+                merge.added.len(),
+                merge.updated.len()
+            );
+            files.merged.insert(id, file.path.clone());
+            files.failed.remove(&id);
+            reports.write(FlagsFileReport::Applied {
+                file: file.path.clone(),
+                entries: file.flags.len() + file.counters.len(),
+            });
+            if !merge.removed.is_empty() {
+                warn!(
+                    "{} no longer declares {:?}; their values are kept",
+                    file.path.display(),
+                    merge.removed
+                );
+                reports.write(FlagsFileReport::EntriesRemoved {
+                    file: file.path.clone(),
+                    names: merge.removed,
+                });
+            }
+        }
+        Err(conflicts) => {
+            let mut text = String::new();
+            for conflict in conflicts {
+                error!("{conflict}");
+                text.push_str(&conflict.to_string());
+                reports.write(FlagsFileReport::Conflict(conflict));
+            }
+            files.failed.insert(id, text);
         }
     }
 }

@@ -613,7 +613,12 @@ impl WorldState {
                 let entry = T::entry_mut(self, slot);
                 if entry.name != name {
                     let old = std::mem::replace(&mut entry.name, name.clone());
-                    self.by_name.remove(&old);
+                    // Only if the old name still means this entry: two
+                    // names swapped in one edit, the other entry took it
+                    // already (removing it lost that entry's name).
+                    if self.by_name.get(&old) == Some(&slot) {
+                        self.by_name.remove(&old);
+                    }
                 }
                 let entry = T::entry_mut(self, slot);
                 let changed = entry.default != decl.default

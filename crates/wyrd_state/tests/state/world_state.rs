@@ -440,3 +440,62 @@ fn bad_input_errors_name_file_line_and_column() {
     let e = wyrd_state::FlagsFile::from_bytes("x.flags.ron", b"(flags: [\n\xff])").unwrap_err();
     assert_eq!((e.problem, e.line), (FlagsProblem::NotUtf8, 2));
 }
+
+/// Two names swapped in one edit (COINS and GEMS trade ids): the second
+/// rename removed the name the first had just given, and `GEMS` was
+/// unknown until a restart.
+#[test]
+fn names_swapped_in_one_edit_both_resolve() {
+    let mut state = WorldState::default();
+    let file = |coins: &str, gems: &str| {
+        wyrd_state::FlagsFile::from_bytes(
+            "c.flags.ron",
+            format!(
+                r#"(counters: [
+            (id: "{coins}", name: "COINS", default: 0),
+            (id: "{gems}", name: "GEMS", default: 0),
+        ])"#
+            )
+            .as_bytes(),
+        )
+        .unwrap()
+    };
+    let (a, b) = (
+        "000000000000000000000000000000a1",
+        "000000000000000000000000000000b2",
+    );
+    state.merge_file(&file(a, b)).unwrap();
+    state.set_counter("COINS", 5, "test").unwrap();
+    state.merge_file(&file(b, a)).unwrap();
+    assert_eq!(state.counter("GEMS").unwrap(), 5, "the entry of id a");
+    assert_eq!(state.counter("COINS").unwrap(), 0, "the entry of id b");
+    state.set_counter("GEMS", 7, "test").unwrap();
+}
+
+/// Two requested files declaring one id: the later in the list is refused,
+/// whichever loads first (it depended on load timing, and the refused
+/// file's other entries went with it).
+#[test]
+fn of_two_requested_files_declaring_one_id_the_later_is_refused() {
+    let first = r#"(flags: [(id: "00000000000000000000000000000001", name: "ALPHA", default: true), (id: "00000000000000000000000000000002", name: "KEYS", default: true)])"#;
+    let second = r#"(flags: [(id: "00000000000000000000000000000001", name: "OTHER", default: true), (id: "00000000000000000000000000000003", name: "GEMS", default: true)])"#;
+    for order in [
+        ["one.flags.ron", "two.flags.ron"],
+        ["two.flags.ron", "one.flags.ron"],
+    ] {
+        let dir = temp_assets(&[("one.flags.ron", first), ("two.flags.ron", second)]);
+        let mut app = app_with(dir.path(), &order);
+        run_until(&mut app, "both settled", |w| {
+            w.resource::<WorldStateFiles>().all_settled()
+        });
+        let state = app.world().resource::<WorldState>();
+        // The first in the list keeps its entries; the second is refused.
+        let (kept, refused) = if order[0] == "one.flags.ron" {
+            ("KEYS", "GEMS")
+        } else {
+            ("GEMS", "KEYS")
+        };
+        assert!(state.flag(kept).is_ok(), "{order:?}");
+        assert!(state.flag(refused).is_err(), "{order:?}");
+    }
+}
