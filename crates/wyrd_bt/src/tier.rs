@@ -103,6 +103,16 @@ impl BtTier {
     }
 }
 
+/// A period's groups by phase (`NO_GROUP`: none now).
+#[derive(Debug, Clone)]
+struct PeriodGroups {
+    every: u16,
+    phases: Vec<u32>,
+}
+
+/// No group (see [`PeriodGroups`]).
+const NO_GROUP: u32 = u32::MAX;
+
 /// One period and phase: the agents that tick in the same steps.
 #[derive(Debug, Clone, Default)]
 struct Group {
@@ -180,13 +190,21 @@ pub struct BtTiers {
     pub max_missed: u32,
     step: u64,
     groups: Vec<Group>,
-    /// Group places, shortest period first (the budget's order).
+    /// The groups with agents, shortest period first (the budget's order;
+    /// a step plans these only).
     order: Vec<u32>,
+    /// Per period seen: the group of each phase (made when an agent first
+    /// goes there, let go when its last leaves: a game that sets periods
+    /// from distance every step made a group for every phase of every
+    /// period it ever used, and each step planned them all).
+    periods: Vec<PeriodGroups>,
+    /// Group places let go, to use again.
+    free: Vec<u32>,
     /// The agents woken for this step.
     woken: BTreeSet<Entity>,
     /// Agents woken by changes, to look for them only when there are any.
     waking: u32,
-    /// Per period, the group it last put an agent in.
+    /// Per period, the phase it last put an agent in.
     last_join: Vec<(u16, u32)>,
     /// Ticks the budget planned for this step.
     planned: u32,
@@ -200,6 +218,8 @@ impl Default for BtTiers {
             step: 0,
             groups: Vec::new(),
             order: Vec::new(),
+            periods: Vec::new(),
+            free: Vec::new(),
             woken: BTreeSet::new(),
             waking: 0,
             last_join: Vec::new(),
@@ -314,44 +334,87 @@ impl BtTiers {
     /// components of periods without a table of their own), else the
     /// emptiest. Its group.
     fn join(&mut self, agent: Entity, every: u16, waking: bool) -> u32 {
-        if !self.groups.iter().any(|g| g.every == every) {
-            for phase in 0..every {
-                self.groups.push(Group {
+        let every = every.max(1);
+        let k = match self.periods.iter().position(|p| p.every == every) {
+            Some(k) => k,
+            None => {
+                self.periods.push(PeriodGroups {
                     every,
-                    phase,
-                    ..Default::default()
+                    phases: vec![NO_GROUP; usize::from(every)],
                 });
+                self.periods.len() - 1
             }
-            let groups = &self.groups;
-            let mut order: Vec<u32> = (0..groups.len() as u32).collect();
-            order.sort_by_key(|&g| (groups[g as usize].every, groups[g as usize].phase));
-            self.order = order;
-        }
-        let of_period = || {
-            self.groups
-                .iter()
-                .enumerate()
-                .filter(|(_, g)| g.every == every)
         };
-        let (emptiest, least) = of_period()
-            .map(|(at, g)| (at, g.members.len()))
-            .min_by_key(|&(_, n)| n)
-            .expect("the period's groups were made");
-        let total: usize = of_period().map(|(_, g)| g.members.len()).sum();
+        let size = |g: u32| {
+            self.groups
+                .get(g as usize)
+                .filter(|_| g != NO_GROUP)
+                .map_or(0, |g| g.members.len())
+        };
+        let phases = &self.periods[k].phases;
+        // The emptiest phase; of equally empty ones, the one due soonest
+        // (a period's first agent ticks at the next step, not a whole
+        // period later).
+        let next = self.step + 1;
+        let wait = |phase: usize| {
+            (phase as u64 + u64::from(every) - next % u64::from(every)) % u64::from(every)
+        };
+        let (emptiest, least) = (0..phases.len())
+            .map(|p| (p, size(phases[p])))
+            .min_by_key(|&(p, n)| (n, wait(p)))
+            .expect("a period has a phase");
+        let total: usize = phases.iter().map(|&g| size(g)).sum();
         let block = (total / (usize::from(every) * 8)).clamp(1, 64);
-        let at = match self.last_join.iter().find(|(e, _)| *e == every) {
-            Some(&(_, last)) if self.groups[last as usize].members.len() < least + block => {
-                last as usize
+        let last = self
+            .last_join
+            .iter()
+            .find(|(e, _)| *e == every)
+            .map(|&(_, phase)| phase as usize);
+        let phase = match last {
+            Some(p)
+                if p < phases.len() && size(phases[p]) > 0 && size(phases[p]) < least + block =>
+            {
+                p
             }
             _ => emptiest,
         };
         match self.last_join.iter_mut().find(|(e, _)| *e == every) {
-            Some(last) => last.1 = at as u32,
-            None => self.last_join.push((every, at as u32)),
+            Some(last) => last.1 = phase as u32,
+            None => self.last_join.push((every, phase as u32)),
         }
-        self.groups[at].members.insert(agent);
+        let at = match self.periods[k].phases[phase] {
+            NO_GROUP => self.open_group(k, every, phase as u16),
+            g => g,
+        };
+        self.groups[at as usize].members.insert(agent);
         self.waking += u32::from(waking);
-        at as u32
+        at
+    }
+
+    /// A group for `phase` of period `every` (the `k`-th period seen), in
+    /// a place let go if there is one, planned in the budget's order.
+    fn open_group(&mut self, k: usize, every: u16, phase: u16) -> u32 {
+        let group = Group {
+            every,
+            phase,
+            ..Default::default()
+        };
+        let at = match self.free.pop() {
+            Some(at) => {
+                self.groups[at as usize] = group;
+                at
+            }
+            None => {
+                self.groups.push(group);
+                self.groups.len() as u32 - 1
+            }
+        };
+        self.periods[k].phases[usize::from(phase)] = at;
+        let groups = &self.groups;
+        let key = |g: u32| (groups[g as usize].every, groups[g as usize].phase);
+        let place = self.order.partition_point(|&g| key(g) < (every, phase));
+        self.order.insert(place, at);
+        at
     }
 
     fn leave(&mut self, agent: Entity, group: u32, waking: bool) {
@@ -361,6 +424,18 @@ impl BtTiers {
                 g.cursor = g.members.range(agent..).next().copied();
             }
             self.waking -= u32::from(waking).min(self.waking);
+            if g.members.is_empty() && g.every > 0 {
+                // Let go: planned no more, its place used again.
+                let (every, phase) = (g.every, g.phase);
+                *g = Group::default();
+                self.order.retain(|&o| o != group);
+                if let Some(p) = self.periods.iter_mut().find(|p| p.every == every)
+                    && p.phases.get(usize::from(phase)) == Some(&group)
+                {
+                    p.phases[usize::from(phase)] = NO_GROUP;
+                }
+                self.free.push(group);
+            }
         }
         self.woken.remove(&agent);
     }
@@ -493,6 +568,49 @@ mod tests {
             SLOTS.len() < usize::from(u8::MAX),
             "a place fits BtTier::slot"
         );
+    }
+
+    /// A game setting periods from distance each step (50 agents, periods
+    /// 1..2000): a group was made for every phase of every period ever
+    /// used and each step planned them all (345, then 819 ms per update).
+    /// Groups are let go with their last agent and used again.
+    #[test]
+    fn groups_of_periods_no_longer_used_are_let_go() {
+        let mut world = World::new();
+        let agents: Vec<Entity> = (0..50).map(|_| world.spawn_empty().id()).collect();
+        let mut tiers = BtTiers::default();
+        let mut groups: Vec<u32> = agents.iter().map(|&a| tiers.join(a, 1, false)).collect();
+        for step in 0..200u64 {
+            for (i, &a) in agents.iter().enumerate() {
+                tiers.leave(a, groups[i], false);
+                let every = 1 + ((step * 37 + i as u64 * 101) % 2000) as u16;
+                groups[i] = tiers.join(a, every, false);
+            }
+            tiers.plan();
+            tiers.ticked();
+            assert!(tiers.order.len() <= agents.len(), "{}", tiers.order.len());
+        }
+        assert!(
+            tiers.groups.len() <= 2 * agents.len(),
+            "{}",
+            tiers.groups.len()
+        );
+    }
+
+    /// A period's first agent ticks at the next step, not a whole period
+    /// later (the emptiest phases tie; the soonest due is taken).
+    #[test]
+    fn a_periods_first_agent_ticks_at_the_next_step() {
+        let mut world = World::new();
+        let agent = world.spawn_empty().id();
+        let mut tiers = BtTiers::default();
+        for _ in 0..5 {
+            tiers.plan();
+            tiers.ticked();
+        }
+        let group = tiers.join(agent, 1000, false);
+        tiers.plan();
+        assert!(tiers.serves(group, agent), "due at once");
     }
 
     /// Agents of one period spread evenly over its phases; over budget a
