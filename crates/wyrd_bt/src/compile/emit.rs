@@ -128,6 +128,9 @@ impl<'a> Compiler<'a> {
     pub(super) fn kept(&mut self, kid: Result<u32, BtError>) -> Result<Option<u32>, BtError> {
         match kid {
             Ok(k) => Ok(Some(k)),
+            // A limit met: the rest of the tree would meet it again at
+            // every level (hundreds of errors for one chain); it stops.
+            Err(e) if matches!(e.problem, BtProblem::TooDeep(_) | BtProblem::TooLarge(_)) => Err(e),
             Err(e) if self.errors.is_some() => {
                 // A behavior's root that failed before taking the flag
                 // would hand it to the next sibling.

@@ -637,6 +637,11 @@ fn a_use_chain_too_deep_and_a_tree_too_large_are_errors() {
     let e = compile(&text).unwrap_err();
     assert!(matches!(e.problem, BtProblem::TooDeep(_)), "{e}");
     assert!(e.line > 1, "{e}");
+    // Said once (every behavior of the chain met the limit again: 500
+    // errors for one chain).
+    let files = load_tree_files("t.bt.ron", &mut |_| Ok(text.as_bytes().to_vec())).unwrap();
+    let all = wyrd_bt::compile_all("t.bt.ron", &files, &Vocabulary::permissive()).unwrap_err();
+    assert_eq!(all.len(), 1, "{all:?}");
     let doubling: String = (0..22)
         .map(|i| {
             format!(
