@@ -178,11 +178,12 @@ pub enum FlagsProblem {
 
 /// 1-based line and column of a byte offset.
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
-    let column = before
-        .rfind('\n')
-        .map_or(before.len(), |nl| before.len() - nl - 1)
+    // In characters, as editors and ron count.
+    let column = before[before.rfind('\n').map_or(0, |nl| nl + 1)..]
+        .chars()
+        .count()
         + 1;
     (line, column)
 }

@@ -16,7 +16,7 @@ pub struct BtError {
     pub file: String,
     /// 1-based line.
     pub line: usize,
-    /// 1-based column.
+    /// 1-based column, in characters.
     pub column: usize,
     /// What is wrong.
     pub problem: BtProblem,
@@ -87,16 +87,20 @@ impl BtError {
 /// ```
 ///
 /// Without the text or the line, the message stands alone. Columns count
-/// bytes; the caret keeps the line's tabs so that it lines up.
+/// characters (as editors do); the caret keeps the line's tabs so that it
+/// lines up.
 pub fn with_caret(message: &str, text: Option<&str>, line: usize, column: usize) -> String {
     let Some(src) = text.and_then(|t| t.lines().nth(line.checked_sub(1)?)) else {
         return message.to_owned();
     };
     let number = line.to_string();
     let pad = " ".repeat(number.len());
-    let before = src
-        .get(..column.saturating_sub(1).min(src.len()))
-        .unwrap_or(src);
+    // Columns count characters (as editors and ron do).
+    let at = src
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(src.len(), |(i, _)| i);
+    let before = &src[..at];
     // A long line is shown around the column (a generated file's one line
     // of megabytes would be printed whole), and control characters as `?`
     // (a file of garbage would reach the terminal).
@@ -605,11 +609,13 @@ pub(super) fn known_kinds() -> String {
 }
 
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
-    let column = before
-        .rfind('\n')
-        .map_or(before.len(), |nl| before.len() - nl - 1)
+    // In characters, as editors and ron count (a line with an accent
+    // before the error put editors in the wrong place).
+    let column = before[before.rfind('\n').map_or(0, |nl| nl + 1)..]
+        .chars()
+        .count()
         + 1;
     (line, column)
 }

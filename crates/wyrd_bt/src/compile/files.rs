@@ -100,8 +100,7 @@ fn other_char(text: &str, at: ron::error::Position, error: &ron::Error) -> Strin
     let found = text
         .lines()
         .nth(at.line.saturating_sub(1))
-        .and_then(|l| l.get(at.col.saturating_sub(1)..))
-        .and_then(|rest| rest.chars().next())
+        .and_then(|l| l.chars().nth(at.col.saturating_sub(1)))
         .filter(|c| !c.is_ascii());
     match found {
         Some(c) => format!(
@@ -167,15 +166,21 @@ pub fn parse_tree_all(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), Vec
     Err(errors)
 }
 
-/// The byte offset of a 1-based line and column (columns count bytes, as
-/// the errors' do for the ASCII of a tree's syntax).
+/// The byte offset of a 1-based line and column (in characters, as the
+/// errors' are).
 fn offset_of(text: &str, line: usize, column: usize) -> usize {
     let start: usize = text
         .split_inclusive('\n')
         .take(line.saturating_sub(1))
         .map(str::len)
         .sum();
-    (start + column.saturating_sub(1)).min(text.len())
+    // `column` counts characters.
+    let rest = text.get(start..).unwrap_or("");
+    let within = rest
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(rest.len(), |(i, _)| i);
+    (start + within).min(text.len())
 }
 
 /// The byte range of the innermost node of the file (the root, a

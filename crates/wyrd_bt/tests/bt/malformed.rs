@@ -656,3 +656,17 @@ fn a_use_chain_too_deep_and_a_tree_too_large_are_errors() {
     let e = compile(&text).unwrap_err();
     assert!(matches!(e.problem, BtProblem::TooLarge(_)), "{e}");
 }
+
+/// Columns count characters, as editors (and ron) do: an error after an
+/// accent on its line pointed one column too far per accent byte, and
+/// editors landed elsewhere.
+#[test]
+fn columns_count_characters() {
+    let text = "(root: Sequence(name: \"défense\", children: [Condition(check: Is(\"nokey\"))]))";
+    let e = wyrd_bt::compile_str("t.bt.ron", text, &Vocabulary::permissive()).unwrap_err();
+    let expected = text[..text.find("nokey").unwrap()].chars().count() + 1;
+    assert_eq!((e.line, e.column), (1, expected), "{e}");
+    let shown = e.with_source(text);
+    let caret = shown.lines().last().unwrap();
+    assert_eq!(caret.chars().count() - "  | ".len(), expected, "{shown}");
+}
