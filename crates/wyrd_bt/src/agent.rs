@@ -291,10 +291,13 @@ impl BtAgent {
     }
 
     /// Starts the flight recorder at the next tick, keeping the last
-    /// `ticks` ticks (from the agent's state now: see [`Recorder`]).
-    /// Tracing is on while it records.
+    /// `ticks` ticks (from the agent's state now: see [`Recorder`]), at
+    /// most [`MAX_RECORDED_TICKS`](crate::MAX_RECORDED_TICKS) (its room is
+    /// taken at once: 4 billion ticks asked over the remote protocol took
+    /// a terabyte and the game died). Tracing is on while it records.
     pub fn record(&mut self, ticks: usize) {
-        self.extras_mut().record_request = Some(u32::try_from(ticks).unwrap_or(u32::MAX).max(1));
+        let ticks = ticks.clamp(1, crate::MAX_RECORDED_TICKS);
+        self.extras_mut().record_request = Some(ticks as u32);
     }
 
     /// The agent's tree state keyed by node paths, to save with the game
@@ -316,6 +319,14 @@ impl BtAgent {
             x.record_request = Some(u32::try_from(b.lead_up).unwrap_or(u32::MAX));
             x.recording_for_breaks = true;
         }
+    }
+
+    /// Whether a breakpoint watches this agent and keeps a lead-up
+    /// recording of it (started again after [`BtAgent::stop_recording`]).
+    pub fn breakpoints_watch(&self) -> bool {
+        self.extras()
+            .and_then(|x| x.breaks.as_deref())
+            .is_some_and(|b| b.lead_up > 0)
     }
 
     /// Stops the recording the breakpoints started, for an agent no
@@ -579,6 +590,7 @@ impl BtAgent {
         let Some(n) = request.map(|n| n as usize).or(settings.record_all) else {
             return;
         };
+        let n = n.clamp(1, crate::MAX_RECORDED_TICKS);
         if request.is_none() && self.recorder().is_some() {
             return;
         }

@@ -416,8 +416,8 @@ pub use plugin::{BtAppExt, BtPlugin, BtSystems};
 pub use problem::AgentProblem;
 pub use program::{ActionInfo, GlobalRef, NONE, Param, ParamError, Port, Program};
 pub use recorder::{
-    RECORDING_FORMAT, RecordedChoice, RecordedStimulus, RecordedTick, Recorder, Recording,
-    StartState, node_text,
+    MAX_RECORDED_TICKS, RECORDING_FORMAT, RecordedChoice, RecordedStimulus, RecordedTick, Recorder,
+    Recording, StartState, node_text,
 };
 pub use registry::{
     ActionField, ActionId, BtAction, BtRegistry, CustomNode, Out, ParamSpec, PredicateArgs,

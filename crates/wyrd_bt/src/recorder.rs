@@ -23,6 +23,10 @@ use crate::runtime::{
 };
 use crate::value::Value;
 
+/// Most ticks a flight recording keeps (its room is taken when it
+/// starts, 256 bytes or so a tick: about 25 MB, 55 minutes at 30 Hz).
+pub const MAX_RECORDED_TICKS: usize = 100_000;
+
 /// One recorded fact. Node and key indices are the program's.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Rec {

@@ -77,31 +77,76 @@ fn param<'a>(params: &'a Option<Value>, key: &str) -> Option<&'a Value> {
     params.as_ref().and_then(|p| p.get(key))
 }
 
+/// Parameters are an object (or none): `5` or `[1, 2]` were read as no
+/// parameters at all (a step of 1).
+fn object(params: &Option<Value>) -> BrpResult<()> {
+    match params {
+        None | Some(Value::Null | Value::Object(_)) => Ok(()),
+        Some(other) => Err(bad(format!(
+            "params: {} is not an object ({{\"name\": value, ...}})",
+            shown(other)
+        ))),
+    }
+}
+
 fn text_param(params: &Option<Value>, key: &str) -> BrpResult<String> {
-    param(params, key)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| bad(format!("\"{key}\" (a string) is missing")))
+    opt_text_param(params, key)?.ok_or_else(|| bad(format!("\"{key}\" (a string) is missing")))
+}
+
+/// An optional string parameter: absent is `None`, another type an error
+/// (a filter of the wrong type listed every agent, as if absent).
+fn opt_text_param(params: &Option<Value>, key: &str) -> BrpResult<Option<String>> {
+    object(params)?;
+    match param(params, key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(bad(format!("\"{key}\": {} is not a string", shown(other)))),
+    }
+}
+
+/// A value as an error shows it: long ones cut (an error echoed a
+/// 100,000-character name whole).
+fn shown(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text,
+    }
 }
 
 /// The agent a request names, by `"entity"` or `"name"`.
 fn agent_of(world: &mut World, params: &Option<Value>) -> BrpResult<Entity> {
-    if let Some(bits) = param(params, "entity").and_then(Value::as_u64) {
-        let e =
-            Entity::try_from_bits(bits).ok_or_else(|| bad(format!("{bits} is not an entity")))?;
-        return match world.get::<BtAgent>(e) {
-            Some(_) => Ok(e),
-            None => Err(bad(format!("entity {bits} ({e}) is not an agent"))),
-        };
+    object(params)?;
+    match param(params, "entity") {
+        None | Some(Value::Null) => {}
+        Some(v) => {
+            // An entity of the wrong type was ignored for the name beside
+            // it, or taken for a missing one.
+            let bits = v.as_u64().ok_or_else(|| {
+                bad(format!(
+                    "\"entity\": {} is not an entity number (the \"entity\" wyrd.agents answers)",
+                    shown(v)
+                ))
+            })?;
+            let e = Entity::try_from_bits(bits)
+                .ok_or_else(|| bad(format!("{bits} is not an entity")))?;
+            return match world.get::<BtAgent>(e) {
+                Some(_) => Ok(e),
+                None if world.get_entity(e).is_err() => Err(bad(format!(
+                    "entity {bits} ({e}) no longer exists (or never did)"
+                ))),
+                None => Err(bad(format!("entity {bits} ({e}) is not an agent"))),
+            };
+        }
     }
-    let name = param(params, "name")
-        .and_then(Value::as_str)
+    let name = opt_text_param(params, "name")?
         .ok_or_else(|| bad("name the agent: \"entity\" (from wyrd.agents) or \"name\""))?;
+    let name = name.as_str();
     let mut q = world.query::<(Entity, &Name, &BtAgent)>();
     q.iter(world)
         .find(|(_, n, _)| n.as_str() == name)
         .map(|(e, ..)| e)
-        .ok_or_else(|| bad(format!("no agent is named {name:?}")))
+        .ok_or_else(|| bad(format!("no agent is named {}", shown(&Value::from(name)))))
 }
 
 /// An agent's rows (its program bound), with its tags.
@@ -132,12 +177,8 @@ fn tags_of(agent: &BtAgent, bb: Option<&Blackboard>) -> Vec<String> {
 
 /// `wyrd.agents`: every agent, or those of a tree / running a node.
 pub fn agents(In(params): Params, world: &mut World) -> BrpResult {
-    let tree = param(&params, "tree")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let running = param(&params, "running")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let tree = opt_text_param(&params, "tree")?;
+    let running = opt_text_param(&params, "running")?;
     let mut q = world.query::<(Entity, Option<&Name>, &BtAgent, Option<&Blackboard>)>();
     let mut out = Vec::new();
     for (e, name, agent, bb) in q.iter(world) {
@@ -179,7 +220,8 @@ pub fn agents(In(params): Params, world: &mut World) -> BrpResult {
         if !names.iter().any(|n| n == r) {
             let hint = wyrd_bt::closest_name(r, names.iter().map(String::as_str));
             return Err(bad(format!(
-                "\"running\": no node of the agents' trees is named {r:?}{hint}"
+                "\"running\": no node of the agents' trees is named {}{hint}",
+                shown(&Value::from(r.as_str()))
             )));
         }
     }
@@ -255,7 +297,10 @@ pub fn crowd(In(params): Params, world: &mut World) -> BrpResult {
         states.push(agent.state());
     }
     let Some(program) = program else {
-        return Err(bad(format!("no agent runs {tree:?}")));
+        return Err(bad(format!(
+            "no agent runs {}",
+            shown(&Value::from(tree.as_str()))
+        )));
     };
     let counts = crowd_counts(&program, states.iter().copied());
     let nodes: Vec<Value> = program
@@ -296,6 +341,7 @@ pub fn resume(In(_): Params, world: &mut World) -> BrpResult {
 /// A count parameter: absent, `default`; a positive integer, that; else
 /// an error (`-1`, `"x"` and `0` were taken as the default).
 fn count_param(params: &Option<Value>, key: &str, default: u32) -> BrpResult<u32> {
+    object(params)?;
     let Some(v) = param(params, key) else {
         return Ok(default);
     };
@@ -384,7 +430,8 @@ pub fn breakpoints_set(In(params): Params, world: &mut World) -> BrpResult {
     let def = BreakpointsDef { breakpoints };
     let Some(program) = program_of(world, &tree) else {
         return Err(bad(format!(
-            "no tree {tree:?} is loaded (loaded: {})",
+            "no tree {} is loaded (loaded: {})",
+            shown(&Value::from(tree.as_str())),
             trees_loaded(world)
         )));
     };
@@ -407,7 +454,8 @@ pub fn breakpoints_get(In(params): Params, world: &mut World) -> BrpResult {
     let b = world
         .get_resource::<BtBreakpoints>()
         .ok_or_else(|| BrpError::resource_not_present("BtBreakpoints (add BtBreakpointsPlugin)"))?;
-    let last_hit = b.last_hit.as_ref().map(|h| {
+    // The last hit of this tree (one is kept for all trees).
+    let last_hit = b.last_hit.as_ref().filter(|h| h.tree == tree).map(|h| {
         json!({
             "entity": h.entity.to_bits(),
             "tree": h.tree,
@@ -443,12 +491,21 @@ pub fn record(In(params): Params, world: &mut World) -> BrpResult {
         None => return Err(bad("\"on\" (true or false) is missing")),
     };
     let ticks = count_param(&params, "ticks", 600)? as usize;
+    if ticks > wyrd_bt::MAX_RECORDED_TICKS {
+        // Its room is taken at once: 4 billion ticks killed the game.
+        return Err(bad(format!(
+            "\"ticks\": {ticks} is more than a recording keeps ({})",
+            wyrd_bt::MAX_RECORDED_TICKS
+        )));
+    }
     let mut agent = world
         .get_mut::<BtAgent>(e)
         .ok_or_else(|| bad("not an agent"))?;
+    // What a recording this one replaces held: said, not lost silently.
+    let held = agent.recording().map_or(0, |r| r.ticks.len());
     if on {
         agent.record(ticks);
-        return Ok(json!({ "recording": true }));
+        return Ok(json!({ "recording": true, "replaced_ticks": held }));
     }
     // Stopped, the recorder is dropped: what it held goes with the answer
     // (stop, then download lost it).
@@ -458,7 +515,12 @@ pub fn record(In(params): Params, world: &mut World) -> BrpResult {
         .map(serde_json::to_value)
         .transpose()
         .map_err(BrpError::internal)?;
-    Ok(json!({ "recording": false, "last": last }))
+    // A breakpoint watching the agent starts its own lead-up recording
+    // again: said (the answer said `false` while it went on).
+    let watched = world
+        .get::<BtAgent>(e)
+        .is_some_and(|a| a.breakpoints_watch());
+    Ok(json!({ "recording": watched, "last": last, "breakpoint_lead_up": watched }))
 }
 
 /// `wyrd.recording`: an agent's flight recording.

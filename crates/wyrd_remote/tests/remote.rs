@@ -701,3 +701,64 @@ fn the_save_is_reported_and_written_over_the_protocol() {
         saves.path().display()
     );
 }
+
+/// A tool author's bad requests (a helper hunting the protocol): each
+/// crashed the game, froze it, or was answered as if it were right.
+#[test]
+fn bad_requests_get_errors_not_crashes_or_wrong_answers() {
+    let Game { mut app, guard, .. } = methods_only();
+    // 4 billion ticks of recording: the room was taken at once and the
+    // game died ("memory allocation of 1099511632032 bytes failed").
+    let err = call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": true, "ticks": 4_294_967_295u64}),
+    )
+    .unwrap_err();
+    assert!(err.contains("more than a recording keeps"), "{err}");
+    // A 100,000-character name no tree has: the typo hint compared it with
+    // every node of every agent and froze the game for minutes; the error
+    // echoed it whole.
+    let long = "x".repeat(100_000);
+    let err = call(&mut app, "wyrd.agents", json!({ "running": long })).unwrap_err();
+    assert!(err.len() < 1000, "{}", err.len());
+    // Filters of the wrong type listed every agent.
+    for bad in [json!({"tree": 5}), json!({"running": ["a"]})] {
+        let err = call(&mut app, "wyrd.agents", bad.clone()).unwrap_err();
+        assert!(err.contains("is not a string"), "{bad}: {err}");
+    }
+    // An entity of the wrong type was ignored for the name beside it.
+    let err = call(
+        &mut app,
+        "wyrd.tree",
+        json!({"entity": "x", "name": "guard"}),
+    )
+    .unwrap_err();
+    assert!(err.contains("is not an entity number"), "{err}");
+    // A despawned entity says so.
+    let gone = app.world_mut().spawn_empty().id();
+    app.world_mut().despawn(gone);
+    let err = call(&mut app, "wyrd.tree", json!({"entity": gone.to_bits()})).unwrap_err();
+    assert!(err.contains("no longer exists"), "{err}");
+    // Parameters that are not an object were read as none (a step of 1).
+    for bad in [json!(5), json!("x"), json!([1, 2])] {
+        let err = call(&mut app, "wyrd.step", bad.clone()).unwrap_err();
+        assert!(err.contains("is not an object"), "{bad}: {err}");
+    }
+    // A second recording says what it replaced.
+    call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": true, "ticks": 50}),
+    )
+    .unwrap();
+    wyrd_test_support::step(&mut app, 4);
+    let again = call(
+        &mut app,
+        "wyrd.record",
+        json!({"name": "guard", "on": true, "ticks": 50}),
+    )
+    .unwrap();
+    assert!(again["replaced_ticks"].as_u64().unwrap() > 0, "{again}");
+    assert!(app.world().get_entity(guard).is_ok(), "the game lives on");
+}

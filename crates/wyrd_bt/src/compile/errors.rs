@@ -536,6 +536,9 @@ fn add_type_text(key: &str, declared: &str, found: &str) -> String {
     }
 }
 
+/// The longest name [`closest_name`] looks for a near miss of.
+const MAX_HINTED_NAME: usize = 128;
+
 fn arity_text(min: usize, max: usize) -> String {
     let child = |n: usize| if n == 1 { "child" } else { "children" };
     if max == usize::MAX {
@@ -590,9 +593,16 @@ pub fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Str
         }
         row[b.len()]
     }
-    let limit = (name.chars().count() / 4).max(2);
+    // A long name is no typo of a short one, and the distance costs the
+    // product of the lengths per name known: a 100,000-character name
+    // sent over the remote protocol froze the game for minutes.
+    let length = name.chars().count();
+    if length > MAX_HINTED_NAME {
+        return String::new();
+    }
+    let limit = (length / 4).max(2);
     known
-        .filter(|k| *k != name)
+        .filter(|k| *k != name && k.chars().count().abs_diff(length) <= limit)
         .map(|k| (distance(name, k), k))
         .filter(|(d, _)| *d <= limit)
         .min()
