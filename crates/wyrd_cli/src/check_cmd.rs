@@ -93,9 +93,7 @@ fn expand(paths: &[String]) -> Result<Vec<String>, Failure> {
         } else if path.exists() {
             files.push(p.clone());
         } else {
-            // As every other command has it: a file that is not there is
-            // a bad file (1), not a usage error.
-            return Err(super::bad(format!("{p}: no such file or folder")));
+            return Err(usage(format!("{p}: no such file or folder")));
         }
     }
     Ok(files)

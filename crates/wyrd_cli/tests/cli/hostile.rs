@@ -215,15 +215,6 @@ fn options_of_the_other_mode_and_bad_names_are_usage_errors() {
         let o = wyrd_in(p, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", out(&o));
     }
-    // A file that is not there is a bad file (1) for `check` as for every
-    // other command (it was a usage error, 2, for `check` only).
-    for args in [
-        &["check", "nowhere.bt.ron"][..],
-        &["graph", "nowhere.bt.ron"],
-        &["sim", "nowhere.bt.ron", "--script", "s.script.ron"],
-    ] {
-        assert_eq!(wyrd_in(p, args).status.code(), Some(1), "{args:?}");
-    }
     // A node name that cannot be a path segment.
     for name in ["a/b", "", "~x"] {
         std::fs::write(
