@@ -107,11 +107,10 @@ struct PostedProgram {
 /// once, and the programs' buckets stay laid out).
 #[derive(Debug, Default)]
 pub(crate) struct Posting {
-    /// The actions listed, as of this posting's layout (see [`Listed`]).
+    /// The actions listed, as of this posting's layout (see [`Listed`]):
+    /// with none, `post` returns at once (a game that dispatches by hand
+    /// pays nothing for the lists).
     listed: Listed,
-    /// Some action is listed: without, `post` returns at once (a game
-    /// that dispatches by hand pays nothing for the lists).
-    on: bool,
     buckets: Vec<Bucket>,
     programs: Vec<PostedProgram>,
     runs: Vec<Run>,
@@ -131,7 +130,6 @@ impl Posting {
         if self.listed.generation != listed.generation {
             *self = Posting {
                 listed: listed.clone(),
-                on: listed.any(),
                 ..Posting::default()
             };
         }
@@ -151,7 +149,7 @@ impl Posting {
         program: Option<&Arc<Program>>,
         now_ms: u32,
     ) {
-        if !self.on || actions.slots.is_empty() {
+        if actions.slots.is_empty() || !self.listed.any() {
             return;
         }
         let Some(program) = program else {
@@ -260,7 +258,6 @@ impl Posting {
         if self.programs.len() > KEPT_PROGRAMS {
             *self = Posting {
                 listed: std::mem::take(&mut self.listed),
-                on: self.on,
                 ..Posting::default()
             };
             return;

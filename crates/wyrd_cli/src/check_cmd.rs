@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use wyrd_bt::{Vocabulary, VocabularyFile};
 use wyrd_state::FlagsFile;
 
-use crate::{Failure, bad, load_tree_with, script_error, with_caret};
+use crate::{Failure, bad, load_tree_with, script_error, usage, with_caret};
 
 /// The project file's name.
 pub(crate) const PROJECT_FILE: &str = "wyrd.toml";
@@ -47,13 +47,6 @@ struct Context {
     world: Option<BTreeSet<String>>,
     /// Flags files the world names came from, for messages.
     world_files: Vec<String>,
-}
-
-fn usage(message: impl Into<String>) -> Failure {
-    Failure {
-        code: 2,
-        message: message.into(),
-    }
 }
 
 const KINDS: [&str; 4] = [".bt.ron", ".flags.ron", ".script.ron", ".breakpoints.ron"];

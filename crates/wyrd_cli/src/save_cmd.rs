@@ -9,7 +9,7 @@ use wyrd_save::{CopyKind, DocSpec, SaveKey, SaveStore, Verdict};
 use wyrd_state::agents::{AGENTS_SCHEMA_VERSION, AgentsDocument};
 use wyrd_state::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
 
-use super::{Failure, bad, read_save};
+use super::{Failure, bad, read_save, usage};
 
 /// The documents of a save folder: every JSON file name that is not a backup,
 /// temp or quarantined copy, plus the base of orphaned backups and temps.
@@ -195,14 +195,11 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
             "flags, counters or events"
         }
         _ => {
-            return Err(Failure {
-                code: 2,
-                message: format!(
-                    "{} and {}: compare two agents.json files, two world-state files or two save folders",
-                    a.display(),
-                    b.display()
-                ),
-            });
+            return Err(usage(format!(
+                "{} and {}: compare two agents.json files, two world-state files or two save folders",
+                a.display(),
+                b.display()
+            )));
         }
     };
     let mut what = what;

@@ -239,14 +239,18 @@ struct WaitingRef {
 #[derive(Resource, Debug, Default)]
 struct WaitingRefs(Vec<WaitingRef>);
 
-/// What an unresolved reference held and what became of it, in words
-/// (the problem's text).
-fn held(target: Option<&str>) -> String {
-    match target {
+/// The problem of a reference to `target` under `key` that resolved to no
+/// entity (removed again when a waiting one resolves).
+fn unresolved(key: &str, target: Option<&str>) -> AgentProblem {
+    let held = match target {
         Some(t) => format!(
             "the entity with PersistId or PersistAgent {t:?} when saved; no entity has that id now, so it loads unset until one spawns"
         ),
         None => "an entity with no PersistId when saved, so it loads unset (give an entity a PersistId for references to it to be saved)".to_owned(),
+    };
+    AgentProblem::UnresolvedEntity {
+        key: key.to_owned(),
+        held,
     }
 }
 
@@ -302,21 +306,15 @@ fn hand_out(
                         }
                     }
                     None => {
-                        let problem = AgentProblem::UnresolvedEntity {
-                            key: r.key.clone(),
-                            held: held(r.target.as_deref()),
-                        };
-                        match &r.target {
-                            Some(target) => {
-                                warn!("agent {:?}: {problem}", id.0);
-                                waiting.0.push(WaitingRef {
-                                    agent: e,
-                                    agent_id: id.0.clone(),
-                                    key: r.key.clone(),
-                                    target: target.clone(),
-                                });
-                            }
-                            None => warn!("agent {:?}: {problem}", id.0),
+                        let problem = unresolved(&r.key, r.target.as_deref());
+                        warn!("agent {:?}: {problem}", id.0);
+                        if let Some(target) = &r.target {
+                            waiting.0.push(WaitingRef {
+                                agent: e,
+                                agent_id: id.0.clone(),
+                                key: r.key.clone(),
+                                target: target.clone(),
+                            });
                         }
                         if let Ok(mut agent) = bt.get_mut(e) {
                             agent.add_problem(problem);
@@ -355,10 +353,7 @@ fn forget_moot_refs(
             return true;
         }
         if let Some(mut agent) = agent {
-            agent.remove_problem(&AgentProblem::UnresolvedEntity {
-                key: w.key.clone(),
-                held: held(Some(&w.target)),
-            });
+            agent.remove_problem(&unresolved(&w.key, Some(&w.target)));
         }
         false
     });
@@ -430,10 +425,7 @@ fn resolve_waiting<C: StableId>(
         // Set, or the key holds what the tree or the game wrote meanwhile:
         // either way the reference waits no more.
         if let Some(mut agent) = agent {
-            agent.remove_problem(&AgentProblem::UnresolvedEntity {
-                key: w.key.clone(),
-                held: held(Some(&w.target)),
-            });
+            agent.remove_problem(&unresolved(&w.key, Some(&w.target)));
         }
         false
     });

@@ -74,14 +74,7 @@ fn replay_from<'p>(
             crate::RECORDING_FORMAT
         )));
     }
-    let hash = format!("{:016x}", program.content_hash);
-    let changed_tree = hash != rec.tree_hash;
-    if changed_tree && !allow_changed {
-        return Err(bad(format!(
-            "the recording is of {} with content hash {}; this tree's is {hash}: it changed since (replay with --allow-changed to see where it diverges)",
-            rec.tree, rec.tree_hash
-        )));
-    }
+    let changed_tree = tree_changed(program, rec, allow_changed)?;
     // Node indices of the recording, as this tree's (by path: the same
     // index when the tree did not change).
     let here = |i: u32| -> Option<u32> {
@@ -418,11 +411,36 @@ fn set_key(sim: &mut Sim<'_>, key: &str, value: Option<Value>) -> Result<(), Sim
     Ok(())
 }
 
+/// Whether `program` is another version of the tree `rec` was recorded
+/// on (content hash); an error unless `allow_changed`.
+fn tree_changed(
+    program: &Program,
+    rec: &crate::Recording,
+    allow_changed: bool,
+) -> Result<bool, SimError> {
+    let hash = format!("{:016x}", program.content_hash);
+    let changed = hash != rec.tree_hash;
+    if changed && !allow_changed {
+        return Err(SimError::Mismatch(format!(
+            "the recording is of {} with content hash {}; this tree's is {hash}: it changed since (replay with --allow-changed to see where it diverges)",
+            rec.tree, rec.tree_hash
+        )));
+    }
+    Ok(changed)
+}
+
 /// A recording's inputs as a sim script (`wyrd sim --replay FILE
 /// --emit-script`): a regression test of what the agent did. Only a
 /// recording that starts at the agent's first tick replays exactly as a
-/// script (a script starts from a fresh agent); others are refused.
-pub fn recording_script(program: &Program, rec: &crate::Recording) -> Result<String, SimError> {
+/// script (a script starts from a fresh agent); others are refused, as is
+/// a recording of another version of the tree unless `allow_changed`.
+pub fn recording_script(
+    program: &Program,
+    rec: &crate::Recording,
+    allow_changed: bool,
+) -> Result<String, SimError> {
+    // Another tree's leaves are not this one's: refused as a replay is.
+    tree_changed(program, rec, allow_changed)?;
     if rec.start.state.ticks != 0 {
         return Err(SimError::Mismatch(format!(
             "the recording starts after agent tick {} (its first tick is {}: its ring dropped older ticks or it began mid-run); a script starts from a fresh agent: record from the agent's first tick",

@@ -401,7 +401,6 @@ fn compile_all_agrees_with_compile_on_good_trees() {
 /// and reports every broken line.
 #[test]
 fn compile_all_on_many_broken_lines_reports_exactly_those() {
-    let root = squad_ai();
     let vocab = Vocabulary::permissive();
     let edits = [
         ("Is(\"", "Is(\"no_such_"),
@@ -410,14 +409,7 @@ fn compile_all_on_many_broken_lines_reports_exactly_those() {
         ("seconds: ", "seconds: -"),
     ];
     for (broken, edited) in broken_drafts(&edits, 1) {
-        let files = load_tree_files("combat.bt.ron", &mut |p| {
-            if p == "combat.bt.ron" {
-                Ok(edited.as_bytes().to_vec())
-            } else {
-                std::fs::read(root.join(p)).map_err(|e| e.to_string())
-            }
-        })
-        .unwrap();
+        let files = squad_ai_files(&edited);
         let errors = wyrd_bt::compile_all("combat.bt.ron", &files, &vocab).unwrap_err();
         let mut reported: Vec<usize> = errors.iter().map(|e| e.line - 1).collect();
         reported.dedup();
@@ -428,6 +420,19 @@ fn compile_all_on_many_broken_lines_reports_exactly_those() {
 /// squad_ai's asset folder.
 fn squad_ai() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/squad_ai")
+}
+
+/// squad_ai's combat tree as `edited`, with the files it uses.
+fn squad_ai_files(edited: &str) -> std::collections::HashMap<String, wyrd_bt::ParsedFile> {
+    let root = squad_ai();
+    load_tree_files("combat.bt.ron", &mut |p| {
+        if p == "combat.bt.ron" {
+            Ok(edited.as_bytes().to_vec())
+        } else {
+            std::fs::read(root.join(p)).map_err(|e| e.to_string())
+        }
+    })
+    .unwrap()
 }
 
 /// 300 copies of squad_ai's tree, each with one to six of its lines
@@ -577,7 +582,6 @@ fn a_misspelt_kind_says_the_nearest_one() {
 #[test]
 fn characters_outside_ascii_anywhere_never_panic() {
     let text = std::fs::read_to_string(squad_ai().join("combat.bt.ron")).unwrap();
-    let root = squad_ai();
     let vocab = Vocabulary::permissive();
     let chars = ['\u{a0}', 'é', '…', '🐉', '\u{feff}', '\u{200b}', '”'];
     let places: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
@@ -597,14 +601,7 @@ fn characters_outside_ascii_anywhere_never_panic() {
             }
             continue;
         };
-        let files = load_tree_files("combat.bt.ron", &mut |p| {
-            if p == "combat.bt.ron" {
-                Ok(edited.as_bytes().to_vec())
-            } else {
-                std::fs::read(root.join(p)).map_err(|e| e.to_string())
-            }
-        })
-        .unwrap();
+        let files = squad_ai_files(&edited);
         if let Err(errors) = wyrd_bt::compile_all("combat.bt.ron", &files, &vocab) {
             for e in errors {
                 let _ = e.explain(&files);

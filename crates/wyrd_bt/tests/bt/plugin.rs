@@ -625,7 +625,7 @@ fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
     assert_eq!(report.divergence, None);
     assert_eq!(report.ticks, 40);
     // A script starts from a fresh agent: a window starting mid-run is not one.
-    let e = wyrd_bt::sim::recording_script(&program, &rec).unwrap_err();
+    let e = wyrd_bt::sim::recording_script(&program, &rec, false).unwrap_err();
     // Numbered as `--stats` numbers the ticks (the first recorded is 81).
     assert!(
         e.to_string()
@@ -1309,4 +1309,80 @@ fn an_agent_despawned_earlier_in_act_does_not_crash_a_later_visit() {
     assert_eq!(seen[0], (walker, 3.0, false), "a blank blackboard");
     assert!(app.world().get_entity(walker).is_err());
     step(&mut app, 2);
+}
+
+/// Agent time in ms wraps after 2^32 ms (49.7 days, which saves carry
+/// across sessions); the tree's timers wrap with it, but
+/// `RunningAction::elapsed_ms` saturated and stuck at 0 past the wrap, so
+/// timed actions never finished.
+#[test]
+fn elapsed_ms_goes_on_across_the_wrap_of_agent_time() {
+    #[derive(Resource, Default)]
+    struct Elapsed(Vec<u32>);
+    fn watch(mut walks: Running<Walk>, mut seen: ResMut<Elapsed>) {
+        walks.for_each(|w| seen.0.push(w.elapsed_ms()));
+    }
+    let dir = dir_with(&[("d.bt.ron", DISPATCH_TREE)]);
+    let mut app = app(dir.path());
+    app.add_bt_action::<Walk>()
+        .add_bt_action::<Follow>()
+        .init_resource::<Elapsed>()
+        .add_systems(FixedUpdate, watch.in_set(BtSystems::Act));
+    let (h, _) = loaded(&mut app, "d.bt.ron");
+    let first = app
+        .world_mut()
+        .spawn((
+            BehaviorTree::new(h.clone()),
+            Blackboard::new().with("walk", true),
+        ))
+        .id();
+    step(&mut app, 2);
+    let mut saved = {
+        let w = app.world();
+        w.get::<BtAgent>(first)
+            .unwrap()
+            .save_state(
+                w.get::<Blackboard>(first).unwrap(),
+                w.get::<BtActions>(first).unwrap(),
+            )
+            .unwrap()
+    };
+    app.world_mut().despawn(first);
+    // The walk started 40 ms before agent time wraps, 10 ms ago.
+    let now_ms = u32::MAX - 30;
+    saved.now_ms = now_ms;
+    saved.clock_us = u64::from(now_ms) * 1000;
+    for a in &mut saved.actions {
+        a.started_ms = u32::MAX - 40;
+    }
+    app.world_mut()
+        .spawn((BehaviorTree::new(h), wyrd_bt::RestoreTree(saved)));
+    app.world_mut().resource_mut::<Elapsed>().0.clear();
+    step(&mut app, 4);
+    let seen = &app.world().resource::<Elapsed>().0;
+    assert!(seen.len() >= 3, "{seen:?}");
+    assert!(seen.windows(2).all(|p| p[1] > p[0]), "{seen:?}");
+    assert!(*seen.last().unwrap() > 40, "past the wrap: {seen:?}");
+}
+
+/// A recording's room is taken when it starts: asking for 4 billion ticks
+/// (as a remote tool did) took a terabyte and the game died. It keeps at
+/// most `MAX_RECORDED_TICKS`.
+#[test]
+fn a_huge_recording_is_capped_not_allocated() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let (h, _) = loaded(&mut app, "a.bt.ron");
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h), Blackboard::default()))
+        .id();
+    step(&mut app, 1);
+    app.world_mut()
+        .get_mut::<BtAgent>(e)
+        .unwrap()
+        .record(usize::MAX);
+    step(&mut app, 3);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert!(agent.recording().is_some(), "recording");
 }

@@ -322,7 +322,7 @@ fn a_tiered_agent_records_its_steps_and_replays_exactly() {
         "counted in steps of 33,333 us"
     );
     // A script ticks at one rate: a tiered recording is refused, saying why.
-    let err = wyrd_bt::sim::recording_script(&program, &rec).unwrap_err();
+    let err = wyrd_bt::sim::recording_script(&program, &rec, false).unwrap_err();
     assert!(err.to_string().contains("tick tier"), "{err}");
 }
 

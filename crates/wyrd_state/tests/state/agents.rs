@@ -49,6 +49,27 @@ fn spawn_grunt(app: &mut App) -> Entity {
         .id()
 }
 
+/// A guard that chases its `target` (an entity its save refers to).
+const CHASE: &str = r#"(
+    blackboard: {"target": Entity},
+    root: Sequence(name: "root", children: [Action(name: "chase", action: "Chase")]),
+)"#;
+
+/// An assets folder holding `tree` as `t.bt.ron`, and a save folder.
+fn folders(tree: &str) -> (tempfile::TempDir, tempfile::TempDir) {
+    let assets = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), tree).unwrap();
+    (assets, tempfile::tempdir().unwrap())
+}
+
+/// The player quits: the exit save is written, and flushed to disk.
+fn quit(mut app: impl std::borrow::BorrowMut<App>) {
+    let app = app.borrow_mut();
+    app.world_mut().write_message(AppExit::Success);
+    app.update();
+    app.world().resource::<SaveSlot>().flush();
+}
+
 #[test]
 fn persisted_agents_continue_after_a_relaunch() {
     let assets = tempfile::tempdir().unwrap();
@@ -117,10 +138,7 @@ fn quitting_mid_action_with_no_world_change_saves_the_agent() {
     let before = running(a.world(), e);
     assert_eq!(before.len(), 1, "walking");
     // Quit: no SaveRequest, no world-state change.
-    a.world_mut().write_message(AppExit::Success);
-    a.update();
-    a.world().resource::<SaveSlot>().flush();
-    drop(a);
+    quit(a);
     assert!(
         saves.path().join("agents.json").exists(),
         "the exit saved the agents"
@@ -147,13 +165,7 @@ fn quitting_mid_action_with_no_world_change_saves_the_agent() {
 /// loads unset and the agent says so.
 #[test]
 fn entity_references_survive_a_relaunch_that_spawns_in_another_order() {
-    const CHASE: &str = r#"(
-    blackboard: {"target": Entity},
-    root: Sequence(name: "root", children: [Action(name: "chase", action: "Chase")]),
-)"#;
-    let assets = tempfile::tempdir().unwrap();
-    let saves = tempfile::tempdir().unwrap();
-    std::fs::write(assets.path().join("t.bt.ron"), CHASE).unwrap();
+    let (assets, saves) = folders(CHASE);
     let mut a = app(assets.path(), saves.path());
     let intruder = a.world_mut().spawn(PersistId("intruder".into())).id();
     let e = spawn_grunt(&mut a);
@@ -163,10 +175,7 @@ fn entity_references_survive_a_relaunch_that_spawns_in_another_order() {
         .set("target", intruder)
         .unwrap();
     step(&mut a, 3);
-    a.world_mut().write_message(AppExit::Success);
-    a.update();
-    a.world().resource::<SaveSlot>().flush();
-    drop(a);
+    quit(a);
 
     let target_after = |with_intruder: bool| {
         let mut b = app(assets.path(), saves.path());
@@ -208,18 +217,7 @@ fn entity_references_survive_a_relaunch_that_spawns_in_another_order() {
 /// waits keeps it by its id.
 #[test]
 fn an_entity_reference_waits_for_a_target_spawned_later() {
-    const CHASE: &str = r#"(
-    blackboard: {"target": Entity},
-    root: Sequence(name: "root", children: [Action(name: "chase", action: "Chase")]),
-)"#;
-    let assets = tempfile::tempdir().unwrap();
-    let saves = tempfile::tempdir().unwrap();
-    std::fs::write(assets.path().join("t.bt.ron"), CHASE).unwrap();
-    let quit = |mut app: App| {
-        app.world_mut().write_message(AppExit::Success);
-        app.update();
-        app.world().resource::<SaveSlot>().flush();
-    };
+    let (assets, saves) = folders(CHASE);
     let mut a = app(assets.path(), saves.path());
     let intruder = a.world_mut().spawn(PersistId("intruder".into())).id();
     let e = spawn_grunt(&mut a);
@@ -321,13 +319,7 @@ fn an_entity_reference_waits_for_a_target_spawned_later() {
 /// says the id is on two agents).
 #[test]
 fn one_id_on_two_agents_saves_one_state_with_its_own_references() {
-    const CHASE: &str = r#"(
-    blackboard: {"target": Entity},
-    root: Sequence(name: "root", children: [Action(name: "chase", action: "Chase")]),
-)"#;
-    let assets = tempfile::tempdir().unwrap();
-    let saves = tempfile::tempdir().unwrap();
-    std::fs::write(assets.path().join("t.bt.ron"), CHASE).unwrap();
+    let (assets, saves) = folders(CHASE);
     let mut a = app(assets.path(), saves.path());
     let north = a.world_mut().spawn(PersistId("north".into())).id();
     let south = a.world_mut().spawn(PersistId("south".into())).id();
@@ -340,9 +332,7 @@ fn one_id_on_two_agents_saves_one_state_with_its_own_references() {
             .unwrap();
     }
     step(&mut a, 3);
-    a.world_mut().write_message(AppExit::Success);
-    a.update();
-    a.world().resource::<SaveSlot>().flush();
+    quit(&mut a);
     let doc = std::fs::read_to_string(saves.path().join("agents.json")).unwrap();
     assert_eq!(
         doc.matches("\"grunt\"").count(),
