@@ -485,16 +485,7 @@ fn a_state_restored_on_an_edited_tree_walks_before_it_skips() {
     let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
     step(&mut app, 5);
     assert_eq!(running(&mut app, e), ["Wander"]);
-    let saved = {
-        let w = app.world();
-        w.get::<BtAgent>(e)
-            .unwrap()
-            .save_state(
-                w.get::<Blackboard>(e).unwrap(),
-                w.get::<BtActions>(e).unwrap(),
-            )
-            .unwrap()
-    };
+    let saved = crate::plugin::saved_state(&app, e);
     assert!(saved.inputs_seen);
     // Restored on the edited tree: "go" now holds, "attack" takes over.
     let files = MemoryAssets::new().with("t.bt.ron", &after);

@@ -53,6 +53,18 @@ fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// An agent's tree state as a save holds it.
+pub(crate) fn saved_state(app: &App, e: Entity) -> wyrd_bt::SavedTree {
+    let w = app.world();
+    w.get::<BtAgent>(e)
+        .unwrap()
+        .save_state(
+            w.get::<Blackboard>(e).unwrap(),
+            w.get::<BtActions>(e).unwrap(),
+        )
+        .unwrap()
+}
+
 fn run_until(app: &mut App, what: &str, done: impl FnMut(&mut World) -> bool) {
     wyrd_test_support::run_until(app, what, wyrd_test_support::LOAD_UPDATES, done);
 }
@@ -774,16 +786,7 @@ fn a_restored_action_waits_for_the_first_tick_while_the_world_loads() {
         .spawn((BehaviorTree::new(h.clone()), Blackboard::default()))
         .id();
     wyrd_test_support::step(&mut app, 3);
-    let saved = {
-        let w = app.world();
-        w.get::<BtAgent>(first)
-            .unwrap()
-            .save_state(
-                w.get::<Blackboard>(first).unwrap(),
-                w.get::<BtActions>(first).unwrap(),
-            )
-            .unwrap()
-    };
+    let saved = saved_state(&app, first);
     app.world_mut().despawn(first);
     app.world_mut()
         .resource_mut::<BtGlobals>()
@@ -1337,16 +1340,7 @@ fn elapsed_ms_goes_on_across_the_wrap_of_agent_time() {
         ))
         .id();
     step(&mut app, 2);
-    let mut saved = {
-        let w = app.world();
-        w.get::<BtAgent>(first)
-            .unwrap()
-            .save_state(
-                w.get::<Blackboard>(first).unwrap(),
-                w.get::<BtActions>(first).unwrap(),
-            )
-            .unwrap()
-    };
+    let mut saved = saved_state(&app, first);
     app.world_mut().despawn(first);
     // The walk started 40 ms before agent time wraps, 10 ms ago.
     let now_ms = u32::MAX - 30;
