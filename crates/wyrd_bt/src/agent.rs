@@ -123,7 +123,8 @@ pub struct BtAgent {
     /// The agent's clock (agent time in ms is derived from it) and its
     /// rate's accumulator.
     pub(crate) clock: AgentClock,
-    pub(crate) restarts_this_tick: u32,
+    /// Restarts taken in this tick (2 bytes: the limit is a handful).
+    pub(crate) restarts_this_tick: u16,
     pub(crate) finished: bool,
     pub(crate) restart: bool,
     /// What only some agents have (a trace, a recorder, breakpoints,
@@ -554,8 +555,8 @@ impl BtAgent {
             return;
         }
         self.restart = false;
-        self.restarts_this_tick += 1;
-        if self.restarts_this_tick > max {
+        self.restarts_this_tick = self.restarts_this_tick.saturating_add(1);
+        if u32::from(self.restarts_this_tick) > max {
             error!(
                 "{}: restarted more than {max} times in one tick; not restarting again this tick",
                 program.source

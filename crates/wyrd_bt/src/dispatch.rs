@@ -37,7 +37,7 @@ use crate::runtime::{ActionState, ActiveAction, BtActions};
 pub(crate) struct Posted {
     entity: Entity,
     /// The slot's leaf node.
-    node: u32,
+    node: u16,
     /// Agent time (ms) when the action started.
     started_ms: u32,
     /// The agent's time (ms) after its tick.
@@ -1033,7 +1033,7 @@ mod tests {
     fn many_reports_are_sorted_by_entity_keeping_each_agents_order() {
         let mut world = World::new();
         let agents: Vec<Entity> = (0..300).map(|_| world.spawn_empty().id()).collect();
-        let report = |node: u32| ActiveAction {
+        let report = |node: u16| ActiveAction {
             id: ActionId::of("A"),
             node,
             state: ActionState::Succeeded,
@@ -1042,10 +1042,10 @@ mod tests {
         // Made action by action: agents from the back, two per agent.
         let mut items: Vec<(Entity, ActiveAction)> = Vec::new();
         for (k, &e) in agents.iter().enumerate().rev() {
-            items.push((e, report(k as u32)));
+            items.push((e, report(k as u16)));
         }
         for &e in &agents {
-            items.push((e, report(u32::MAX)));
+            items.push((e, report(u16::MAX)));
         }
         let mut room = Vec::new();
         sort_by_entity(&mut items, &mut room);
@@ -1054,8 +1054,8 @@ mod tests {
         expected.sort_by_key(|e| e.index_u32());
         assert_eq!(order, expected);
         for pair in items.chunks(2) {
-            assert_ne!(pair[0].1.node, u32::MAX, "the first made comes first");
-            assert_eq!(pair[1].1.node, u32::MAX);
+            assert_ne!(pair[0].1.node, u16::MAX, "the first made comes first");
+            assert_eq!(pair[1].1.node, u16::MAX);
         }
     }
 

@@ -428,8 +428,8 @@ pub use rng::SplitMix64;
 pub use runtime::{
     ActionEvent, ActionState, ActiveAction, AgentState, BtActions, ChildScore, CustomCtx,
     LOOPS_PER_TICK, MAX_STIMULI, NodeState, PredicateStub, SnapshotStimulus, StateSnapshot, Status,
-    Stimulus, StimulusError, TickEnv, TickTrace, UtilityChoice, UtilityDecision, UtilityReason,
-    tick_agent, tick_agent_traced,
+    Stimulus, StimulusError, TickEnv, TickKind, TickTrace, UtilityChoice, UtilityDecision,
+    UtilityReason, tick_agent, tick_agent_traced,
 };
 pub use systems::{BtReloads, RestoreTree};
 pub use tier::{BtTier, BtTiers};

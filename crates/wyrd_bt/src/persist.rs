@@ -404,7 +404,7 @@ pub fn restore(
         };
         slots.push(ActiveAction {
             id: info.id,
-            node,
+            node: crate::runtime::slot_node(node),
             state: st,
             started_ms: a.started_ms,
         });

@@ -268,7 +268,7 @@ impl Recorder {
                 ActionState::Failed => false,
                 _ => continue,
             };
-            self.push(program, Rec::Report { node: a.node, ok });
+            self.push(program, Rec::Report { node: a.leaf(), ok });
         }
         // Stimuli and a restart asked during the last Act come after the
         // reports the game made then (a restart aborts what runs).
@@ -533,7 +533,7 @@ impl Recorder {
                     .iter()
                     .map(|a| {
                         (
-                            a.node,
+                            a.leaf(),
                             u64::from(a.id.0),
                             action_state_name(a.state).to_owned(),
                             a.started_ms,
@@ -550,7 +550,7 @@ fn report(actions: &mut BtActions, node: u32, ok: bool) {
     if let Some(a) = actions
         .slots
         .iter_mut()
-        .find(|a| a.node == node && a.is_running())
+        .find(|a| a.leaf() == node && a.is_running())
     {
         if ok { a.succeed() } else { a.fail() }
     }

@@ -30,7 +30,7 @@ use std::fmt;
 
 use crate::kind::{Family, Kind, KindInfo};
 use crate::program::{ActionInfo, ImpulseInfo, NONE, Program};
-use crate::runtime::{AgentState, NodeState, Status, Stimulus};
+use crate::runtime::{AgentState, NodeState, Status, Stimulus, TickKind};
 pub use crate::status::RuleFlags;
 
 /// One node of a compiled tree.
@@ -449,16 +449,21 @@ impl AgentState {
         self.now_ms
     }
 
-    /// Ticks that took an action's report where the action is, going up
-    /// from it, instead of walking down from the root (the same outcome,
-    /// less work; see [`tick_agent`](crate::tick_agent)).
-    pub fn resumed_walks(&self) -> u64 {
-        u64::from(self.resumed)
-    }
-
-    /// Walks skipped because nothing the tree reads changed.
-    pub fn skipped_walks(&self) -> u64 {
-        u64::from(self.skipped)
+    /// How the last tick went: a walk from the root, a walk resumed at
+    /// the action that reported, or a skipped walk (`None` before the
+    /// first tick). Resumed and skipped ticks have the outcome of a walk
+    /// with less work (see [`tick_agent`](crate::tick_agent)); count them
+    /// after each tick to see how often each shortcut is taken.
+    pub fn last_tick(&self) -> Option<TickKind> {
+        use crate::runtime::walked;
+        let kind = if self.walked & walked::SKIPPED != 0 {
+            TickKind::Skipped
+        } else if self.walked & walked::RESUMED != 0 {
+            TickKind::Resumed
+        } else {
+            TickKind::Walked
+        };
+        (self.ticks > 0).then_some(kind)
     }
 
     /// The stimuli competing now.

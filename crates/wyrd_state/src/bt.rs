@@ -423,7 +423,7 @@ fn evaluate_inner(
             let started: Vec<u32> = actions
                 .iter()
                 .filter(|a| a.state == ActionState::Started)
-                .map(|a| a.node)
+                .map(|a| a.leaf())
                 .collect();
             if started.is_empty() && actions.iter().all(|a| !a.is_running()) {
                 return WorldStateEvaluated {
@@ -447,7 +447,7 @@ fn evaluate_inner(
                 };
                 let slot = actions
                     .iter_mut()
-                    .find(|a| a.node == node && a.is_running());
+                    .find(|a| a.leaf() == node && a.is_running());
                 match (outcome, slot) {
                     (Ok(effect), Some(slot)) => {
                         slot.succeed();

@@ -458,8 +458,8 @@ impl Program {
 
     /// The action data of an action leaf.
     #[inline]
-    pub fn action_of(&self, node: u32) -> Option<&ActionInfo> {
-        match self.nodes.get(node as usize)?.kind {
+    pub fn action_of(&self, node: impl Into<u32>) -> Option<&ActionInfo> {
+        match self.nodes.get(node.into() as usize)?.kind {
             Kind::Action { action } => self.actions.get(action as usize),
             _ => None,
         }

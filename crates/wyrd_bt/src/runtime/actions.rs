@@ -28,7 +28,10 @@ pub struct ActiveAction {
     /// Which action.
     pub id: ActionId,
     /// The leaf node (for parameters: [`Program::action_of`](crate::Program::action_of)).
-    pub node: u32,
+    /// A `u16`: a compiled tree has at most 20,000 nodes, and a slot of 12
+    /// bytes keeps four slots and the `BtActions` component in 56 bytes
+    /// (issue 29's 256 bytes per agent).
+    pub node: u16,
     /// Its state.
     pub state: ActionState,
     /// Agent time (ms) when it started.
@@ -42,7 +45,20 @@ impl ActionState {
     }
 }
 
+/// A program's node index as a slot's [`ActiveAction::node`] (a compiled
+/// tree has at most 20,000 nodes; `u16::MAX`, no node, otherwise).
+#[inline(always)]
+pub(crate) fn slot_node(node: u32) -> u16 {
+    u16::try_from(node).unwrap_or(u16::MAX)
+}
+
 impl ActiveAction {
+    /// The slot's leaf node as a program's node index (the `u32` the
+    /// program's views take).
+    pub fn leaf(&self) -> u32 {
+        u32::from(self.node)
+    }
+
     /// Whether the game still has to act on it (started or running).
     pub fn is_running(&self) -> bool {
         self.state.is_running()

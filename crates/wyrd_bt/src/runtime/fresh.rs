@@ -13,7 +13,7 @@
 //! their rule flags cleared and paused) is done by hand. The tick's
 //! shortcuts are checked against walks from the root in `tests/bt/resume.rs`.
 
-use super::{ActionState, ActiveAction, AgentState, BtActions, Interp, Status, flag};
+use super::{ActionState, ActiveAction, AgentState, BtActions, Interp, Status, flag, slot_node};
 use crate::blackboard::Blackboard;
 use crate::program::{Cond, FreshTable, Kind, NONE, Program};
 use crate::value::Value;
@@ -145,7 +145,7 @@ impl FreshTable {
             t.keep.extend_from_slice(keep.mem.words());
             t.value.extend_from_slice(value.mem.words());
             let from = t.started.len() as u32;
-            t.started.extend(actions.slots.iter().map(|a| a.node));
+            t.started.extend(actions.slots.iter().map(|a| a.leaf()));
             t.started_at.push((from, t.started.len() as u32));
             t.status.push(status);
         }
@@ -213,7 +213,7 @@ impl Interp<'_> {
             };
             self.actions.slots.push(ActiveAction {
                 id: self.p.actions[action as usize].id,
-                node: leaf,
+                node: slot_node(leaf),
                 state: ActionState::Started,
                 started_ms: self.st.now_ms,
             });

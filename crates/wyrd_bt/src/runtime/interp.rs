@@ -542,12 +542,12 @@ impl<'a> Interp<'a> {
         }
         let mut done = None;
         for a in &self.actions.slots {
-            if a.node < c || a.node >= end {
+            if a.leaf() < c || a.leaf() >= end {
                 continue;
             }
             match a.state {
                 ActionState::Succeeded | ActionState::Failed if done.is_none() => {
-                    done = Some((a.node, a.state == ActionState::Succeeded));
+                    done = Some((a.leaf(), a.state == ActionState::Succeeded));
                 }
                 ActionState::Aborted => {}
                 // Another report, or a slot still running.

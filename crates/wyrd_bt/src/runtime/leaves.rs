@@ -1,6 +1,6 @@
 //! Leaves: actions, conditions, rules, thresholds, timers, constants.
 
-use super::{ActionEvent, ActionState, ActiveAction, Interp, Status, flag};
+use super::{ActionEvent, ActionState, ActiveAction, Interp, Status, flag, slot_node};
 use crate::kind::Instant;
 use crate::program::Kind;
 use crate::value::Value;
@@ -84,7 +84,7 @@ impl Interp<'_> {
             .actions
             .slots
             .iter()
-            .position(|a| a.node == i && a.state != ActionState::Aborted)
+            .position(|a| a.leaf() == i && a.state != ActionState::Aborted)
         {
             Some(k) => {
                 let status = match self.actions.slots[k].state {
@@ -112,7 +112,7 @@ impl Interp<'_> {
         let info = &self.p.actions[action as usize];
         self.actions.slots.push(ActiveAction {
             id: info.id,
-            node: i,
+            node: slot_node(i),
             state: ActionState::Started,
             started_ms: self.st.now_ms,
         });
@@ -127,7 +127,7 @@ impl Interp<'_> {
             .actions
             .slots
             .iter()
-            .position(|a| a.node == j && a.state != ActionState::Aborted)
+            .position(|a| a.leaf() == j && a.state != ActionState::Aborted)
         {
             let event = match self.actions.slots[k].state {
                 ActionState::Succeeded => ActionEvent::Finished(Status::Success),

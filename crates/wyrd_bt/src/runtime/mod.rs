@@ -22,6 +22,7 @@ mod trainz;
 mod utility;
 
 pub use crate::custom::CustomCtx;
+pub(crate) use actions::slot_node;
 pub use actions::{ActionState, ActiveAction, BtActions};
 
 pub(crate) use interp::Interp;
@@ -42,6 +43,20 @@ pub const LOOPS_PER_TICK: u32 = 32;
 
 pub(crate) use crate::status::flag;
 pub use crate::status::{NodeState, Status};
+
+/// How a tick went ([`AgentState::last_tick`]): each has the outcome of a
+/// walk from the root; the two shortcuts do less work for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TickKind {
+    /// Walked the tree from the root.
+    Walked,
+    /// Took an action's report where the action is, going up from it,
+    /// instead of walking down from the root.
+    Resumed,
+    /// Skipped the walk: nothing the tree reads changed and no action
+    /// reported (time passed, the action slots moved on).
+    Skipped,
+}
 
 /// Answers predicates the program has no implementation for (tools).
 pub type PredicateStub<'a> = &'a dyn Fn(&str) -> bool;
@@ -166,10 +181,7 @@ fn walk_agent(
     it.st.seen_inputs = inputs_key(it.bb.generation(), env.globals_generation);
     it.expire_stimuli();
     let status = match resume {
-        Some(leaf) => {
-            it.st.resumed = it.st.resumed.wrapping_add(1);
-            it.bubble(leaf)
-        }
+        Some(leaf) => it.bubble(leaf),
         None => {
             for n in it.st.mem.nodes_mut().iter_mut() {
                 n.add_flags(flag::PAUSED);
@@ -187,7 +199,8 @@ fn walk_agent(
         it.unsettled = false;
         it.st.live = it.walk();
     }
-    it.st.walked = if it.unsettled { walked::UNSETTLED } else { 0 };
+    it.st.walked = if it.unsettled { walked::UNSETTLED } else { 0 }
+        | if resume.is_some() { walked::RESUMED } else { 0 };
     let unset = it.unset.get();
     if unset != 0 {
         it.st.mem.add_unset(unset);

@@ -29,7 +29,7 @@ pub(crate) fn resume_point(
     let mut done = NONE;
     for a in &actions.slots {
         match a.state {
-            ActionState::Succeeded | ActionState::Failed if done == NONE => done = a.node,
+            ActionState::Succeeded | ActionState::Failed if done == NONE => done = a.leaf(),
             ActionState::Aborted => {}
             // Another report, or a running action beside it.
             _ => return None,
@@ -74,7 +74,8 @@ pub(crate) fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: 
     }
     state.now_ms = state.now_ms.wrapping_add(dt_ms);
     state.ticks += 1;
-    state.skipped = state.skipped.wrapping_add(1);
+    // Nothing unsettled: a skip needs a settled walk (`quiet_since_walk`).
+    state.walked = walked::SKIPPED;
     // The walk it stands for would have left the root running (a tick
     // after a finished cycle reports Running, not the cycle's end).
     state.status = Status::Running;
@@ -95,6 +96,11 @@ pub(crate) mod walked {
     /// actions; Halo's prioritized list retries relevant higher
     /// priorities every tick).
     pub(crate) const UNSETTLED: u8 = 2;
+    /// The last tick skipped its walk (see `skip_walk`).
+    pub(crate) const SKIPPED: u8 = 4;
+    /// The last tick resumed at an action that reported (see
+    /// `resume_point`) instead of walking from the root.
+    pub(crate) const RESUMED: u8 = 8;
 }
 
 /// What a walk remembers of its inputs: the low 32 bits of the

@@ -27,11 +27,8 @@ pub struct AgentState {
     pub(crate) seed: u64,
     /// Agent time in ms (sum of its tick periods).
     pub(crate) now_ms: u32,
-    /// Walks skipped because nothing the tree reads changed (wrapping).
-    pub(crate) skipped: u32,
-    /// Ticks that resumed instead of walking (wrapping).
-    pub(crate) resumed: u32,
-    /// What the last walk leaves for the next tick ([`walked`] bits).
+    /// What the last tick was and what its walk leaves for the next tick
+    /// ([`walked`] bits).
     pub(crate) walked: u8,
     /// The root's status after the whole tick (a repeating tree that
     /// finished is already running its next cycle).
@@ -213,8 +210,6 @@ impl AgentState {
             status: status(s.status.0),
             seed: s.seed,
             seen_inputs: (u32::MAX, u32::MAX),
-            skipped: 0,
-            resumed: 0,
             walked: 0,
             live: status(s.status.1),
         })
@@ -251,8 +246,6 @@ impl AgentState {
             status: Status::Idle,
             seed,
             seen_inputs: (u32::MAX, u32::MAX),
-            skipped: 0,
-            resumed: 0,
             walked: 0,
             live: Status::Idle,
         }
@@ -297,27 +290,34 @@ impl AgentState {
 /// region aligned for its type, so that an agent's tree state is one
 /// allocation and one pointer. Node states come first: the hottest
 /// accesses (a node's state by index) need no offset.
+///
+/// Its offsets are packed into one word beside the allocation: 24 bytes in
+/// every agent instead of 32 (a crowd's agents are read from memory every
+/// tick; issue 29's 256 bytes per agent). Trees have at most
+/// 20,000 nodes when compiled, so 15 bits hold the nodes and the cursors'
+/// end alike.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StateMem {
     pub(crate) words: Box<[u32]>,
-    /// Node states (bytes from 0; the cursors start on the next u16), in
-    /// the low 30 bits; bit 30: the last two words of the allocation are
-    /// the unset-read mask, bit 31: the two before them (or the last two)
-    /// are the random state. Programs that draw no random numbers and read
-    /// no key unset keep neither.
-    pub(crate) n_nodes: u32,
-    /// Where the cursors end, in u16 units.
-    pub(crate) cur_end: u32,
-    /// Where the aux words start and the impulse counts start, in words
-    /// (the impulse counts run to the end).
-    pub(crate) aux_at: u32,
-    pub(crate) imp_at: u32,
+    /// Bits 0-14: the nodes (their states are bytes from 0; the cursors
+    /// start on the next u16); bits 15-29: where the cursors end, in u16
+    /// units (the aux words start on the next word); bit 30: the last two
+    /// words of the allocation are the unset-read mask; bit 31: the two
+    /// before them (or the last two) are the random state. Programs that
+    /// draw no random numbers and read no key unset keep neither.
+    shape: u32,
+    /// Where the impulse counts start, in words (they run to the optional
+    /// words at the end).
+    imp_at: u32,
 }
 
 impl StateMem {
     const UNSET: u32 = 1 << 30;
     const RNG: u32 = 1 << 31;
-    const NODES: u32 = Self::UNSET - 1;
+    /// The mask of the nodes' count, and of the cursors' end after a shift
+    /// by [`Self::CUR_END`].
+    const FIELD: u32 = (1 << 15) - 1;
+    const CUR_END: u32 = 15;
 
     /// Zeroed arrays of these sizes (`rng`, `unset`: with the random state,
     /// with the unset-read mask).
@@ -334,17 +334,38 @@ impl StateMem {
         let aux_at = cur_end.div_ceil(2);
         let imp_at = aux_at + aux;
         let extra = 2 * usize::from(rng) + 2 * usize::from(unset);
-        let u32_of = |n: usize| u32::try_from(n).expect("tree state under 16 GiB");
-        assert!(nodes <= Self::NODES as usize, "at most 2^30 nodes");
+        // A compiled tree has at most 20,000 nodes (`BtProblem::TooLarge`):
+        // its states and cursors end below 30,000 u16s.
+        let field = |n: usize| {
+            assert!(n <= Self::FIELD as usize, "a tree of at most 20,000 nodes");
+            n as u32
+        };
         StateMem {
             words: vec![0u32; imp_at + impulses + extra].into_boxed_slice(),
-            n_nodes: u32_of(nodes)
+            shape: field(nodes)
+                | (field(cur_end) << Self::CUR_END)
                 | if rng { Self::RNG } else { 0 }
                 | if unset { Self::UNSET } else { 0 },
-            cur_end: u32_of(cur_end),
-            aux_at: u32_of(aux_at),
-            imp_at: u32_of(imp_at),
+            imp_at: u32::try_from(imp_at).expect("tree state under 16 GiB"),
         }
+    }
+
+    /// How many nodes.
+    #[inline(always)]
+    fn n_nodes(&self) -> usize {
+        (self.shape & Self::FIELD) as usize
+    }
+
+    /// Where the cursors end, in u16 units.
+    #[inline(always)]
+    fn cur_end(&self) -> usize {
+        ((self.shape >> Self::CUR_END) & Self::FIELD) as usize
+    }
+
+    /// Where the aux words start, in words.
+    #[inline(always)]
+    fn aux_at(&self) -> usize {
+        self.cur_end().div_ceil(2)
     }
 
     /// Bytes allocated.
@@ -367,7 +388,7 @@ impl StateMem {
     /// Where the cursors start, in u16 units.
     #[inline(always)]
     pub(crate) fn cur_at(&self) -> usize {
-        ((self.n_nodes & Self::NODES) as usize).div_ceil(2)
+        self.n_nodes().div_ceil(2)
     }
 
     #[inline(always)]
@@ -383,13 +404,13 @@ impl StateMem {
     /// Every node's state.
     #[inline(always)]
     pub(crate) fn nodes(&self) -> &[NodeState] {
-        &self.bytes()[..(self.n_nodes & Self::NODES) as usize]
+        &self.bytes()[..self.n_nodes()]
     }
 
     /// Every node's state.
     #[inline(always)]
     pub(crate) fn nodes_mut(&mut self) -> &mut [NodeState] {
-        let n = (self.n_nodes & Self::NODES) as usize;
+        let n = self.n_nodes();
         &mut self.bytes_mut()[..n]
     }
 
@@ -408,25 +429,25 @@ impl StateMem {
 
     #[inline(always)]
     pub(crate) fn aux(&self) -> &[u32] {
-        &self.words[self.aux_at as usize..self.imp_at as usize]
+        &self.words[self.aux_at()..self.imp_at as usize]
     }
 
     #[inline(always)]
     pub(crate) fn aux_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.aux_at as usize, self.imp_at as usize);
+        let (a, b) = (self.aux_at(), self.imp_at as usize);
         &mut self.words[a..b]
     }
 
     /// Aux word `a`.
     #[inline(always)]
     pub(crate) fn aux_word(&self, a: usize) -> u32 {
-        self.words[self.aux_at as usize + a]
+        self.words[self.aux_at() + a]
     }
 
     /// Aux word `a`.
     #[inline(always)]
     pub(crate) fn aux_word_mut(&mut self, a: usize) -> &mut u32 {
-        let at = self.aux_at as usize;
+        let at = self.aux_at();
         &mut self.words[at + a]
     }
 
@@ -434,8 +455,8 @@ impl StateMem {
     #[inline(always)]
     pub(crate) fn imp_end(&self) -> usize {
         self.words.len()
-            - 2 * usize::from(self.n_nodes & Self::RNG != 0)
-            - 2 * usize::from(self.n_nodes & Self::UNSET != 0)
+            - 2 * usize::from(self.shape & Self::RNG != 0)
+            - 2 * usize::from(self.shape & Self::UNSET != 0)
     }
 
     #[inline(always)]
@@ -451,7 +472,7 @@ impl StateMem {
 
     /// The random state, if kept.
     pub(crate) fn rng(&self) -> Option<u64> {
-        (self.n_nodes & Self::RNG != 0).then(|| {
+        (self.shape & Self::RNG != 0).then(|| {
             let at = self.imp_end();
             u64::from(self.words[at]) | u64::from(self.words[at + 1]) << 32
         })
@@ -459,7 +480,7 @@ impl StateMem {
 
     /// Sets the random state (nothing if not kept).
     pub(crate) fn set_rng(&mut self, rng: u64) {
-        if self.n_nodes & Self::RNG != 0 {
+        if self.shape & Self::RNG != 0 {
             let at = self.imp_end();
             self.words[at] = rng as u32;
             self.words[at + 1] = (rng >> 32) as u32;
@@ -468,7 +489,7 @@ impl StateMem {
 
     /// Keys read unset so far (0 if not kept).
     pub(crate) fn unset(&self) -> u64 {
-        if self.n_nodes & Self::UNSET != 0 {
+        if self.shape & Self::UNSET != 0 {
             let at = self.words.len() - 2;
             u64::from(self.words[at]) | u64::from(self.words[at + 1]) << 32
         } else {
@@ -479,8 +500,8 @@ impl StateMem {
     /// Notes keys read unset (a program that keeps no mask reads none).
     #[cold]
     pub(crate) fn add_unset(&mut self, keys: u64) {
-        debug_assert!(self.n_nodes & Self::UNSET != 0, "no unset-read mask");
-        if self.n_nodes & Self::UNSET != 0 {
+        debug_assert!(self.shape & Self::UNSET != 0, "no unset-read mask");
+        if self.shape & Self::UNSET != 0 {
             let keys = self.unset() | keys;
             let at = self.words.len() - 2;
             self.words[at] = keys as u32;
@@ -490,13 +511,13 @@ impl StateMem {
 
     #[inline(always)]
     pub(crate) fn cursors(&self) -> &[u16] {
-        let (a, b) = (self.cur_at(), self.cur_end as usize);
+        let (a, b) = (self.cur_at(), self.cur_end());
         &bytemuck::cast_slice::<u32, u16>(&self.words)[a..b]
     }
 
     #[inline(always)]
     pub(crate) fn cursors_mut(&mut self) -> &mut [u16] {
-        let (a, b) = (self.cur_at(), self.cur_end as usize);
+        let (a, b) = (self.cur_at(), self.cur_end());
         &mut bytemuck::cast_slice_mut::<u32, u16>(&mut self.words)[a..b]
     }
 

@@ -372,7 +372,7 @@ impl<'p> Sim<'p> {
         let slot = self
             .actions
             .iter_mut()
-            .find(|a| a.node == node && a.is_running())
+            .find(|a| a.leaf() == node && a.is_running())
             .ok_or_else(|| SimError::NotAnAction(path.to_owned()))?;
         match outcome {
             Outcome::Success => slot.succeed(),

@@ -126,7 +126,7 @@ fn replay_from<'p>(
             id: program
                 .action_of(node)
                 .map_or(crate::program::ActionId(*id as u32), |a| a.id),
-            node,
+            node: crate::runtime::slot_node(node),
             state,
             started_ms: *started_ms,
         });
@@ -157,7 +157,7 @@ fn replay_from<'p>(
                 .actions
                 .slots
                 .iter_mut()
-                .find(|a| a.node == node && a.is_running())
+                .find(|a| a.leaf() == node && a.is_running())
             {
                 if ok { a.succeed() } else { a.fail() }
             }

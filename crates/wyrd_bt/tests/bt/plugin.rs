@@ -595,7 +595,7 @@ fn the_flight_recorder_keeps_the_last_ticks_and_replays_exactly() {
                     *n += 1;
                     for (mut actions, mut bb, mut agent) in &mut q {
                         for a in actions.iter_mut().filter(|a| a.is_running()) {
-                            if (*n + a.node).is_multiple_of(3) {
+                            if (*n + a.leaf()).is_multiple_of(3) {
                                 a.succeed();
                             }
                         }
@@ -696,9 +696,9 @@ fn a_recording_of_a_tree_with_shortcuts_replays_exactly() {
                     *n += 1;
                     for (mut actions, mut bb) in &mut q {
                         for a in actions.iter_mut().filter(|a| a.is_running()) {
-                            if (*n + a.node).is_multiple_of(11) {
+                            if (*n + a.leaf()).is_multiple_of(11) {
                                 a.fail();
-                            } else if (*n + a.node).is_multiple_of(3) {
+                            } else if (*n + a.leaf()).is_multiple_of(3) {
                                 a.succeed();
                             }
                         }

@@ -11,8 +11,8 @@
 //! that flag is compared on running nodes only.
 
 use wyrd_bt::{
-    AgentState, Blackboard, BtActions, Program, SplitMix64, StateSnapshot, TickEnv, TickTrace,
-    Value,
+    AgentState, Blackboard, BtActions, Program, SplitMix64, StateSnapshot, TickEnv, TickKind,
+    TickTrace, Value,
 };
 
 /// The reference tree of BENCH_REFERENCE.md.
@@ -125,6 +125,7 @@ fn compare(text: &str, agents: usize, ticks: u32, table: usize) -> u64 {
         .collect();
     let mut trace = TickTrace::default();
     let mut rng = SplitMix64::new(7);
+    let mut resumed = 0;
     for tick in 0..ticks {
         for (i, (fast, traced, walker)) in pairs.iter_mut().enumerate() {
             // Inputs change now and then (most ticks change nothing).
@@ -162,8 +163,14 @@ fn compare(text: &str, agents: usize, ticks: u32, table: usize) -> u64 {
                     env,
                     t,
                 );
+                let kind = a.state.last_tick();
+                assert!(
+                    k == 0 || kind != Some(TickKind::Resumed),
+                    "agent {i}, tick {tick}: a traced or walking agent resumed"
+                );
+                resumed += u64::from(kind == Some(TickKind::Resumed));
                 for slot in a.actions.iter_mut() {
-                    match outcome(i as u64, tick, slot.node) {
+                    match outcome(i as u64, tick, slot.leaf()) {
                         Some(true) => slot.succeed(),
                         Some(false) => slot.fail(),
                         None => {}
@@ -193,8 +200,7 @@ fn compare(text: &str, agents: usize, ticks: u32, table: usize) -> u64 {
             );
         }
     }
-    assert!(pairs.iter().all(|(_, t, _)| t.state.resumed_walks() == 0));
-    pairs.iter().map(|(f, _, _)| f.state.resumed_walks()).sum()
+    resumed
 }
 
 #[test]
@@ -305,4 +311,42 @@ fn a_restart_drops_the_reports_of_the_old_activation() {
             "always_walk: {always_walk}"
         );
     }
+}
+
+/// `AgentState::last_tick` says how each tick went (it replaced the
+/// per-agent counters of skipped and resumed walks, 8 bytes in every
+/// agent): none before the first, a walk, a skip while nothing changed, a
+/// resume at the action that reported, a walk again after an input
+/// changed.
+#[test]
+fn last_tick_tells_a_walk_a_skip_and_a_resume() {
+    let text = r#"(
+    blackboard: {"target": false},
+    root: PrioritizedList(children: [
+        GuardSequence(name: "attack", children: [Condition(check: Is("target")), Action(action: "Attack")]),
+        Sequence(name: "idle", children: [Action(action: "Wander"), Action(action: "Rest")]),
+    ]),
+)"#;
+    let program = wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut a = agent(&program, 1);
+    let env = TickEnv {
+        repeat: true,
+        ..TickEnv::default()
+    };
+    let tick = |a: &mut Agent| {
+        wyrd_bt::tick_agent(&program, &mut a.state, &mut a.bb, &mut a.actions, 33, env);
+        a.state.last_tick()
+    };
+    assert_eq!(a.state.last_tick(), None);
+    assert_eq!(tick(&mut a), Some(TickKind::Walked));
+    assert_eq!(tick(&mut a), Some(TickKind::Skipped));
+    assert_eq!(tick(&mut a), Some(TickKind::Skipped));
+    for s in a.actions.iter_mut() {
+        s.succeed();
+    }
+    assert_eq!(tick(&mut a), Some(TickKind::Resumed));
+    let key = program.bb_key("target").unwrap();
+    a.bb.set_index(key, Value::Bool(true));
+    assert_eq!(tick(&mut a), Some(TickKind::Walked));
 }

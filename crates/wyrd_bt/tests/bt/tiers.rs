@@ -486,3 +486,31 @@ fn a_tier_removed_after_the_plan_was_reset_ticks_once_a_step() {
     step(&mut app, 32);
     assert_eq!(ticks(&app, agent) - before, 32);
 }
+
+/// Issue 29's "memory ≤ 256 B per agent", counted as BENCH_REFERENCE.md
+/// counts memory (bytes of tree state per agent), for an agent of a
+/// crowd on the plugin path: its `BtAgent`, `BtActions` and `BtTier`
+/// components and its tree state's heap, on the reference tree (296 bytes
+/// before: a fat pointer, two counters, a padded clock, 16-byte slots).
+/// The game's blackboard and Bevy's own bookkeeping are not tree state.
+#[test]
+fn a_tiered_agent_of_the_reference_tree_keeps_at_most_256_bytes_of_tree_state() {
+    use std::mem::size_of;
+    let text = include_str!("../../../../assets/bench/reference.bt.ron");
+    let program =
+        wyrd_bt::compile_str("reference.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
+            .expect("the reference tree compiles");
+    let state = wyrd_bt::AgentState::new(&program, 1);
+    // Up to four slots live in the component; more would be on the heap.
+    assert!(program.action_capacity() <= 4);
+    let inline = size_of::<BtAgent>() + size_of::<BtActions>() + size_of::<BtTier>();
+    let bytes = inline + state.heap_bytes();
+    assert!(
+        bytes <= 256,
+        "{bytes} bytes: BtAgent {}, BtActions {}, BtTier {}, heap {}",
+        size_of::<BtAgent>(),
+        size_of::<BtActions>(),
+        size_of::<BtTier>(),
+        state.heap_bytes()
+    );
+}

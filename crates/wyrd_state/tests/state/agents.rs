@@ -131,7 +131,7 @@ fn quitting_mid_action_with_no_world_change_saves_the_agent() {
             .unwrap()
             .iter()
             .filter(|s| s.is_running())
-            .map(|s| (s.node, s.started_ms))
+            .map(|s| (s.leaf(), s.started_ms))
             .collect();
         slots
     };
