@@ -294,8 +294,8 @@ impl AgentState {
 /// Its offsets are packed into one word beside the allocation: 24 bytes in
 /// every agent instead of 32 (a crowd's agents are read from memory every
 /// tick; issue 29's 256 bytes per agent). Trees have at most
-/// 20,000 nodes when compiled, so 15 bits hold the nodes and the cursors'
-/// end alike.
+/// 20,000 nodes when compiled, so 15 bits hold each of the nodes, the
+/// cursors' end, the aux words' start and the impulse counts.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StateMem {
     pub(crate) words: Box<[u32]>,
@@ -306,9 +306,10 @@ pub(crate) struct StateMem {
     /// before them (or the last two) are the random state. Programs that
     /// draw no random numbers and read no key unset keep neither.
     shape: u32,
-    /// Where the impulse counts start, in words (they run to the optional
-    /// words at the end).
-    imp_at: u32,
+    /// Bits 0-15: where the aux words start, in words (the hot offset:
+    /// timers and counters); bits 16-31: how many impulse counts follow
+    /// the aux words (they end where the optional words start).
+    places: u32,
 }
 
 impl StateMem {
@@ -346,7 +347,7 @@ impl StateMem {
                 | (field(cur_end) << Self::CUR_END)
                 | if rng { Self::RNG } else { 0 }
                 | if unset { Self::UNSET } else { 0 },
-            imp_at: u32::try_from(imp_at).expect("tree state under 16 GiB"),
+            places: field(aux_at) | (field(impulses) << 16),
         }
     }
 
@@ -365,7 +366,13 @@ impl StateMem {
     /// Where the aux words start, in words.
     #[inline(always)]
     fn aux_at(&self) -> usize {
-        self.cur_end().div_ceil(2)
+        (self.places & 0xffff) as usize
+    }
+
+    /// Where the impulse counts start, in words.
+    #[inline(always)]
+    fn imp_at(&self) -> usize {
+        self.imp_end() - (self.places >> 16) as usize
     }
 
     /// Bytes allocated.
@@ -429,12 +436,12 @@ impl StateMem {
 
     #[inline(always)]
     pub(crate) fn aux(&self) -> &[u32] {
-        &self.words[self.aux_at()..self.imp_at as usize]
+        &self.words[self.aux_at()..self.imp_at()]
     }
 
     #[inline(always)]
     pub(crate) fn aux_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.aux_at(), self.imp_at as usize);
+        let (a, b) = (self.aux_at(), self.imp_at());
         &mut self.words[a..b]
     }
 
@@ -461,12 +468,12 @@ impl StateMem {
 
     #[inline(always)]
     pub(crate) fn impulses(&self) -> &[u32] {
-        &self.words[self.imp_at as usize..self.imp_end()]
+        &self.words[self.imp_at()..self.imp_end()]
     }
 
     #[inline(always)]
     pub(crate) fn impulses_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.imp_at as usize, self.imp_end());
+        let (a, b) = (self.imp_at(), self.imp_end());
         &mut self.words[a..b]
     }
 
