@@ -476,6 +476,16 @@ fn print_component_sizes(app: &mut bevy::prelude::App) {
     };
     let tree_heap = agent.state().heap_bytes();
     let bb_heap = bb.heap_bytes();
+    // Counted as BENCH_REFERENCE.md counts memory (bytes of tree state per
+    // agent): the tree's components and heap, not the game's blackboard
+    // inputs nor Bevy's bookkeeping.
+    println!(
+        "tree state per agent      {} B (BtAgent, BtActions, BtTier, the tree state's heap)",
+        size_of::<wyrd_bt::BtAgent>()
+            + size_of::<wyrd_bt::BtActions>()
+            + size_of::<wyrd_bt::BtTier>()
+            + tree_heap
+    );
     println!(
         "  inline: BtAgent {}, Blackboard {}, BtActions {}, BehaviorTree {}, BtTier {}, AgentIndex {}; heap: tree state {tree_heap}, blackboard values {bb_heap}",
         size_of::<wyrd_bt::BtAgent>(),
