@@ -9,7 +9,9 @@ use bevy::ecs::prelude::*;
 use bevy::log::error;
 use bevy::reflect::TypePath;
 
-use crate::compile::{BtError, BtProblem, ParsedFile, compile_all, file_refs, parse_tree_all};
+use crate::compile::{
+    BtError, BtProblem, ParsedFile, above_root, compile_all, file_refs, parse_tree_all,
+};
 use crate::program::Program;
 use crate::registry::BtRegistry;
 
@@ -94,6 +96,19 @@ impl AssetLoader for BtLoader {
                 errors.swap_remove(0)
             })?;
             for r in file_refs(&path, &def) {
+                // Bevy reads assets inside the assets folder (and a
+                // packaged game has nothing outside it).
+                if above_root(&r) {
+                    return Err(BtError {
+                        file: path,
+                        line: 1,
+                        column: 1,
+                        problem: BtProblem::Io {
+                            file: r,
+                            error: "it is above the assets folder, where Bevy reads: a tree's `Use(file: ..)` must name a file inside it".to_owned(),
+                        },
+                    });
+                }
                 todo.push((r, None));
             }
             files.insert(path, ParsedFile { def, text });

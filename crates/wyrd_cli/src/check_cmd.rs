@@ -47,6 +47,9 @@ struct Context {
     world: Option<BTreeSet<String>>,
     /// Flags files the world names came from, for messages.
     world_files: Vec<String>,
+    /// The assets folder, when known: a tree in it may use only files in
+    /// it (the game's loader reads nowhere else).
+    assets: Option<PathBuf>,
 }
 
 const KINDS: [&str; 4] = [".bt.ron", ".flags.ron", ".script.ron", ".breakpoints.ron"];
@@ -156,6 +159,7 @@ fn context_from(
         vocabulary: Some(vocab),
         world,
         world_files,
+        assets: assets.map(Path::to_owned),
     })
 }
 
@@ -178,6 +182,7 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
             vocabulary: None,
             world: None,
             world_files: Vec::new(),
+            assets,
         }),
     }
 }
@@ -220,12 +225,64 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
+/// `path` made absolute (from the current folder) with `.` and `..`
+/// folded, as the game's asset paths are: no file system look-up.
+fn absolute(path: &Path) -> PathBuf {
+    let joined = std::env::current_dir().unwrap_or_default().join(path);
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A tree in the assets folder that uses files outside it: the game's
+/// loader refuses it (Bevy reads assets inside the folder, and a packaged
+/// game has nothing outside), so the check does too. A tree outside the
+/// assets folder is not the game's: not checked for this.
+fn outside_assets(file: &str, assets: &Path) -> Result<(), String> {
+    let root = absolute(assets);
+    if !absolute(Path::new(file)).starts_with(&root) {
+        return Ok(());
+    }
+    let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
+    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| e.to_string())?;
+    let mut outside: Vec<&str> = files
+        .keys()
+        .filter(|f| !absolute(Path::new(f)).starts_with(&root))
+        .map(String::as_str)
+        .collect();
+    if outside.is_empty() {
+        return Ok(());
+    }
+    outside.sort_unstable();
+    Err(format!(
+        "{file}: uses {} {}, outside the assets folder {}/: the game's loader reads a tree's `Use(file: ..)` only inside it",
+        if outside.len() == 1 {
+            "the file"
+        } else {
+            "the files"
+        },
+        outside.join(", "),
+        shown(assets).trim_end_matches('/')
+    ))
+}
+
 /// Checks a tree: compiled as the game's loader would, then its world
 /// names against the declared flags and counters.
 fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
     let permissive = Vocabulary::permissive();
     let vocab = ctx.vocabulary.as_ref().unwrap_or(&permissive);
     let p = load_tree_with(file, vocab).map_err(|e| e.message)?;
+    if let Some(root) = &ctx.assets {
+        outside_assets(file, root)?;
+    }
     if let Some(world) = &ctx.world {
         let known: Vec<&str> = world.iter().map(String::as_str).collect();
         // Each file read once, however many unknown names it has.
@@ -302,6 +359,7 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
         vocabulary: None,
         world: (!line_world.is_empty()).then(|| line_world.clone()),
         world_files: line_world_files.clone(),
+        assets: args.assets.clone(),
     };
     let mut used = BTreeSet::new();
     let mut errors = Vec::new();

@@ -302,19 +302,43 @@ pub fn file_refs(file: &str, def: &TreeDef) -> Vec<String> {
 }
 
 /// `other` relative to the folder of `file` (`/`-separated, `..` allowed).
+///
+/// A `..` above the folder `file` is relative to is kept (`a.bt.ron` and
+/// `../x.bt.ron` give `../x.bt.ron`): the path names the file meant, and
+/// a loader that must stay inside its root refuses it (the game's asset
+/// loader does).
+/// They were dropped, which named another file: one with that name in
+/// the root, loaded without a word. Above an absolute path's root there is
+/// nothing (`/..` is `/`).
 pub fn resolve(file: &str, other: &str) -> String {
-    let mut parts: Vec<&str> = file.split('/').collect();
+    let mut parts: Vec<&str> = file
+        .split('/')
+        .enumerate()
+        .filter(|&(i, s)| s != "." && (i == 0 || !s.is_empty()))
+        .map(|(_, s)| s)
+        .collect();
     parts.pop();
     for seg in other.split('/') {
         match seg {
             "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
+            ".." => match parts.last() {
+                None | Some(&"..") => parts.push(".."),
+                Some(&"") if parts.len() == 1 => {}
+                Some(_) => {
+                    parts.pop();
+                }
+            },
             s => parts.push(s),
         }
     }
     parts.join("/")
+}
+
+/// Whether a path [`resolve`] gave is above the root the paths are
+/// relative to (it starts with `..`): a game's assets folder, where the
+/// asset loader reads.
+pub(crate) fn above_root(path: &str) -> bool {
+    path == ".." || path.starts_with("../")
 }
 
 /// A parsed file: its definition and its text (for error positions).
@@ -392,4 +416,30 @@ pub fn compile_str(file: &str, text: &str, vocab: &Vocabulary) -> Result<Program
         });
     }
     compile(file, &files, vocab)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Use(file: ..)` paths: a `..` above the tree's root is kept (it was
+    /// dropped, naming the root's file of that name instead); above an
+    /// absolute path's root there is nothing.
+    #[test]
+    fn a_use_above_the_root_keeps_its_dots() {
+        for (file, other, want) in [
+            ("trees/a.bt.ron", "b.bt.ron", "trees/b.bt.ron"),
+            ("trees/a.bt.ron", "../x.bt.ron", "x.bt.ron"),
+            ("trees/a.bt.ron", "../../x.bt.ron", "../x.bt.ron"),
+            ("a.bt.ron", "../x.bt.ron", "../x.bt.ron"),
+            ("./trees/a.bt.ron", "../../x.bt.ron", "../x.bt.ron"),
+            ("../t/a.bt.ron", "../../x.bt.ron", "../../x.bt.ron"),
+            ("/t/a.bt.ron", "../../../x.bt.ron", "/x.bt.ron"),
+            ("trees//a.bt.ron", "./lib/./c.bt.ron", "trees/lib/c.bt.ron"),
+        ] {
+            assert_eq!(resolve(file, other), want, "{file} + {other}");
+        }
+        assert!(above_root("../x.bt.ron"));
+        assert!(!above_root("x.bt.ron") && !above_root("..x.bt.ron"));
+    }
 }

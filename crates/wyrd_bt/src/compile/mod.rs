@@ -21,6 +21,7 @@ use std::collections::HashMap;
 
 pub(crate) use errors::line_col;
 pub use errors::{BtError, BtProblem, closest_name, with_caret};
+pub(crate) use files::above_root;
 pub use files::{
     ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, parse_tree_all, resolve,
 };

@@ -306,6 +306,26 @@ fn trees_read_published_world_values_and_other_files() {
     assert_eq!(active(&mut app, e), ["root/quest/flee/Shoot"]);
 }
 
+/// A tree whose `Use(file: ..)` goes above the assets folder does not
+/// load, and says why: the `..` was dropped, and the tree silently used
+/// the file of that name in the assets folder itself.
+#[test]
+fn a_use_above_the_assets_folder_is_refused_not_read_from_the_root() {
+    let tree = r#"(root: Sequence(name: "root", children: [Use(behavior: "flee", file: "../../common.bt.ron")]))"#;
+    let common =
+        r#"(behaviors: [Action(name: "flee", action: "Shoot")], root: Use(behavior: "flee"))"#;
+    let dir = dir_with(&[("common.bt.ron", common)]);
+    std::fs::create_dir(dir.path().join("trees")).unwrap();
+    std::fs::write(dir.path().join("trees/q.bt.ron"), tree).unwrap();
+    let mut app = app(dir.path());
+    let h = load(&mut app, "trees/q.bt.ron");
+    let err = wyrd_test_support::wait_loaded(&mut app, &h).unwrap_err();
+    assert!(
+        err.contains("../common.bt.ron") && err.contains("above the assets folder"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_traced_agent_records_what_each_tick_did() {
     let dir = dir_with(&[("a.bt.ron", TREE)]);

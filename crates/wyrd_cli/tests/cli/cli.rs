@@ -803,3 +803,40 @@ fn a_script_that_names_its_tree_is_checked_against_it() {
     assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
     assert!(text(&o).1.contains("names no file"), "{:?}", text(&o));
 }
+
+/// `wyrd check` refuses what the game's loader refuses: a tree in the
+/// assets folder (of `--assets` or `wyrd.toml`) that uses a file outside
+/// it. Both resolved `..` past the folder away before: the checker said
+/// `ok`, and the game silently read the root's file of that name.
+#[test]
+fn check_refuses_a_use_outside_the_assets_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = dir.path().join("assets");
+    std::fs::create_dir_all(assets.join("trees")).unwrap();
+    let common =
+        r#"(behaviors: [Action(name: "flee", action: "Shoot")], root: Use(behavior: "flee"))"#;
+    std::fs::write(dir.path().join("common.bt.ron"), common).unwrap();
+    std::fs::write(assets.join("common.bt.ron"), common).unwrap();
+    let tree = |file: &str| {
+        format!(
+            r#"(root: Sequence(name: "root", children: [Use(behavior: "flee", file: "{file}")]))"#
+        )
+    };
+    std::fs::write(assets.join("trees/out.bt.ron"), tree("../../common.bt.ron")).unwrap();
+    std::fs::write(assets.join("trees/in.bt.ron"), tree("../common.bt.ron")).unwrap();
+    let path = |p: &str| assets.join(p).to_string_lossy().into_owned();
+    let root = assets.to_string_lossy().into_owned();
+    let o = wyrd(&["check", "--assets", &root, &path("trees/out.bt.ron")]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("outside the assets folder") && err.contains("common.bt.ron"),
+        "{err}"
+    );
+    let o = wyrd(&["check", "--assets", &root, &path("trees/in.bt.ron")]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    // The same from a project file.
+    std::fs::write(dir.path().join("wyrd.toml"), "assets = \"assets\"\n").unwrap();
+    let o = wyrd(&["check", &path("trees/out.bt.ron")]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+}
