@@ -461,13 +461,13 @@ fn run_plugin(
             "memory per agent          {:.0} B (resident memory the app and its agents took)",
             after.saturating_sub(before) as f64 / agents.max(1) as f64
         );
-        print_component_sizes(&mut app);
+        print_component_sizes(&mut app, tiers);
     }
 }
 
 /// What one agent's components take inline (in Bevy's tables) and on the
 /// heap, to show where the resident memory goes.
-fn print_component_sizes(app: &mut bevy::prelude::App) {
+fn print_component_sizes(app: &mut bevy::prelude::App, tiers: bool) {
     use std::mem::size_of;
     let world = app.world_mut();
     let mut q = world.query::<(&wyrd_bt::BtAgent, &wyrd_bt::Blackboard)>();
@@ -479,13 +479,14 @@ fn print_component_sizes(app: &mut bevy::prelude::App) {
     // Counted as BENCH_REFERENCE.md counts memory (bytes of tree state per
     // agent): the tree's components and heap, not the game's blackboard
     // inputs nor Bevy's bookkeeping.
-    println!(
-        "tree state per agent      {} B (BtAgent, BtActions, BtTier, the tree state's heap)",
-        size_of::<wyrd_bt::BtAgent>()
-            + size_of::<wyrd_bt::BtActions>()
-            + size_of::<wyrd_bt::BtTier>()
-            + tree_heap
-    );
+    let tree = size_of::<wyrd_bt::BtAgent>() + size_of::<wyrd_bt::BtActions>() + tree_heap;
+    println!("tree state per agent      {tree} B (BtAgent, BtActions, the tree state's heap)");
+    if tiers {
+        println!(
+            "  with its tier            {} B (and about 20 B of the tier group's BTreeSet of its agents)",
+            tree + size_of::<wyrd_bt::BtTier>()
+        );
+    }
     println!(
         "  inline: BtAgent {}, Blackboard {}, BtActions {}, BehaviorTree {}, BtTier {}, AgentIndex {}; heap: tree state {tree_heap}, blackboard values {bb_heap}",
         size_of::<wyrd_bt::BtAgent>(),
