@@ -556,7 +556,8 @@ impl BtAgent {
         }
         self.restart = false;
         self.restarts_this_tick = self.restarts_this_tick.saturating_add(1);
-        if u32::from(self.restarts_this_tick) > max {
+        // The count saturates: a limit at or above it is the most it counts.
+        if u32::from(self.restarts_this_tick) > max.min(u32::from(u16::MAX) - 1) {
             error!(
                 "{}: restarted more than {max} times in one tick; not restarting again this tick",
                 program.source

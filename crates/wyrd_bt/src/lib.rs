@@ -401,8 +401,8 @@ pub use breakpoints::{
     BtBreakpointHit, BtBreakpoints, TickSeen,
 };
 pub use compile::{
-    BtError, BtProblem, ParsedFile, closest_name, compile, compile_all, compile_str, file_refs,
-    load_tree_files, parse_tree, parse_tree_all, resolve, with_caret,
+    BtError, BtProblem, ParsedFile, above_root, closest_name, compile, compile_all, compile_str,
+    file_refs, load_tree_files, parse_tree, parse_tree_all, resolve, with_caret,
 };
 pub use debugger::{BtBreakpointsFile, BtBreakpointsLoader, BtBreakpointsPlugin};
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};

@@ -451,7 +451,7 @@ impl AgentState {
 
     /// How the last tick went: a walk from the root, a walk resumed at
     /// the action that reported, or a skipped walk (`None` before the
-    /// first tick). Resumed and skipped ticks have the outcome of a walk
+    /// first tick, and after a restart or a restore until the next). Resumed and skipped ticks have the outcome of a walk
     /// with less work (see [`tick_agent`](crate::tick_agent)); count them
     /// after each tick to see how often each shortcut is taken.
     pub fn last_tick(&self) -> Option<TickKind> {
@@ -463,7 +463,7 @@ impl AgentState {
         } else {
             TickKind::Walked
         };
-        (self.ticks > 0).then_some(kind)
+        (self.walked & walked::FRESH == 0).then_some(kind)
     }
 
     /// The stimuli competing now.

@@ -242,34 +242,42 @@ fn absolute(path: &Path) -> PathBuf {
     out
 }
 
-/// A tree in the assets folder that uses files outside it: the game's
+/// A tree in the assets folder that uses files above it: the game's
 /// loader refuses it (Bevy reads assets inside the folder, and a packaged
-/// game has nothing outside), so the check does too. A tree outside the
-/// assets folder is not the game's: not checked for this.
+/// game has nothing outside), so the check does too, by the loader's own
+/// rule on the tree's asset path. A tree outside the assets folder is not
+/// the game's: not checked for this.
 fn outside_assets(file: &str, assets: &Path) -> Result<(), String> {
-    let root = absolute(assets);
-    if !absolute(Path::new(file)).starts_with(&root) {
+    // Symbolic links resolved (a temporary folder is often behind one).
+    let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| absolute(p));
+    let root = real(assets);
+    let Ok(inside) = real(Path::new(file))
+        .strip_prefix(&root)
+        .map(Path::to_owned)
+    else {
         return Ok(());
-    }
-    let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
-    let files = wyrd_bt::load_tree_files(file, &mut read).map_err(|e| e.to_string())?;
-    let mut outside: Vec<&str> = files
+    };
+    let asset_path = inside.to_string_lossy().replace('\\', "/");
+    let mut read = |p: &str| std::fs::read(root.join(p)).map_err(|e| e.to_string());
+    let files =
+        wyrd_bt::load_tree_files(&asset_path, &mut read).map_err(|e| format!("{file}: {e}"))?;
+    let mut above: Vec<&str> = files
         .keys()
-        .filter(|f| !absolute(Path::new(f)).starts_with(&root))
         .map(String::as_str)
+        .filter(|f| wyrd_bt::above_root(f))
         .collect();
-    if outside.is_empty() {
+    if above.is_empty() {
         return Ok(());
     }
-    outside.sort_unstable();
+    above.sort_unstable();
     Err(format!(
-        "{file}: uses {} {}, outside the assets folder {}/: the game's loader reads a tree's `Use(file: ..)` only inside it",
-        if outside.len() == 1 {
+        "{file}: uses {} {}, above the assets folder {}/: the game's loader reads a tree's `Use(file: ..)` only inside it",
+        if above.len() == 1 {
             "the file"
         } else {
             "the files"
         },
-        outside.join(", "),
+        above.join(", "),
         shown(assets).trim_end_matches('/')
     ))
 }

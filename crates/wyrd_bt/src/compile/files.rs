@@ -305,24 +305,27 @@ pub fn file_refs(file: &str, def: &TreeDef) -> Vec<String> {
 ///
 /// A `..` above the folder `file` is relative to is kept (`a.bt.ron` and
 /// `../x.bt.ron` give `../x.bt.ron`): the path names the file meant, and
-/// a loader that must stay inside its root refuses it (the game's asset
-/// loader does).
+/// a loader that must stay inside its root refuses it ([`above_root`]: the
+/// game's asset loader does).
 /// They were dropped, which named another file: one with that name in
 /// the root, loaded without a word. Above an absolute path's root there is
-/// nothing (`/..` is `/`).
+/// nothing (`/..` is `/`). A `\` in `other` is read as `/` (a path written
+/// on Windows): Bevy's asset paths use `/`.
 pub fn resolve(file: &str, other: &str) -> String {
-    let mut parts: Vec<&str> = file
-        .split('/')
-        .enumerate()
-        .filter(|&(i, s)| s != "." && (i == 0 || !s.is_empty()))
-        .map(|(_, s)| s)
-        .collect();
+    // `file`'s own segments are kept as written (`./` too): the main
+    // tree's key is its path as given, and a used file's key starts alike.
+    let mut parts: Vec<&str> = file.split('/').collect();
     parts.pop();
+    let other = other.replace('\\', "/");
     for seg in other.split('/') {
         match seg {
             "" | "." => {}
             ".." => match parts.last() {
                 None | Some(&"..") => parts.push(".."),
+                Some(&".") => {
+                    parts.pop();
+                    parts.push("..");
+                }
                 Some(&"") if parts.len() == 1 => {}
                 Some(_) => {
                     parts.pop();
@@ -336,8 +339,9 @@ pub fn resolve(file: &str, other: &str) -> String {
 
 /// Whether a path [`resolve`] gave is above the root the paths are
 /// relative to (it starts with `..`): a game's assets folder, where the
-/// asset loader reads.
-pub(crate) fn above_root(path: &str) -> bool {
+/// asset loader reads. The game's loader refuses such a file, and `wyrd
+/// check` does too.
+pub fn above_root(path: &str) -> bool {
     path == ".." || path.starts_with("../")
 }
 
@@ -435,7 +439,9 @@ mod tests {
             ("./trees/a.bt.ron", "../../x.bt.ron", "../x.bt.ron"),
             ("../t/a.bt.ron", "../../x.bt.ron", "../../x.bt.ron"),
             ("/t/a.bt.ron", "../../../x.bt.ron", "/x.bt.ron"),
-            ("trees//a.bt.ron", "./lib/./c.bt.ron", "trees/lib/c.bt.ron"),
+            ("./trees/a.bt.ron", "lib/./c.bt.ron", "./trees/lib/c.bt.ron"),
+            ("./a.bt.ron", "../x.bt.ron", "../x.bt.ron"),
+            ("trees/a.bt.ron", "..\\..\\x.bt.ron", "../x.bt.ron"),
         ] {
             assert_eq!(resolve(file, other), want, "{file} + {other}");
         }

@@ -21,9 +21,9 @@ use std::collections::HashMap;
 
 pub(crate) use errors::line_col;
 pub use errors::{BtError, BtProblem, closest_name, with_caret};
-pub(crate) use files::above_root;
 pub use files::{
-    ParsedFile, compile_str, file_refs, load_tree_files, parse_tree, parse_tree_all, resolve,
+    ParsedFile, above_root, compile_str, file_refs, load_tree_files, parse_tree, parse_tree_all,
+    resolve,
 };
 
 use conditions::{all_of, fold_bits, instant_cond};

@@ -86,6 +86,9 @@ pub(crate) fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: 
 /// the action that reported (`resume`, see [`resume_point`]).
 /// Bits of `AgentState::walked`.
 pub(crate) mod walked {
+    /// No tick since the state was made (new, reset by a restart, taken
+    /// from a snapshot or a save): `AgentState::last_tick` is `None`.
+    pub(crate) const FRESH: u8 = 1;
     /// A node stopped running in the last walk (failed, was halted, was
     /// masked; or, in programs that are not resumable, finished at all):
     /// the next tick walks, even with unchanged inputs. Skipping a walk

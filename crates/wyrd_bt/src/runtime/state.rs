@@ -210,7 +210,7 @@ impl AgentState {
             status: status(s.status.0),
             seed: s.seed,
             seen_inputs: (u32::MAX, u32::MAX),
-            walked: 0,
+            walked: walked::FRESH,
             live: status(s.status.1),
         })
     }
@@ -246,7 +246,7 @@ impl AgentState {
             status: Status::Idle,
             seed,
             seen_inputs: (u32::MAX, u32::MAX),
-            walked: 0,
+            walked: walked::FRESH,
             live: Status::Idle,
         }
     }
@@ -291,7 +291,7 @@ impl AgentState {
 /// allocation and one pointer. Node states come first: the hottest
 /// accesses (a node's state by index) need no offset.
 ///
-/// Its offsets are packed into one word beside the allocation: 24 bytes in
+/// Its offsets are packed into two words beside the allocation: 24 bytes in
 /// every agent instead of 32 (a crowd's agents are read from memory every
 /// tick; issue 29's 256 bytes per agent). Trees have at most
 /// 20,000 nodes when compiled, so 15 bits hold each of the nodes, the

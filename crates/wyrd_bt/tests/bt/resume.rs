@@ -317,7 +317,7 @@ fn a_restart_drops_the_reports_of_the_old_activation() {
 /// per-agent counters of skipped and resumed walks, 8 bytes in every
 /// agent): none before the first, a walk, a skip while nothing changed, a
 /// resume at the action that reported, a walk again after an input
-/// changed.
+/// changed; none again after a restart.
 #[test]
 fn last_tick_tells_a_walk_a_skip_and_a_resume() {
     let text = r#"(
@@ -348,5 +348,9 @@ fn last_tick_tells_a_walk_a_skip_and_a_resume() {
     assert_eq!(tick(&mut a), Some(TickKind::Resumed));
     let key = program.bb_key("target").unwrap();
     a.bb.set_index(key, Value::Bool(true));
+    assert_eq!(tick(&mut a), Some(TickKind::Walked));
+    // A restart (or a restore) is not a tick.
+    a.state.reset(&program, &mut a.actions);
+    assert_eq!(a.state.last_tick(), None);
     assert_eq!(tick(&mut a), Some(TickKind::Walked));
 }

@@ -830,11 +830,20 @@ fn check_refuses_a_use_outside_the_assets_folder() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("outside the assets folder") && err.contains("common.bt.ron"),
+        err.contains("above the assets folder") && err.contains("../common.bt.ron"),
         "{err}"
     );
     let o = wyrd(&["check", "--assets", &root, &path("trees/in.bt.ron")]);
     assert!(o.status.success(), "{:?}", text(&o));
+    // Out and back in is still above the folder for the game's loader
+    // (it resolves the tree's asset path, `trees/back.bt.ron`).
+    std::fs::write(
+        assets.join("trees/back.bt.ron"),
+        tree("../../assets/common.bt.ron"),
+    )
+    .unwrap();
+    let o = wyrd(&["check", "--assets", &root, &path("trees/back.bt.ron")]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
     // The same from a project file.
     std::fs::write(dir.path().join("wyrd.toml"), "assets = \"assets\"\n").unwrap();
     let o = wyrd(&["check", &path("trees/out.bt.ron")]);
