@@ -483,7 +483,7 @@ fn print_component_sizes(app: &mut bevy::prelude::App, tiers: bool) {
     println!("tree state per agent      {tree} B (BtAgent, BtActions, the tree state's heap)");
     if tiers {
         println!(
-            "  with its tier            {} B (and about 20 B of the tier group's BTreeSet of its agents)",
+            "  with its tier            {} B (nothing else per agent without a budget; with one, about 20 B more: the groups list their agents)",
             tree + size_of::<wyrd_bt::BtTier>()
         );
     }

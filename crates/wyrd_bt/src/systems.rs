@@ -158,6 +158,10 @@ pub(crate) fn decide_trees(
         &mut agents,
     );
     restore_trees(&mut p.commands, &globals, &mut agents.p2());
+    if dispatch.tiers.needs_index() {
+        let Dispatch { tiers, tiered, .. } = &mut dispatch;
+        tiers.index(tiered.iter().map(|(e, tier)| (e, tier.group())));
+    }
     tick_trees(
         &time,
         settings,
@@ -187,6 +191,9 @@ pub(crate) struct TickLocal {
 pub(crate) struct Dispatch<'w, 's> {
     running: ResMut<'w, RunningActions>,
     tiers: ResMut<'w, BtTiers>,
+    /// Every tiered agent and its group, for the groups to list their
+    /// agents when a budget first needs them (`BtTiers::index`).
+    tiered: Query<'w, 's, (Entity, &'static BtTier)>,
     entities: &'w bevy::ecs::entity::Entities,
     locals: Local<'s, bevy::utils::Parallel<TickLocal>>,
     breakpoints: ResMut<'w, BtBreakpoints>,

@@ -118,7 +118,10 @@ const NO_GROUP: u32 = u32::MAX;
 struct Group {
     every: u16,
     phase: u16,
-    /// Its agents, in entity order.
+    /// How many agents it has.
+    count: u32,
+    /// Its agents, in entity order, once a budget asked for them (see
+    /// `BtTiers::indexed`).
     members: BTreeSet<Entity>,
     /// Over budget: where the next step's share starts (the share moves
     /// round the group).
@@ -208,6 +211,12 @@ pub struct BtTiers {
     last_join: Vec<(u16, u32)>,
     /// Ticks the budget planned for this step.
     planned: u32,
+    /// The groups list their agents ([`Group::members`]): from the first
+    /// step with a budget on (a share of a group over budget is a range
+    /// of its agents). Without a budget the groups only count them: a
+    /// crowd's tiers then keep nothing per agent (the sets took about 20
+    /// bytes an agent).
+    indexed: bool,
 }
 
 impl Default for BtTiers {
@@ -224,6 +233,7 @@ impl Default for BtTiers {
             waking: 0,
             last_join: Vec::new(),
             planned: 0,
+            indexed: false,
         }
     }
 }
@@ -239,7 +249,7 @@ impl BtTiers {
         let mut out: Vec<(u16, u32)> = Vec::new();
         for &g in &self.order {
             let g = &self.groups[g as usize];
-            let n = g.members.len() as u32;
+            let n = g.count;
             match out.last_mut() {
                 Some((every, total)) if *every == g.every => *total += n,
                 _ => out.push((g.every, n)),
@@ -277,7 +287,7 @@ impl BtTiers {
 
     /// Whether any agent has a tier.
     pub(crate) fn has_agents(&self) -> bool {
-        self.groups.iter().any(|g| !g.members.is_empty())
+        self.groups.iter().any(|g| g.count > 0)
     }
 
     /// Agents whose tier wakes them on changes.
@@ -306,7 +316,7 @@ impl BtTiers {
         self.planned = 0;
         for &at in &self.order {
             let g = &mut self.groups[at as usize];
-            let n = g.members.len();
+            let n = g.count as usize;
             g.due = n > 0 && step % u64::from(g.every) == u64::from(g.phase);
             g.share = [None, None];
             if !g.due {
@@ -316,10 +326,29 @@ impl BtTiers {
             let take = left.clamp(n.div_ceil(bound), n);
             left = left.saturating_sub(take);
             self.planned += take as u32;
-            if take < n {
+            // Without its agents listed (no budget when they joined, and
+            // none since `index`), the whole group: a share needs them.
+            if take < n && self.indexed {
                 g.plan_share(take);
             }
         }
+    }
+
+    /// Whether the next [`plan`](Self::plan) needs the groups to list their
+    /// agents first (a budget is on and they do not yet).
+    pub(crate) fn needs_index(&self) -> bool {
+        self.budget.is_some() && !self.indexed
+    }
+
+    /// Lists the groups' agents from every tiered agent and its group (see
+    /// [`BtTiers::indexed`]); they are kept listed from then on.
+    pub(crate) fn index(&mut self, agents: impl Iterator<Item = (Entity, u32)>) {
+        for (agent, group) in agents {
+            if let Some(g) = self.groups.get_mut(group as usize) {
+                g.members.insert(agent);
+            }
+        }
+        self.indexed = true;
     }
 
     /// The step's tick is done: the woken agents have ticked.
@@ -349,7 +378,7 @@ impl BtTiers {
             self.groups
                 .get(g as usize)
                 .filter(|_| g != NO_GROUP)
-                .map_or(0, |g| g.members.len())
+                .map_or(0, |g| g.count as usize)
         };
         let phases = &self.periods[k].phases;
         // The emptiest phase; of equally empty ones, the one due soonest
@@ -386,7 +415,11 @@ impl BtTiers {
             NO_GROUP => self.open_group(k, every, phase as u16),
             g => g,
         };
-        self.groups[at as usize].members.insert(agent);
+        let group = &mut self.groups[at as usize];
+        group.count += 1;
+        if self.indexed {
+            group.members.insert(agent);
+        }
         self.waking += u32::from(waking);
         at
     }
@@ -419,12 +452,12 @@ impl BtTiers {
 
     fn leave(&mut self, agent: Entity, group: u32, waking: bool) {
         if let Some(g) = self.groups.get_mut(group as usize) {
+            g.count = g.count.saturating_sub(1);
+            // A cursor that left stays a place: the share starts at the
+            // next agent after it.
             g.members.remove(&agent);
-            if g.cursor == Some(agent) {
-                g.cursor = g.members.range(agent..).next().copied();
-            }
             self.waking -= u32::from(waking).min(self.waking);
-            if g.members.is_empty() && g.every > 0 {
+            if g.count == 0 && g.every > 0 {
                 // Let go: planned no more, its place used again.
                 let (every, phase) = (g.every, g.phase);
                 *g = Group::default();
@@ -619,17 +652,13 @@ mod tests {
     fn a_period_spreads_over_its_phases_and_a_share_moves_round() {
         let mut tiers = BtTiers::default();
         let agents: Vec<Entity> = (1..=40).map(|i| Entity::from_raw_u32(i).unwrap()).collect();
-        for &e in &agents {
-            tiers.join(e, 4, false);
-        }
+        let groups: Vec<u32> = agents.iter().map(|&e| tiers.join(e, 4, false)).collect();
         let due = |tiers: &BtTiers| -> Vec<Entity> {
             agents
                 .iter()
-                .copied()
-                .filter(|&e| {
-                    (0..4)
-                        .any(|g| tiers.groups[g].members.contains(&e) && tiers.serves(g as u32, e))
-                })
+                .zip(&groups)
+                .filter(|&(&e, &g)| tiers.serves(g, e))
+                .map(|(&e, _)| e)
                 .collect()
         };
         let mut seen = std::collections::BTreeMap::<Entity, u32>::new();
@@ -645,6 +674,10 @@ mod tests {
         // A budget of 5 in a step: half a group, the other half next time.
         tiers.budget = Some(5);
         tiers.max_missed = 1;
+        // The groups count their agents; a budget needs them listed (the
+        // plugin's tick does this).
+        assert!(tiers.needs_index() && tiers.groups.iter().all(|g| g.members.is_empty()));
+        tiers.index(agents.iter().copied().zip(groups.iter().copied()));
         let mut halves = Vec::new();
         for _ in 0..8 {
             tiers.plan();

@@ -255,6 +255,46 @@ fn over_budget_far_tiers_wait_first_within_the_bound() {
     );
 }
 
+/// A budget turned on while agents tick holds from its first step: the
+/// groups only count their agents without a budget (a list of them took
+/// about 20 bytes an agent) and list them when a budget first needs it.
+#[test]
+fn a_budget_turned_on_later_holds_at_once() {
+    let (mut app, h) = app();
+    let agents: Vec<Entity> = (0..200)
+        .map(|i| {
+            spawn(
+                &mut app,
+                &h,
+                Some(BtTier::every(if i < 40 { 1 } else { 4 })),
+            )
+        })
+        .collect();
+    step(&mut app, 4);
+    assert_eq!(
+        app.world().resource::<BtStats>().ticked,
+        80,
+        "no budget: all due"
+    );
+    app.world_mut().resource_mut::<BtTiers>().budget = Some(50);
+    let before: Vec<u64> = agents.iter().map(|&e| ticks(&app, e)).collect();
+    for s in 1..=16 {
+        step(&mut app, 1);
+        let ticked = app.world().resource::<BtStats>().ticked;
+        let planned = app.world().resource::<BtTiers>().planned();
+        assert_eq!(ticked, planned, "step {s}");
+        assert!(
+            ticked <= 50 + 3,
+            "step {s}: {ticked} ticks over a budget of 50"
+        );
+    }
+    // Within the bound (every 4th step, at most 3 missed): all ticked.
+    assert!(
+        agents.iter().zip(before).all(|(&e, b)| ticks(&app, e) > b),
+        "every agent ticked within 16 steps"
+    );
+}
+
 /// A change to the blackboard of an agent that wakes on changes ticks it
 /// at the next step; one that does not wake waits for its phase.
 #[test]
@@ -492,9 +532,10 @@ fn a_tier_removed_after_the_plan_was_reset_ticks_once_a_step() {
 /// crowd on the plugin path: its `BtAgent`, `BtActions` and `BtTier`
 /// components and its tree state's heap, on the reference tree (296 bytes
 /// before: a fat pointer, two counters, a padded clock, 16-byte slots).
-/// The game's blackboard and Bevy's own bookkeeping are not tree state;
-/// nor is the tiers' set of each group's agents (about 20 bytes an agent,
-/// on `BtTiers`' heap), which this does not count.
+/// The game's blackboard and Bevy's own bookkeeping are not tree state.
+/// Without a budget the tiers keep nothing else per agent (the groups
+/// count their agents); with one, each group lists them (about 20 bytes
+/// an agent on `BtTiers`' heap).
 #[test]
 fn a_tiered_agent_of_the_reference_tree_keeps_at_most_256_bytes_of_tree_state() {
     use std::mem::size_of;
