@@ -690,7 +690,10 @@ fn tick_one(
     // written or marked changed, its slots not listed); one due ticks over
     // the steps since its last tick, as does the first tick of one whose
     // tier was removed.
-    if tier.is_some_and(|t| !cx.tiers.serves(t.group(), entity)) {
+    if let Some(t) = tier
+        && !cx.tiers.serves(t.group(), entity)
+        && !cx.tiers.overdue(t.group(), agent.tier_step)
+    {
         return;
     }
     let steps = agent

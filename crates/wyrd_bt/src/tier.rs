@@ -7,9 +7,10 @@
 //! inserted as the phase with the fewest agents, so a uniform crowd puts
 //! the same number in each step. [`BtTiers`] plans each step before the
 //! tick: which groups are due and, over budget, how many of each group's
-//! agents tick (groups of short periods first, each group at least the
-//! share its bound needs, the share moving round the group step after
-//! step so that the same agents are not the ones left out).
+//! agents tick (each group at least the share its bound needs, what the
+//! budget leaves to the short periods first, the share moving round the
+//! group step after step so that the same agents are not the ones left
+//! out).
 //!
 //! A group whose period is a power of two up to 16 has a table of its own:
 //! its agents carry the group's marker component ([`Slotted`] and a
@@ -184,12 +185,20 @@ impl Group {
 /// agent at the next step.
 #[derive(Resource, Debug, Clone)]
 pub struct BtTiers {
-    /// Most ticks of tiered agents per step (`None`: no limit). Over it,
-    /// agents of longer periods are left for a later step first.
+    /// Most ticks of tiered agents a step plans (`None`: no limit). Over
+    /// it, agents of longer periods are left for a later step first: each
+    /// due group gets the share that keeps [`max_missed`](Self::max_missed),
+    /// and what the budget leaves after those shares goes to the shortest
+    /// periods first. When the shares alone are over the budget, the
+    /// budget yields. Agents a share left out too long (agents that
+    /// joined their group ahead of them pushed them back) tick on top of
+    /// the plan, as do woken ones.
     pub budget: Option<u32>,
     /// The bound of the budget: an agent misses at most this many of its
     /// steps in a row (default 3: an agent ticking every 16th step ticks
-    /// at least every 64th). The budget yields to it.
+    /// at least every 64th). The budget yields to it. An agent whose tier
+    /// changed counts in its new group's steps: it ticks at the first of
+    /// them past the bound.
     pub max_missed: u32,
     step: u64,
     groups: Vec<Group>,
@@ -258,7 +267,8 @@ impl BtTiers {
         out
     }
 
-    /// Ticks of tiered agents the plan of this step allows (woken agents
+    /// Ticks of tiered agents the plan of this step allows (woken agents,
+    /// and agents a group's share left out longer than the bound allows,
     /// come on top).
     pub fn planned(&self) -> u32 {
         self.planned
@@ -311,20 +321,32 @@ impl BtTiers {
     pub(crate) fn plan(&mut self) {
         self.step += 1;
         let step = self.step;
-        let mut left = self.budget.unwrap_or(u32::MAX) as usize;
         let bound = self.max_missed as usize + 1;
         self.planned = 0;
+        // Each due group gets at least a share that reaches every member
+        // within the bound; those shares are counted first, and what the
+        // budget leaves goes to the short periods first (the short periods
+        // took it all, and the long periods' shares came on top).
+        let mut least = 0usize;
         for &at in &self.order {
             let g = &mut self.groups[at as usize];
             let n = g.count as usize;
             g.due = n > 0 && step % u64::from(g.every) == u64::from(g.phase);
             g.share = [None, None];
+            if g.due {
+                least += n.div_ceil(bound);
+            }
+        }
+        let mut left = (self.budget.unwrap_or(u32::MAX) as usize).saturating_sub(least);
+        for &at in &self.order {
+            let g = &mut self.groups[at as usize];
             if !g.due {
                 continue;
             }
-            // At least a share that reaches every member within the bound.
-            let take = left.clamp(n.div_ceil(bound), n);
-            left = left.saturating_sub(take);
+            let n = g.count as usize;
+            let more = left.min(n - n.div_ceil(bound));
+            left -= more;
+            let take = n.div_ceil(bound) + more;
             self.planned += take as u32;
             // Without its agents listed (no budget when they joined, and
             // none since `index`), the whole group: a share needs them.
@@ -349,6 +371,24 @@ impl BtTiers {
             }
         }
         self.indexed = true;
+    }
+
+    /// Whether a tiered agent of `group` that last ticked in step `last`
+    /// ticks in this step though its group's share leaves it out: the
+    /// group is due, and waiting for its next step would miss more than
+    /// `max_missed` of its steps in a row. The shares alone keep the bound
+    /// while a group's agents stay; agents joining a group ahead of its
+    /// share pushed the others back (a crowd re-tiered by distance every
+    /// step saw gaps of 80 steps for a bound of 64).
+    #[inline]
+    pub(crate) fn overdue(&self, group: u32, last: u64) -> bool {
+        let Some(g) = self.groups.get(group as usize) else {
+            return false;
+        };
+        g.due
+            && g.share[0].is_some()
+            && last != 0
+            && self.step.saturating_sub(last) > u64::from(g.every) * u64::from(self.max_missed)
     }
 
     /// The step's tick is done: the woken agents have ticked.
