@@ -10,8 +10,20 @@ use bevy::log::error;
 use bevy::reflect::TypePath;
 
 use crate::compile::{
-    BtError, BtProblem, ParsedFile, above_root, compile_all, file_refs, parse_tree_all,
+    BtError, BtProblem, ParsedFile, above_root, compile_all, file_uses, parse_tree_all,
 };
+
+/// Where a file the loader reads comes from: the tree asked for (its
+/// bytes), or a tree's `Use(file: ..)` (that tree and where it names the
+/// file, for an error about the file).
+enum Source {
+    Asked(Vec<u8>),
+    Used {
+        by: String,
+        line: usize,
+        column: usize,
+    },
+}
 use crate::program::Program;
 use crate::registry::BtRegistry;
 
@@ -74,19 +86,28 @@ impl AssetLoader for BtLoader {
             .await
             .map_err(|e| io(&main, e.to_string()))?;
         let mut files: HashMap<String, ParsedFile> = HashMap::new();
-        let mut todo = vec![(main.clone(), Some(bytes))];
-        while let Some((path, bytes)) = todo.pop() {
+        let mut todo = vec![(main.clone(), Source::Asked(bytes))];
+        while let Some((path, source)) = todo.pop() {
             if files.contains_key(&path) {
                 continue;
             }
-            let bytes = match bytes {
-                Some(b) => b,
+            let bytes = match source {
+                Source::Asked(b) => b,
                 // Other files become dependencies: editing them reloads
-                // this tree too.
-                None => ctx
+                // this tree too. One that cannot be read is an error of
+                // the tree that uses it, where it names it.
+                Source::Used { by, line, column } => ctx
                     .read_asset_bytes(path.clone())
                     .await
-                    .map_err(|e| io(&path, e.to_string()))?,
+                    .map_err(|e| BtError {
+                        file: by,
+                        line,
+                        column,
+                        problem: BtProblem::Io {
+                            file: path.clone(),
+                            error: e.to_string(),
+                        },
+                    })?,
             };
             let (def, text) = parse_tree_all(&path, &bytes).map_err(|mut errors| {
                 let text = String::from_utf8_lossy(&bytes);
@@ -95,21 +116,32 @@ impl AssetLoader for BtLoader {
                 }
                 errors.swap_remove(0)
             })?;
-            for r in file_refs(&path, &def) {
+            for used in file_uses(&path, &def) {
+                let (line, column) = used.position(&text);
                 // Bevy reads assets inside the assets folder (and a
                 // packaged game has nothing outside it).
-                if above_root(&r) {
+                if above_root(&used.path) {
                     return Err(BtError {
                         file: path,
-                        line: 1,
-                        column: 1,
+                        line,
+                        column,
                         problem: BtProblem::Io {
-                            file: r,
-                            error: "it is above the assets folder, where Bevy reads: a tree's `Use(file: ..)` must name a file inside it".to_owned(),
+                            file: used.written,
+                            error: format!(
+                                "it is above the assets folder ({} from it), where Bevy reads: a tree's `Use(file: ..)` must name a file inside it",
+                                used.path
+                            ),
                         },
                     });
                 }
-                todo.push((r, None));
+                todo.push((
+                    used.path,
+                    Source::Used {
+                        by: path.clone(),
+                        line,
+                        column,
+                    },
+                ));
             }
             files.insert(path, ParsedFile { def, text });
         }

@@ -65,6 +65,13 @@
 //!   binding. In-place impulses take `with` too; a stimulus binds a
 //!   parameter without default to the key of its name. A missing, unknown
 //!   or mistyped binding is a compile error at the `Use`.
+//! - **Shared files**: `Use(behavior: "flee", file: "../common/flee.bt.ron")`
+//!   places a behavior of another tree file, relative to this file's
+//!   folder (a file of behaviors only still has a `root`, e.g.
+//!   `root: Succeed()`). Editing it reloads every tree that uses it. It
+//!   must lie in the assets folder: the loader refuses a path above it,
+//!   and so does `wyrd check` when it knows the folder (`--assets`,
+//!   `wyrd.toml`).
 //! - **Typed actions**: [`bt_action!`] declares an action as a Rust type
 //!   (name, id, parameter schema with defaults, [`Out`] ports);
 //!   `app.add_bt_action::<T>()` registers it, trees are checked against its
@@ -401,8 +408,9 @@ pub use breakpoints::{
     BtBreakpointHit, BtBreakpoints, TickSeen,
 };
 pub use compile::{
-    BtError, BtProblem, ParsedFile, above_root, closest_name, compile, compile_all, compile_str,
-    file_refs, load_tree_files, parse_tree, parse_tree_all, resolve, with_caret,
+    BtError, BtProblem, FileUse, ParsedFile, above_root, closest_name, compile, compile_all,
+    compile_str, file_refs, file_uses, load_tree_files, parse_tree, parse_tree_all, resolve,
+    with_caret,
 };
 pub use debugger::{BtBreakpointsFile, BtBreakpointsLoader, BtBreakpointsPlugin};
 pub use def::{Check, ImpulseMode, NodeDef, Policy, TreeDef};

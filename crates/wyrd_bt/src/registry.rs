@@ -140,6 +140,11 @@ impl<T: FromValue + 'static> ActionField for Out<T> {
 /// assert_eq!(MoveTo::NAME, "MoveTo");
 /// assert_eq!(MoveTo::schema()[1].default, Some(wyrd_bt::Value::Float(3.5)));
 /// ```
+///
+/// A field is one of the blackboard's value types: `bool`, `i64` (also
+/// `i32`, `u32`), `f32` (also `f64`), `Vec2`, `Vec3`, `Entity`, [`Sym`](crate::Sym)
+/// for text (an interned string: the action type is `Copy`, so not
+/// `String`), or [`Out<T>`](crate::Out) of one of them for an output port.
 #[macro_export]
 macro_rules! bt_action {
     ($(

@@ -188,7 +188,7 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
 }
 
 /// Why a check could not be done, in words, for a tree's `ok` line.
-fn not_checked(ctx: &Context, p: &wyrd_bt::Program) -> Vec<&'static str> {
+fn not_checked(ctx: &Context, p: &wyrd_bt::Program, file: &str) -> Vec<&'static str> {
     let mut out = Vec::new();
     if ctx.vocabulary.is_none() {
         out.push("action names and parameters, predicates and custom nodes (no vocabulary)");
@@ -196,7 +196,16 @@ fn not_checked(ctx: &Context, p: &wyrd_bt::Program) -> Vec<&'static str> {
     if ctx.world.is_none() && !p.globals().is_empty() {
         out.push("world values (no flags file)");
     }
+    if ctx.assets.is_none() && uses_files(file) {
+        out.push("that the files it uses are in the assets folder, as the game's loader needs (no assets folder: --assets, or `assets` in wyrd.toml)");
+    }
     out
+}
+
+/// Whether a tree uses other files (`Use(file: ..)`).
+fn uses_files(file: &str) -> bool {
+    let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
+    wyrd_bt::load_tree_files(file, &mut read).is_ok_and(|files| files.len() > 1)
 }
 
 /// A path as the user would type it: `a/../b` folded, relative to the
@@ -261,25 +270,37 @@ fn outside_assets(file: &str, assets: &Path) -> Result<(), String> {
     let mut read = |p: &str| std::fs::read(root.join(p)).map_err(|e| e.to_string());
     let files =
         wyrd_bt::load_tree_files(&asset_path, &mut read).map_err(|e| format!("{file}: {e}"))?;
-    let mut above: Vec<&str> = files
-        .keys()
-        .map(String::as_str)
-        .filter(|f| wyrd_bt::above_root(f))
-        .collect();
-    if above.is_empty() {
-        return Ok(());
+    // Each file's uses above the folder, where it names them (the loader
+    // stops at the first; all are shown here).
+    let mut above = Vec::new();
+    let mut paths: Vec<&String> = files.keys().collect();
+    paths.sort_unstable();
+    for path in paths {
+        let parsed = &files[path];
+        for used in wyrd_bt::file_uses(path, &parsed.def) {
+            if !wyrd_bt::above_root(&used.path) {
+                continue;
+            }
+            let (line, column) = used.position(&parsed.text);
+            let shown_path = shown(&assets.join(path));
+            above.push(with_caret(
+                &format!(
+                    "{shown_path}:{line}:{column}: cannot read {}: it is above the assets folder {}/ ({} from it), where the game's loader reads a tree's `Use(file: ..)`",
+                    used.written,
+                    shown(assets).trim_end_matches('/'),
+                    used.path
+                ),
+                Some(&parsed.text),
+                line,
+                column,
+            ));
+        }
     }
-    above.sort_unstable();
-    Err(format!(
-        "{file}: uses {} {}, above the assets folder {}/: the game's loader reads a tree's `Use(file: ..)` only inside it",
-        if above.len() == 1 {
-            "the file"
-        } else {
-            "the files"
-        },
-        above.join(", "),
-        shown(assets).trim_end_matches('/')
-    ))
+    if above.is_empty() {
+        Ok(())
+    } else {
+        Err(above.join("\n"))
+    }
 }
 
 /// Checks a tree: compiled as the game's loader would, then its world
@@ -333,7 +354,7 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
             .count(),
         p.impulses().len()
     );
-    let missing = not_checked(ctx, &p);
+    let missing = not_checked(ctx, &p, file);
     if !missing.is_empty() {
         line.push_str(&format!("; not checked: {}", missing.join("; ")));
     }

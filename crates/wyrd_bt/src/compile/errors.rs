@@ -39,12 +39,19 @@ impl BtError {
                     .values()
                     .flat_map(|f| f.def.blackboard.keys().map(String::as_str)),
             ),
-            BtProblem::UnknownBehavior(b) => closest_name(
-                b,
-                files
-                    .values()
-                    .flat_map(|f| f.def.behaviors.iter().filter_map(|b| b.common().name)),
-            ),
+            BtProblem::UnknownBehavior(b) => {
+                let hint = closest_name(
+                    b,
+                    files
+                        .values()
+                        .flat_map(|f| f.def.behaviors.iter().filter_map(|b| b.common().name)),
+                );
+                if hint.is_empty() {
+                    behaviors_known(&self.file, files)
+                } else {
+                    hint
+                }
+            }
             _ => String::new(),
         }
     }
@@ -616,6 +623,36 @@ pub(super) fn known_kinds() -> String {
     let mut names = crate::def::NodeDef::KINDS.to_vec();
     names.push("Fallback");
     names.join(", ")
+}
+
+/// The behaviors `file` and the files it uses declare, for an unknown
+/// behavior without a near name (` (behaviors: flee in common.bt.ron,
+/// patrol)`).
+fn behaviors_known(file: &str, files: &HashMap<String, ParsedFile>) -> String {
+    let mut paths: Vec<&String> = files.keys().collect();
+    paths.sort_unstable();
+    let named: Vec<String> = paths
+        .into_iter()
+        .flat_map(|path| {
+            let names = files[path]
+                .def
+                .behaviors
+                .iter()
+                .filter_map(|b| b.common().name);
+            names.map(move |n| {
+                if path == file {
+                    n.to_owned()
+                } else {
+                    format!("{n} in {path}")
+                }
+            })
+        })
+        .collect();
+    if named.is_empty() {
+        " (no behaviors are declared)".to_owned()
+    } else {
+        format!(" (behaviors: {})", named.join(", "))
+    }
 }
 
 pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {

@@ -280,13 +280,39 @@ fn leaf_kind_name(outer: Option<&str>) -> String {
 /// Files a tree refers to with `Use(file: ..)`, relative to the tree's
 /// folder, resolved to paths relative to the same root as `file`.
 pub fn file_refs(file: &str, def: &TreeDef) -> Vec<String> {
-    fn walk(file: &str, node: &NodeDef, out: &mut Vec<String>) {
+    file_uses(file, def).into_iter().map(|u| u.path).collect()
+}
+
+/// A file a tree uses: resolved, and as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileUse {
+    /// Relative to the same root as the tree ([`resolve`]).
+    pub path: String,
+    /// As the tree's `Use(file: ..)` wrote it.
+    pub written: String,
+}
+
+impl FileUse {
+    /// Where the tree names it (line and column of its string in `text`;
+    /// the file's start if it is not found as written).
+    pub fn position(&self, text: &str) -> (usize, usize) {
+        text.find(&format!("\"{}\"", self.written))
+            .map_or((1, 1), |at| super::errors::line_col(text, at))
+    }
+}
+
+/// [`file_refs`], with each path as written (the first `Use` of each).
+pub fn file_uses(file: &str, def: &TreeDef) -> Vec<FileUse> {
+    fn walk(file: &str, node: &NodeDef, out: &mut Vec<FileUse>) {
         if let NodeDef::Use(u) = node
             && let Some(f) = &u.file
         {
-            let p = resolve(file, f);
-            if !out.contains(&p) {
-                out.push(p);
+            let path = resolve(file, f);
+            if !out.iter().any(|u| u.path == path) {
+                out.push(FileUse {
+                    path,
+                    written: f.clone(),
+                });
             }
         }
         for c in node.children() {

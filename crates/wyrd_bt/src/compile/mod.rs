@@ -22,8 +22,8 @@ use std::collections::HashMap;
 pub(crate) use errors::line_col;
 pub use errors::{BtError, BtProblem, closest_name, with_caret};
 pub use files::{
-    ParsedFile, above_root, compile_str, file_refs, load_tree_files, parse_tree, parse_tree_all,
-    resolve,
+    FileUse, ParsedFile, above_root, compile_str, file_refs, file_uses, load_tree_files,
+    parse_tree, parse_tree_all, resolve,
 };
 
 use conditions::{all_of, fold_bits, instant_cond};

@@ -667,3 +667,27 @@ fn columns_count_characters() {
     let caret = shown.lines().last().unwrap();
     assert_eq!(caret.chars().count() - "  | ".len(), expected, "{shown}");
 }
+
+/// An unknown behavior with no near name says which behaviors there are,
+/// and in which file (a stranger's `unknown behavior "sleep"` said
+/// nothing more).
+#[test]
+fn an_unknown_behavior_lists_the_behaviors_there_are() {
+    let common = r#"(behaviors: [Action(name: "flee", action: "Run")], root: Succeed())"#;
+    let text = r#"(
+    behaviors: [Action(name: "patrol", action: "Walk")],
+    root: Sequence(children: [Use(behavior: "patrol"), Use(behavior: "ambush", file: "common.bt.ron")]),
+)"#;
+    let files = load_tree_files("guard.bt.ron", &mut |p| {
+        Ok(if p == "common.bt.ron" { common } else { text }
+            .as_bytes()
+            .to_vec())
+    })
+    .unwrap();
+    let err = compile("guard.bt.ron", &files, &Vocabulary::permissive()).unwrap_err();
+    assert!(matches!(&err.problem, BtProblem::UnknownBehavior(b) if b == "ambush"));
+    assert_eq!(
+        err.hint(&files),
+        " (behaviors: flee in common.bt.ron, patrol)"
+    );
+}

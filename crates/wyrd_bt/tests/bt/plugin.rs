@@ -320,8 +320,26 @@ fn a_use_above_the_assets_folder_is_refused_not_read_from_the_root() {
     let mut app = app(dir.path());
     let h = load(&mut app, "trees/q.bt.ron");
     let err = wyrd_test_support::wait_loaded(&mut app, &h).unwrap_err();
+    // At the `Use`, with the path as written.
     assert!(
-        err.contains("../common.bt.ron") && err.contains("above the assets folder"),
+        err.contains("trees/q.bt.ron:1:")
+            && err.contains("cannot read ../../common.bt.ron")
+            && err.contains("above the assets folder"),
+        "{err}"
+    );
+}
+
+/// A used file that cannot be read is an error of the tree that uses it,
+/// at its `Use` (it was reported at the missing file's own 1:1).
+#[test]
+fn a_missing_used_file_is_reported_where_the_tree_names_it() {
+    let tree = "(root: Sequence(name: \"root\", children: [\n    Use(behavior: \"flee\", file: \"lib/nothere.bt.ron\"),\n]))";
+    let dir = dir_with(&[("q.bt.ron", tree)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "q.bt.ron");
+    let err = wyrd_test_support::wait_loaded(&mut app, &h).unwrap_err();
+    assert!(
+        err.contains("q.bt.ron:2:33") && err.contains("cannot read lib/nothere.bt.ron"),
         "{err}"
     );
 }

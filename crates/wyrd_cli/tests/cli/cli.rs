@@ -844,6 +844,14 @@ fn check_refuses_a_use_outside_the_assets_folder() {
     .unwrap();
     let o = wyrd(&["check", "--assets", &root, &path("trees/back.bt.ron")]);
     assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    // Without an assets folder it cannot tell, and says so.
+    let o = wyrd(&["check", &path("trees/out.bt.ron")]);
+    let (out, _) = text(&o);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(
+        out.contains("not checked") && out.contains("the files it uses are in the assets folder"),
+        "{out}"
+    );
     // The same from a project file.
     std::fs::write(dir.path().join("wyrd.toml"), "assets = \"assets\"\n").unwrap();
     let o = wyrd(&["check", &path("trees/out.bt.ron")]);
