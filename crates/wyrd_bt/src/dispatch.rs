@@ -540,8 +540,11 @@ fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entit
 /// [`BtSystems::Act`](crate::BtSystems::Act). It visits only the agents
 /// that run `A` (see [`RunningActions`]), not every agent. `F` filters them
 /// like a query filter (`Running<Chase, With<Guard>>`). For several actions
-/// in one system, use [`ActionRuns`] (two `Running` in one system would
-/// both borrow the agents' components).
+/// in one system, use [`ActionRuns`]: two `Running` in one system would
+/// both borrow the agents' components, and Bevy refuses the system when
+/// it first runs with error B0002 (`ResMut<..> in system .. conflicts
+/// with a previous system parameter`; the names show with Bevy's `debug`
+/// feature).
 ///
 /// ```
 /// use bevy::prelude::*;
