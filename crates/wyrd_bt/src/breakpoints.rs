@@ -155,20 +155,7 @@ impl BreakpointsDef {
     /// line and column), in file order: errors about a breakpoint point
     /// at it. Empty when the text does not parse.
     pub fn places(text: &str) -> Vec<(usize, usize)> {
-        let Some(top) = crate::compile::outline::outline(text) else {
-            return Vec::new();
-        };
-        let Some(crate::compile::outline::Item {
-            body: crate::compile::outline::Body::List(items),
-            ..
-        }) = top.unwrapped().field("breakpoints")
-        else {
-            return Vec::new();
-        };
-        items
-            .iter()
-            .map(|item| crate::compile::line_col(text, item.start))
-            .collect()
+        crate::compile::outline::list_places(text, "breakpoints")
     }
 
     /// Parses a breakpoints file; `file` names it in errors.

@@ -74,6 +74,26 @@ impl Item {
     }
 }
 
+/// Line and column (1-based) of each entry of the list field `key` of a
+/// file's top item (a `Name((...))` unwrapped), in file order: where the
+/// errors about those entries point. Empty when the text does not parse
+/// or has no such list.
+pub(crate) fn list_places(text: &str, key: &str) -> Vec<(usize, usize)> {
+    let Some(top) = outline(text) else {
+        return Vec::new();
+    };
+    match top.unwrapped().field(key) {
+        Some(Item {
+            body: Body::List(items),
+            ..
+        }) => items
+            .iter()
+            .map(|item| super::line_col(text, item.start))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// A token: its kind and byte range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tok {

@@ -291,18 +291,5 @@ pub const MIN_SCRIPT_HZ: f32 = 0.01;
 /// parenthesis of each entry (from the file's outline: comments and
 /// strings that say "events" are not the list).
 fn event_positions(text: &str) -> Vec<(usize, usize)> {
-    let Some(script) = crate::compile::outline::outline(text) else {
-        return Vec::new();
-    };
-    let Some(crate::compile::outline::Item {
-        body: crate::compile::outline::Body::List(events),
-        ..
-    }) = script.field("events")
-    else {
-        return Vec::new();
-    };
-    events
-        .iter()
-        .map(|e| crate::compile::line_col(text, e.start))
-        .collect()
+    crate::compile::outline::list_places(text, "events")
 }

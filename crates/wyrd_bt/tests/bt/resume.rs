@@ -64,6 +64,12 @@ struct Agent {
     actions: BtActions,
 }
 
+/// A tree of these tests, compiled (any action names).
+fn compiled(text: &str) -> Program {
+    wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn agent(program: &Program, seed: u64) -> Agent {
     let mut bb = Blackboard::new();
     bb.bind(program);
@@ -105,8 +111,7 @@ fn running_paused_only(mut s: StateSnapshot) -> StateSnapshot {
 /// on the same inputs and outcomes and compares them after every tick.
 /// Returns the number of resumed ticks.
 fn compare(text: &str, agents: usize, ticks: u32, table: usize) -> u64 {
-    let program = wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let program = compiled(text);
     assert_eq!(program.decision_table_entries(), table);
     let bools: Vec<u16> = program
         .blackboard_keys()
@@ -241,8 +246,7 @@ fn a_relevant_branch_whose_action_failed_is_tried_again_next_tick() {
         Action(action: "Wander"),
     ]),
 )"#;
-    let program = wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let program = compiled(text);
     let mut a = agent(&program, 1);
     let env = TickEnv {
         repeat: true,
@@ -280,8 +284,7 @@ fn a_restart_drops_the_reports_of_the_old_activation() {
         Sequence(children: [Action(action: "X"), Action(action: "Y")]),
     ]),
 )"#;
-    let program = wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let program = compiled(text);
     for always_walk in [false, true] {
         let mut a = agent(&program, 1);
         let env = TickEnv {
@@ -327,8 +330,7 @@ fn last_tick_tells_a_walk_a_skip_and_a_resume() {
         Sequence(name: "idle", children: [Action(action: "Wander"), Action(action: "Rest")]),
     ]),
 )"#;
-    let program = wyrd_bt::compile_str("t.bt.ron", text, &wyrd_bt::Vocabulary::permissive())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let program = compiled(text);
     let mut a = agent(&program, 1);
     let env = TickEnv {
         repeat: true,
