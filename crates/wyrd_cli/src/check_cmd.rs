@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use wyrd_bt::{Vocabulary, VocabularyFile};
 use wyrd_state::FlagsFile;
 
-use crate::{Failure, bad, load_tree_with, script_error, usage, with_caret};
+use crate::{Failure, bad, load_tree_and_files, load_tree_with, script_error, usage, with_caret};
 
 /// The project file's name.
 pub(crate) const PROJECT_FILE: &str = "wyrd.toml";
@@ -188,7 +188,7 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
 }
 
 /// Why a check could not be done, in words, for a tree's `ok` line.
-fn not_checked(ctx: &Context, p: &wyrd_bt::Program, file: &str) -> Vec<&'static str> {
+fn not_checked(ctx: &Context, p: &wyrd_bt::Program, uses_files: bool) -> Vec<&'static str> {
     let mut out = Vec::new();
     if ctx.vocabulary.is_none() {
         out.push("action names and parameters, predicates and custom nodes (no vocabulary)");
@@ -196,21 +196,15 @@ fn not_checked(ctx: &Context, p: &wyrd_bt::Program, file: &str) -> Vec<&'static 
     if ctx.world.is_none() && !p.globals().is_empty() {
         out.push("world values (no flags file)");
     }
-    if ctx.assets.is_none() && uses_files(file) {
+    if ctx.assets.is_none() && uses_files {
         out.push("that the files it uses are in the assets folder, as the game's loader needs (no assets folder: --assets, or `assets` in wyrd.toml)");
     }
     out
 }
 
-/// Whether a tree uses other files (`Use(file: ..)`).
-fn uses_files(file: &str) -> bool {
-    let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
-    wyrd_bt::load_tree_files(file, &mut read).is_ok_and(|files| files.len() > 1)
-}
-
-/// A path as the user would type it: `a/../b` folded, relative to the
-/// current folder when it is under it.
-fn shown(path: &Path) -> String {
+/// `path` with `.` and `a/..` folded away (a leading `..` stays): no file
+/// system look-up.
+fn fold(path: &Path) -> PathBuf {
     let mut folded = PathBuf::new();
     for c in path.components() {
         match c {
@@ -226,6 +220,13 @@ fn shown(path: &Path) -> String {
             other => folded.push(other),
         }
     }
+    folded
+}
+
+/// A path as the user would type it: folded, relative to the current
+/// folder when it is under it.
+fn shown(path: &Path) -> String {
+    let folded = fold(path);
     std::env::current_dir()
         .ok()
         .and_then(|cwd| folded.strip_prefix(cwd).ok().map(Path::to_owned))
@@ -234,21 +235,10 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
-/// `path` made absolute (from the current folder) with `.` and `..`
-/// folded, as the game's asset paths are: no file system look-up.
+/// `path` made absolute (from the current folder) and folded, as the
+/// game's asset paths are.
 fn absolute(path: &Path) -> PathBuf {
-    let joined = std::env::current_dir().unwrap_or_default().join(path);
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
+    fold(&std::env::current_dir().unwrap_or_default().join(path))
 }
 
 /// A tree in the assets folder that uses files above it: the game's
@@ -308,7 +298,7 @@ fn outside_assets(file: &str, assets: &Path) -> Result<(), String> {
 fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
     let permissive = Vocabulary::permissive();
     let vocab = ctx.vocabulary.as_ref().unwrap_or(&permissive);
-    let p = load_tree_with(file, vocab).map_err(|e| e.message)?;
+    let (p, files) = load_tree_and_files(file, vocab).map_err(|e| e.message)?;
     if let Some(root) = &ctx.assets {
         outside_assets(file, root)?;
     }
@@ -354,7 +344,7 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
             .count(),
         p.impulses().len()
     );
-    let missing = not_checked(ctx, &p, file);
+    let missing = not_checked(ctx, &p, files.len() > 1);
     if !missing.is_empty() {
         line.push_str(&format!("; not checked: {}", missing.join("; ")));
     }

@@ -344,14 +344,7 @@ fn with_diff_codes<T>(exit_code: bool, result: Result<T, Failure>) -> Result<T, 
 /// `--exit-code`: 1 when the two differ (nothing on stderr: the
 /// differences are the output).
 fn differ_exit(differ: bool) -> Result<(), Failure> {
-    if differ {
-        Err(Failure {
-            code: 1,
-            message: String::new(),
-        })
-    } else {
-        Ok(())
-    }
+    if differ { Err(bad("")) } else { Ok(()) }
 }
 
 /// A usage error: the command line, not a file, is wrong (exit 2).
@@ -580,7 +573,7 @@ fn document_kind(file: &Path, body: &[u8]) -> Result<Option<String>, wyrd_save::
         body,
         wyrd_state::WORLD_STATE_SCHEMA_VERSION,
     )?;
-    // An id twice: the game would keep one of the values, silently.
+    // An id twice: the game would keep one of the values (and warn).
     fn twice(ids: Vec<&str>) -> Option<&str> {
         let mut seen = std::collections::BTreeSet::new();
         ids.into_iter().find(|id| !seen.insert(*id))
@@ -697,6 +690,21 @@ fn load_tree_with(
     file: &str,
     vocabulary: &wyrd_bt::Vocabulary,
 ) -> Result<wyrd_bt::Program, Failure> {
+    load_tree_and_files(file, vocabulary).map(|(program, _)| program)
+}
+
+/// [`load_tree_with`], and the files read (the tree's and those it uses,
+/// by path).
+fn load_tree_and_files(
+    file: &str,
+    vocabulary: &wyrd_bt::Vocabulary,
+) -> Result<
+    (
+        wyrd_bt::Program,
+        std::collections::HashMap<String, wyrd_bt::ParsedFile>,
+    ),
+    Failure,
+> {
     let mut read = |p: &str| std::fs::read(p).map_err(|e| e.to_string());
     // A file the parser refuses: every node it refuses in that file (read
     // once for all of them).
@@ -719,10 +727,11 @@ fn load_tree_with(
     // Every node's error, not only the first: one run of `check` (or of
     // any command) shows all there is to fix; a misspelt key or behavior
     // with the nearest declared one. The files' texts are those loaded.
-    wyrd_bt::compile_all(file, &files, vocabulary).map_err(|errors| {
+    let program = wyrd_bt::compile_all(file, &files, vocabulary).map_err(|errors| {
         let text: Vec<String> = errors.iter().map(|e| e.explain(&files)).collect();
         bad(text.join("\n"))
-    })
+    })?;
+    Ok((program, files))
 }
 
 /// A script error with its place in the script shown.

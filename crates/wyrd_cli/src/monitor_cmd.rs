@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tiny_http::{Header, Method, Request, Response, Server};
 
-use crate::Failure;
+use crate::{Failure, bad, usage};
 
 /// The page, with `__GAME__` replaced by the game's address.
 const PAGE: &str = include_str!("monitor/index.html");
@@ -44,12 +44,9 @@ pub fn game_url(game: &str) -> Result<String, Failure> {
     } else if game.contains(':') {
         format!("http://{game}")
     } else {
-        return Err(Failure {
-            message: format!(
-                "--game {game:?}: give the game's port (15702), HOST:PORT or http://HOST:PORT"
-            ),
-            code: 2,
-        });
+        return Err(usage(format!(
+            "--game {game:?}: give the game's port (15702), HOST:PORT or http://HOST:PORT"
+        )));
     };
     Ok(url.trim_end_matches('/').to_owned())
 }
@@ -57,12 +54,11 @@ pub fn game_url(game: &str) -> Result<String, Failure> {
 /// Serves the page until the process is stopped.
 pub fn monitor(args: &MonitorArgs) -> Result<(), Failure> {
     let game = game_url(&args.game)?;
-    let server = Server::http((args.address.as_str(), args.port)).map_err(|e| Failure {
-        message: format!(
+    let server = Server::http((args.address.as_str(), args.port)).map_err(|e| {
+        bad(format!(
             "wyrd monitor: cannot listen on {}:{}: {e} (another program has the port? try --port)",
             args.address, args.port
-        ),
-        code: 1,
+        ))
     })?;
     let page = PAGE.replace("__GAME__", &game);
     let agent: ureq::Agent = ureq::Agent::config_builder()

@@ -52,10 +52,7 @@ pub(crate) fn status(
             "{}: no save files (a game would start fresh)\n",
             dir.display()
         ));
-        return Err(Failure {
-            code: 1,
-            message: String::new(),
-        });
+        return Err(bad(""));
     }
     let store = SaveStore::new(dir, key.clone())
         .with_documents(docs.iter().map(|d| DocSpec::json(d.clone(), schema)));

@@ -293,11 +293,12 @@ pub struct FileUse {
 }
 
 impl FileUse {
-    /// Where the tree names it (line and column of its string in `text`;
-    /// the file's start if it is not found as written).
+    /// Where the tree names it (line and column of the path's first
+    /// character in `text`; the file's start if it is not found as
+    /// written).
     pub fn position(&self, text: &str) -> (usize, usize) {
         text.find(&format!("\"{}\"", self.written))
-            .map_or((1, 1), |at| super::errors::line_col(text, at))
+            .map_or((1, 1), |at| super::errors::line_col(text, at + 1))
     }
 }
 
@@ -388,38 +389,26 @@ pub fn load_tree_files(
     read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
 ) -> Result<HashMap<String, ParsedFile>, BtError> {
     let mut files = HashMap::new();
-    let mut todo = vec![(file.to_owned(), None::<(String, String)>)];
-    while let Some((path, from)) = todo.pop() {
+    // Each file with the file that uses it and where (an unreadable one is
+    // that file's error, at its `Use`).
+    let mut todo = vec![(file.to_owned(), (file.to_owned(), 1, 1))];
+    while let Some((path, (by, line, column))) = todo.pop() {
         if files.contains_key(&path) {
             continue;
         }
-        let bytes = read(&path).map_err(|error| {
-            let (f, line, column) = match &from {
-                Some((from, needle)) => {
-                    let text = files
-                        .get(from)
-                        .map(|p: &ParsedFile| p.text.as_str())
-                        .unwrap_or("");
-                    let at = text.find(&format!("\"{needle}\"")).map_or(0, |i| i + 1);
-                    let (l, c) = line_col(text, at);
-                    (from.clone(), l, c)
-                }
-                None => (path.clone(), 1, 1),
-            };
-            BtError {
-                file: f,
-                line,
-                column,
-                problem: BtProblem::Io {
-                    file: path.clone(),
-                    error,
-                },
-            }
+        let bytes = read(&path).map_err(|error| BtError {
+            file: by,
+            line,
+            column,
+            problem: BtProblem::Io {
+                file: path.clone(),
+                error,
+            },
         })?;
         let (def, text) = parse_tree(&path, &bytes)?;
-        for r in file_refs(&path, &def) {
-            let needle = r.rsplit('/').next().unwrap_or(&r).to_owned();
-            todo.push((r, Some((path.clone(), needle))));
+        for used in file_uses(&path, &def) {
+            let (line, column) = used.position(&text);
+            todo.push((used.path, (path.clone(), line, column)));
         }
         files.insert(path, ParsedFile { def, text });
     }

@@ -691,3 +691,24 @@ fn an_unknown_behavior_lists_the_behaviors_there_are() {
         " (behaviors: flee in common.bt.ron, patrol)"
     );
 }
+
+/// A used file that cannot be read is reported at the `Use` that names
+/// it, whatever folders its path goes through (only its last part was
+/// looked for in the text: `../common/flee.bt.ron` was reported at 1:1).
+#[test]
+fn a_missing_used_file_in_another_folder_is_reported_at_its_use() {
+    let text = "(root: Sequence(children: [\n    Use(behavior: \"flee\", file: \"../common/flee.bt.ron\"),\n]))";
+    let err = load_tree_files("trees/guard.bt.ron", &mut |p| {
+        if p == "trees/guard.bt.ron" {
+            Ok(text.as_bytes().to_vec())
+        } else {
+            Err("not found".to_owned())
+        }
+    })
+    .unwrap_err();
+    assert_eq!(
+        (err.file.as_str(), err.line, err.column),
+        ("trees/guard.bt.ron", 2, 34)
+    );
+    assert!(matches!(&err.problem, BtProblem::Io { file, .. } if file == "common/flee.bt.ron"));
+}

@@ -339,7 +339,7 @@ fn a_missing_used_file_is_reported_where_the_tree_names_it() {
     let h = load(&mut app, "q.bt.ron");
     let err = wyrd_test_support::wait_loaded(&mut app, &h).unwrap_err();
     assert!(
-        err.contains("q.bt.ron:2:33") && err.contains("cannot read lib/nothere.bt.ron"),
+        err.contains("q.bt.ron:2:34") && err.contains("cannot read lib/nothere.bt.ron"),
         "{err}"
     );
 }
