@@ -104,11 +104,15 @@ impl BtTier {
     }
 }
 
-/// A period's groups by phase (`NO_GROUP`: none now).
+/// A period's groups by phase (`NO_GROUP`: none now), while it has agents.
 #[derive(Debug, Clone)]
 struct PeriodGroups {
     every: u16,
     phases: Vec<u32>,
+    /// Its agents, in all phases.
+    agents: u32,
+    /// The phase it last put an agent in (`NO_GROUP`: none yet).
+    last_phase: u32,
 }
 
 /// No group (see [`PeriodGroups`]).
@@ -205,10 +209,11 @@ pub struct BtTiers {
     /// The groups with agents, shortest period first (the budget's order;
     /// a step plans these only).
     order: Vec<u32>,
-    /// Per period seen: the group of each phase (made when an agent first
-    /// goes there, let go when its last leaves: a game that sets periods
-    /// from distance every step made a group for every phase of every
-    /// period it ever used, and each step planned them all).
+    /// Per period with agents: the group of each phase (groups and
+    /// periods are made when an agent first goes there and let go when
+    /// its last leaves: a game that sets periods from distance every step
+    /// made a group for every phase of every period it ever used, and each
+    /// step planned them all).
     periods: Vec<PeriodGroups>,
     /// Group places let go, to use again.
     free: Vec<u32>,
@@ -216,8 +221,6 @@ pub struct BtTiers {
     woken: BTreeSet<Entity>,
     /// Agents woken by changes, to look for them only when there are any.
     waking: u32,
-    /// Per period, the phase it last put an agent in.
-    last_join: Vec<(u16, u32)>,
     /// Ticks the budget planned for this step.
     planned: u32,
     /// The groups list their agents ([`Group::members`]): from the first
@@ -240,7 +243,6 @@ impl Default for BtTiers {
             free: Vec::new(),
             woken: BTreeSet::new(),
             waking: 0,
-            last_join: Vec::new(),
             planned: 0,
             indexed: false,
         }
@@ -410,6 +412,8 @@ impl BtTiers {
                 self.periods.push(PeriodGroups {
                     every,
                     phases: vec![NO_GROUP; usize::from(every)],
+                    agents: 0,
+                    last_phase: NO_GROUP,
                 });
                 self.periods.len() - 1
             }
@@ -420,7 +424,8 @@ impl BtTiers {
                 .filter(|_| g != NO_GROUP)
                 .map_or(0, |g| g.count as usize)
         };
-        let phases = &self.periods[k].phases;
+        let period = &self.periods[k];
+        let phases = &period.phases;
         // The emptiest phase; of equally empty ones, the one due soonest
         // (a period's first agent ticks at the next step, not a whole
         // period later).
@@ -432,26 +437,20 @@ impl BtTiers {
             .map(|p| (p, size(phases[p])))
             .min_by_key(|&(p, n)| (n, wait(p)))
             .expect("a period has a phase");
-        let total: usize = phases.iter().map(|&g| size(g)).sum();
-        let block = (total / (usize::from(every) * 8)).clamp(1, 64);
-        let last = self
-            .last_join
-            .iter()
-            .find(|(e, _)| *e == every)
-            .map(|&(_, phase)| phase as usize);
-        let phase = match last {
-            Some(p)
-                if p < phases.len() && size(phases[p]) > 0 && size(phases[p]) < least + block =>
-            {
-                p
-            }
-            _ => emptiest,
+        let block = (period.agents as usize / (usize::from(every) * 8)).clamp(1, 64);
+        let last = period.last_phase as usize;
+        let phase = if last < phases.len()
+            && size(phases[last]) > 0
+            && size(phases[last]) < least + block
+        {
+            last
+        } else {
+            emptiest
         };
-        match self.last_join.iter_mut().find(|(e, _)| *e == every) {
-            Some(last) => last.1 = phase as u32,
-            None => self.last_join.push((every, phase as u32)),
-        }
-        let at = match self.periods[k].phases[phase] {
+        let period = &mut self.periods[k];
+        period.last_phase = phase as u32;
+        period.agents += 1;
+        let at = match period.phases[phase] {
             NO_GROUP => self.open_group(k, every, phase as u16),
             g => g,
         };
@@ -497,17 +496,23 @@ impl BtTiers {
             // next agent after it.
             g.members.remove(&agent);
             self.waking -= u32::from(waking).min(self.waking);
-            if g.count == 0 && g.every > 0 {
+            let (every, phase, empty) = (g.every, g.phase, g.count == 0);
+            if empty && every > 0 {
                 // Let go: planned no more, its place used again.
-                let (every, phase) = (g.every, g.phase);
                 *g = Group::default();
                 self.order.retain(|&o| o != group);
-                if let Some(p) = self.periods.iter_mut().find(|p| p.every == every)
-                    && p.phases.get(usize::from(phase)) == Some(&group)
-                {
+                self.free.push(group);
+            }
+            if let Some(k) = self.periods.iter().position(|p| p.every == every) {
+                let p = &mut self.periods[k];
+                p.agents = p.agents.saturating_sub(1);
+                if empty && p.phases.get(usize::from(phase)) == Some(&group) {
                     p.phases[usize::from(phase)] = NO_GROUP;
                 }
-                self.free.push(group);
+                if p.agents == 0 {
+                    // Its last agent left: the period goes with its phases.
+                    self.periods.swap_remove(k);
+                }
             }
         }
         self.woken.remove(&agent);
@@ -662,6 +667,13 @@ mod tests {
             tiers.plan();
             tiers.ticked();
             assert!(tiers.order.len() <= agents.len(), "{}", tiers.order.len());
+            // Periods go with their last agent too (each kept a phase
+            // table as long as its period, for good).
+            assert!(
+                tiers.periods.len() <= agents.len(),
+                "{}",
+                tiers.periods.len()
+            );
         }
         assert!(
             tiers.groups.len() <= 2 * agents.len(),
