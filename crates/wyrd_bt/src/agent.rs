@@ -555,15 +555,15 @@ impl BtAgent {
             return;
         }
         self.restart = false;
-        self.restarts_this_tick = self.restarts_this_tick.saturating_add(1);
-        // The count saturates: a limit at or above it is the most it counts.
-        if u32::from(self.restarts_this_tick) > max.min(u32::from(u16::MAX) - 1) {
+        // The count is a `u16`: a limit above it is the most it counts.
+        if u32::from(self.restarts_this_tick) >= max.min(u32::from(u16::MAX)) {
             error!(
                 "{}: restarted more than {max} times in one tick; not restarting again this tick",
                 program.source
             );
             return;
         }
+        self.restarts_this_tick += 1;
         if let Some(rec) = self.recorder_mut() {
             rec.note_restart();
         }

@@ -15,6 +15,15 @@ pub(crate) const MAX_NESTING: usize = 128;
 /// has tens to hundreds).
 pub(crate) const MAX_NODES: usize = 20_000;
 
+// What the runtime packs relies on the limit: an action slot's node is a
+// `u16` (`ActiveAction::node`), and an agent's state packs its node count,
+// its cursors' end (node states in bytes, then at most a cursor per node,
+// in u16s) and its aux words' start into 15-bit fields (`StateMem`).
+const _: () = assert!(
+    MAX_NODES.div_ceil(2) + MAX_NODES < 1 << 15,
+    "the runtime's 15-bit fields"
+);
+
 type TagMasks = (u64, u64, u64);
 
 /// A check as short text (`?ammo<10`, `?any`): automatic names and the

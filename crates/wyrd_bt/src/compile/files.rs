@@ -333,9 +333,8 @@ pub fn file_uses(file: &str, def: &TreeDef) -> Vec<FileUse> {
 /// A `..` above the folder `file` is relative to is kept (`a.bt.ron` and
 /// `../x.bt.ron` give `../x.bt.ron`): the path names the file meant, and
 /// a loader that must stay inside its root refuses it ([`above_root`]: the
-/// game's asset loader does).
-/// They were dropped, which named another file: one with that name in
-/// the root, loaded without a word. Above an absolute path's root there is
+/// game's asset loader does), where dropping them would name another file
+/// of that name. Above an absolute path's root there is
 /// nothing (`/..` is `/`). A `\` in `other` is read as `/` (a path written
 /// on Windows): Bevy's asset paths use `/`.
 pub fn resolve(file: &str, other: &str) -> String {

@@ -33,7 +33,8 @@ pub(crate) struct Interp<'a> {
     /// always walk).
     pub(crate) tables: bool,
     /// A slot held a game report when the tick began (see
-    /// [`report_first`](Self::report_first)).
+    /// [`report_first`](Self::report_first)); set by the tick, from its
+    /// pass over the slots (`BtActions::settle`).
     pub(crate) reports: bool,
 }
 
@@ -288,12 +289,8 @@ impl<'a> Interp<'a> {
         actions: &'a mut BtActions,
         trace: Option<&'a mut TickTrace>,
     ) -> Self {
-        let reports = actions
-            .slots
-            .iter()
-            .any(|a| matches!(a.state, ActionState::Succeeded | ActionState::Failed));
         Interp {
-            reports,
+            reports: false,
             p,
             st,
             bb,

@@ -82,8 +82,6 @@ pub(crate) fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: 
     true
 }
 
-/// A tick that walks the tree (see [`tick_agent_traced`]), or resumes at
-/// the action that reported (`resume`, see [`resume_point`]).
 /// Bits of `AgentState::walked`.
 pub(crate) mod walked {
     /// No tick since the state was made (new, reset by a restart, taken

@@ -306,8 +306,8 @@ pub(crate) struct StateMem {
     /// before them (or the last two) are the random state. Programs that
     /// draw no random numbers and read no key unset keep neither.
     shape: u32,
-    /// Bits 0-15: where the aux words start, in words (the hot offset:
-    /// timers and counters); bits 16-31: how many impulse counts follow
+    /// Low 16 bits: where the aux words start, in words (the hot offset:
+    /// timers and counters); high 16 bits: how many impulse counts follow
     /// the aux words (they end where the optional words start).
     places: u32,
 }
