@@ -760,5 +760,4 @@ fn bad_requests_get_errors_not_crashes_or_wrong_answers() {
     )
     .unwrap();
     assert!(again["replaced_ticks"].as_u64().unwrap() > 0, "{again}");
-    assert!(app.world().get_entity(guard).is_ok(), "the game lives on");
 }
