@@ -706,7 +706,7 @@ fn the_save_is_reported_and_written_over_the_protocol() {
 /// crashed the game, froze it, or was answered as if it were right.
 #[test]
 fn bad_requests_get_errors_not_crashes_or_wrong_answers() {
-    let Game { mut app, guard, .. } = methods_only();
+    let Game { mut app, .. } = methods_only();
     // 4 billion ticks of recording: the room was taken at once and the
     // game died ("memory allocation of 1099511632032 bytes failed").
     let err = call(
