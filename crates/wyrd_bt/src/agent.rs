@@ -425,6 +425,35 @@ pub(crate) struct TickContext<'a> {
     pub(crate) tiers: &'a crate::tier::BtTiers,
 }
 
+/// What an agent's tick reads besides its components: `step_us`, what
+/// its clock advanced by; `tiered`, whether a tier made it due.
+#[inline]
+fn tick_env<'a>(
+    program: &Program,
+    tree: &BehaviorTree,
+    cx: &TickContext<'a>,
+    step_us: u64,
+    tiered: bool,
+) -> TickEnv<'a> {
+    TickEnv {
+        stub: None,
+        globals: if program.globals.is_empty() {
+            &[]
+        } else {
+            cx.world_values
+                .get(&tree.handle.id())
+                .map_or(&[], Vec::as_slice)
+        },
+        globals_generation: cx.globals_generation,
+        repeat: tree.mode == RunMode::Repeat,
+        always_walk: false,
+        // A tiered agent counts durations in the schedule's steps: a
+        // tick that advances by many still sees a duration end at the
+        // first of its ticks after it passed.
+        dt_us: if tiered { cx.update_step_us } else { step_us }.min(u64::from(u32::MAX)) as u32,
+    }
+}
+
 impl BtAgent {
     /// The steps since the agent's last tick under a tier (1 for its first
     /// one), if it has not ticked in `step` yet (a woken agent may also be
@@ -459,9 +488,72 @@ impl BtAgent {
         let Some(program) = self.program.take() else {
             return false;
         };
-        let ticked = self.update_with(&program, tree, bb, actions, cx, tier_step_us);
+        let ticked = if self.is_plain(cx.settings) {
+            self.update_plain(&program, tree, bb, actions, cx, tier_step_us)
+        } else {
+            self.update_with(&program, tree, bb, actions, cx, tier_step_us)
+        };
         self.program = Some(program);
         ticked
+    }
+
+    /// Nothing but its tick to do: no restart asked, not finished, nothing
+    /// recorded, traced or watched by breakpoints (a crowd's agents, every
+    /// tick).
+    #[inline]
+    fn is_plain(&self, settings: &BtSettings) -> bool {
+        !self.restart && !self.finished && self.extras.is_none() && settings.record_all.is_none()
+    }
+
+    /// [`BtAgent::update_with`] of a plain agent (see `is_plain`): the same
+    /// tick without the checks for what it does not have.
+    #[inline(always)]
+    fn update_plain(
+        &mut self,
+        program: &Program,
+        tree: &BehaviorTree,
+        bb: &mut Blackboard,
+        actions: &mut BtActions,
+        cx: &TickContext<'_>,
+        tier_step_us: Option<u64>,
+    ) -> bool {
+        let Some((step_us, step_ms)) = self.take_step(tree, cx, tier_step_us) else {
+            return false;
+        };
+        let env = tick_env(program, tree, cx, step_us, tier_step_us.is_some());
+        let status = tick_agent_traced(program, &mut self.state, bb, actions, step_ms, env, None);
+        self.end_tick(program, tree, status);
+        true
+    }
+
+    /// The step (µs) the agent's clock advances by in this update, and the
+    /// agent time (ms) it advanced, if the agent is due: by its tier
+    /// (`tier_step_us`) or its tree's rate.
+    #[inline(always)]
+    fn take_step(
+        &mut self,
+        tree: &BehaviorTree,
+        cx: &TickContext<'_>,
+        tier_step_us: Option<u64>,
+    ) -> Option<(u64, u32)> {
+        let step_us = match tier_step_us {
+            Some(step) => step,
+            None => self.clock.due(tree.rate_hz, cx.dt, cx.update_step_us)?,
+        };
+        self.restarts_this_tick = 0;
+        Some((step_us, self.clock.advance(step_us)))
+    }
+
+    /// After a tick: keys it read unset are said (once each), and a tree
+    /// that runs once is finished when its root is.
+    #[inline(always)]
+    fn end_tick(&mut self, program: &Program, tree: &BehaviorTree, status: Status) {
+        if self.state.unset_reads() != 0 {
+            self.report_unset_reads(program);
+        }
+        if tree.mode == RunMode::Once && status != Status::Running {
+            self.finished = true;
+        }
     }
 
     fn update_with(
@@ -477,38 +569,12 @@ impl BtAgent {
         if self.finished {
             return false;
         }
-        let due = match tier_step_us {
-            Some(step) => Some(step),
-            None => self.clock.due(tree.rate_hz, cx.dt, cx.update_step_us),
-        };
-        let Some(step_us) = due else {
+        let Some((step_us, step_ms)) = self.take_step(tree, cx, tier_step_us) else {
             return false;
         };
-        let step_ms = self.clock.advance(step_us);
         // What the clock advanced, as recordings keep it.
         let advance_us = step_us.min(u64::from(u32::MAX)) as u32;
-        self.restarts_this_tick = 0;
-        let env = TickEnv {
-            stub: None,
-            globals: if program.globals.is_empty() {
-                &[]
-            } else {
-                cx.world_values
-                    .get(&tree.handle.id())
-                    .map_or(&[], Vec::as_slice)
-            },
-            globals_generation: cx.globals_generation,
-            repeat: tree.mode == RunMode::Repeat,
-            always_walk: false,
-            // A tiered agent counts durations in the schedule's steps: a
-            // tick that advances by many still sees a duration end at the
-            // first of its ticks after it passed.
-            dt_us: if tier_step_us.is_some() {
-                cx.update_step_us.min(u64::from(u32::MAX)) as u32
-            } else {
-                advance_us
-            },
-        };
+        let env = tick_env(program, tree, cx, step_us, tier_step_us.is_some());
         self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
         let state = &mut self.state;
         let mut extras = self.extras.as_deref_mut();
@@ -540,10 +606,7 @@ impl BtAgent {
                 b.after_tick(program, state, bb, globals, trace);
             }
         }
-        self.report_unset_reads(program);
-        if tree.mode == RunMode::Once && status != Status::Running {
-            self.finished = true;
-        }
+        self.end_tick(program, tree, status);
         true
     }
 
