@@ -31,30 +31,13 @@ use crate::registry::BtAction;
 use crate::runtime::{ActionState, ActiveAction, BtActions};
 
 /// One action slot as the tree tick left it: what an action system reads,
-/// and reports on. Its action is its bucket's (not copied: each tick
-/// writes these for every running slot, 24 bytes instead of 32).
+/// and reports on (copied whole, with its agent and the agent's time).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Posted {
     entity: Entity,
-    /// The slot's leaf node.
-    node: u16,
-    /// Agent time (ms) when the action started.
-    started_ms: u32,
+    slot: ActiveAction,
     /// The agent's time (ms) after its tick.
     now_ms: u32,
-    state: ActionState,
-}
-
-impl Posted {
-    /// The slot, of action `id` (its bucket's).
-    fn slot(&self, id: ActionId) -> ActiveAction {
-        ActiveAction {
-            id,
-            node: self.node,
-            state: self.state,
-            started_ms: self.started_ms,
-        }
-    }
 }
 
 /// A run of agents one tick thread ticked in a row (one task of the
@@ -187,10 +170,8 @@ impl Posting {
             }
             bucket.posted.push(Posted {
                 entity,
-                node: slot.node,
-                started_ms: slot.started_ms,
+                slot: *slot,
                 now_ms,
-                state: slot.state,
             });
         }
     }
@@ -748,10 +729,10 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
             let bucket = &mut buckets[piece.bucket as usize];
             let program = &programs[usize::from(bucket.program)].program;
             for p in &mut bucket.posted[piece.range.clone()] {
-                if !p.state.is_running() || (filtered && !self.filter.contains(p.entity)) {
+                if !p.slot.is_running() || (filtered && !self.filter.contains(p.entity)) {
                     continue;
                 }
-                let Some(info) = program.action_of(p.node) else {
+                let Some(info) = program.action_of(p.slot.node) else {
                     continue;
                 };
                 let params = if info.reads_keys {
@@ -762,7 +743,7 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
                 } else {
                     A::read(info, no_keys)
                 };
-                let mut slot = p.slot(A::ID);
+                let mut slot = p.slot;
                 match params {
                     Ok(params) => f(RunningAction {
                         entity: p.entity,
@@ -787,8 +768,8 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
                         }
                     }
                 }
-                if slot.state != p.state {
-                    p.state = slot.state;
+                if slot.state != p.slot.state {
+                    p.slot.state = slot.state;
                     reports.push((p.entity, slot));
                 }
             }
@@ -802,9 +783,10 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
         let filtered = TypeId::of::<F>() != TypeId::of::<()>();
         for piece in &list.pieces {
             for p in self.index.slots(piece) {
-                if p.state == ActionState::Aborted && (!filtered || self.filter.contains(p.entity))
+                if p.slot.state == ActionState::Aborted
+                    && (!filtered || self.filter.contains(p.entity))
                 {
-                    f(p.entity, &p.slot(A::ID));
+                    f(p.entity, &p.slot);
                 }
             }
         }
@@ -1078,7 +1060,7 @@ mod tests {
         // What `ActionRuns::for_each` does when a system reports.
         let list = running.list(ActionId::of("B")).unwrap();
         let posted = running.slots(&list.pieces[0])[0];
-        let mut report = posted.slot(ActionId::of("B"));
+        let mut report = posted.slot;
         report.succeed();
         running.reports.push((posted.entity, report));
         let mut delivered = 0;

@@ -91,6 +91,7 @@ pub trait ActionField: Sized {
 impl<T: FromValue> ActionField for T {
     const TYPE: ValueType = T::TYPE;
     const OUTPUT: bool = false;
+    #[inline]
     fn read_field(
         info: &crate::ActionInfo,
         i: usize,
@@ -166,6 +167,7 @@ macro_rules! bt_action {
                 }),*]
             }
             #[allow(unused_variables, unused_mut, unused_assignments, reason = "generated")]
+            #[inline]
             fn read(
                 info: &$crate::ActionInfo,
                 bb: &$crate::Blackboard,
