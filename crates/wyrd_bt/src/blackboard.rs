@@ -127,9 +127,10 @@ pub enum BlackboardError {
     /// The tree declares no such key.
     #[error("the tree declares no blackboard key {0:?}")]
     UnknownKey(String),
-    /// The value's type differs from the key's.
+    /// The value's type differs from the key's (the value was not
+    /// written).
     #[error(
-        "blackboard key {key:?} holds {}, not {}",
+        "blackboard key {key:?} holds {}: {} was not written to it",
         crate::value::with_article(expected),
         crate::value::with_article(found)
     )]
@@ -144,6 +145,38 @@ pub enum BlackboardError {
     /// The tree declares no such tag.
     #[error("the tree declares no tag {0:?}")]
     UnknownTag(String),
+    /// A number the key's type cannot hold without changing it (`2.5` for
+    /// an int key): not written. A number that fits is converted (`2.0`
+    /// is written to an int key as `2`), so a key keeps its type.
+    #[error(
+        "blackboard key {key:?} holds {}: {value} is not one, so it was not written",
+        crate::value::with_article(expected)
+    )]
+    DoesNotFit {
+        /// The key.
+        key: String,
+        /// Its type.
+        expected: &'static str,
+        /// The rejected value.
+        value: Value,
+    },
+}
+
+/// Why `value` cannot be written to a key of type `ty` named `key`.
+fn refused(key: &str, ty: ValueType, value: Value) -> BlackboardError {
+    if ty.accepts(&value) {
+        BlackboardError::DoesNotFit {
+            key: key.to_owned(),
+            expected: ty.name(),
+            value,
+        }
+    } else {
+        BlackboardError::WrongType {
+            key: key.to_owned(),
+            expected: ty.name(),
+            found: value.type_name(),
+        }
+    }
 }
 
 impl Blackboard {
@@ -169,7 +202,12 @@ impl Blackboard {
     /// (as [`Blackboard::set_index`] does).
     fn set_unchecked(&mut self, key: &str, value: Value) {
         let i = match self.names.key(key) {
-            Some(i) if self.bound && !self.names.types[i].accepts(&value) => return,
+            Some(i) if self.bound => {
+                if let Some(v) = self.names.types[i].fit(value) {
+                    self.put(i, Some(v));
+                }
+                return;
+            }
             Some(i) => i,
             None => {
                 let names = Arc::make_mut(&mut self.names);
@@ -281,14 +319,10 @@ impl Blackboard {
         for (k, v) in old.iter() {
             let Some(v) = v else { continue };
             match layout.names.key(k) {
-                Some(i) if layout.names.types[i].accepts(&v) => {
-                    self.put(i, Some(v));
-                }
-                Some(i) => problems.push(BlackboardError::WrongType {
-                    key: k.to_owned(),
-                    expected: layout.names.types[i].name(),
-                    found: v.type_name(),
-                }),
+                Some(i) => match layout.names.types[i].fit(v) {
+                    Some(v) => self.put(i, Some(v)),
+                    None => problems.push(refused(k, layout.names.types[i], v)),
+                },
                 None => problems.push(BlackboardError::UnknownKey(k.to_owned())),
             }
         }
@@ -313,14 +347,8 @@ impl Blackboard {
         match self.names.key(key) {
             Some(i) => {
                 let ty = self.names.types[i];
-                if !ty.accepts(&value) {
-                    return Err(BlackboardError::WrongType {
-                        key: key.to_owned(),
-                        expected: ty.name(),
-                        found: value.type_name(),
-                    });
-                }
-                self.put(i, Some(value));
+                let v = ty.fit(value).ok_or_else(|| refused(key, ty, value))?;
+                self.put(i, Some(v));
                 Ok(())
             }
             None if !self.bound => {
@@ -332,12 +360,15 @@ impl Blackboard {
     }
 
     /// Sets a value by index (fast path; the index comes from
-    /// [`Program::bb_key`](crate::Program::bb_key)). A value of the wrong type is ignored (use
+    /// [`Program::bb_key`](crate::Program::bb_key)). A number is converted
+    /// to the key's type when it fits (see [`ValueType::fit`]); a value of
+    /// the wrong type, or a number that does not fit, is ignored (use
     /// [`Blackboard::set`] or [`Blackboard::write`] to be told).
+    #[inline]
     pub fn set_index(&mut self, key: u16, value: Value) {
         let i = key as usize;
-        if self.names.types.get(i).is_some_and(|t| t.accepts(&value)) {
-            self.put(i, Some(value));
+        if let Some(v) = self.names.types.get(i).and_then(|t| t.fit(value)) {
+            self.put(i, Some(v));
         }
     }
 
@@ -346,14 +377,14 @@ impl Blackboard {
     /// its next tick.
     pub fn write(&mut self, port: Port, value: impl Into<Value>) -> Result<(), BlackboardError> {
         let value = value.into();
-        if !port.ty.accepts(&value) {
-            return Err(BlackboardError::WrongType {
-                key: self.key_name(port.key).unwrap_or("?").to_owned(),
-                expected: port.ty.name(),
-                found: value.type_name(),
-            });
-        }
-        self.set_index(port.key, value);
+        let Some(v) = port.ty.fit(value) else {
+            return Err(refused(
+                self.key_name(port.key).unwrap_or("?"),
+                port.ty,
+                value,
+            ));
+        };
+        self.set_index(port.key, v);
         Ok(())
     }
 

@@ -412,7 +412,7 @@ pub fn restore(
     }
     for (k, v) in &saved.blackboard {
         match program.bb_key(k) {
-            Some(i) if v.is_none_or(|v| program.bb_types[i as usize].accepts(&v)) => {}
+            Some(i) if v.is_none_or(|v| program.bb_types[i as usize].fit(v).is_some()) => {}
             _ => report.values_dropped.push(k.clone()),
         }
     }

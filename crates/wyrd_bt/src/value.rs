@@ -89,6 +89,24 @@ impl ValueType {
         self.accepts_type(v.value_type())
     }
 
+    /// `v` as a value of this type: `v` itself when it is of this type, a
+    /// number converted when nothing is lost (an int key takes `2.0` as
+    /// `2`, a float key takes `3` as `3.0`), else `None` (`2.5` does not
+    /// fit an int key, nor a bool an int key). A key keeps its own type:
+    /// an int key holds ints, whatever was written to it. As
+    /// BehaviorTree.CPP converts numbers between ports: a conversion that
+    /// would lose precision or range is refused (`safe_any.hpp`,
+    /// `convertNumber`: "Floating point truncated", "Value outside the max
+    /// numerical limit").
+    pub fn fit(self, v: Value) -> Option<Value> {
+        match (self, v) {
+            (ValueType::Int, Value::Float(f)) => exact_int(f).map(Value::Int),
+            (ValueType::Float, Value::Int(i)) => exact_float(i).map(Value::Float),
+            (t, v) if t == v.value_type() => Some(v),
+            _ => None,
+        }
+    }
+
     /// Whether values of type `other` fit (ints and floats fit each other).
     pub fn accepts_type(self, other: ValueType) -> bool {
         self == other || (self.is_number() && other.is_number())
@@ -260,30 +278,46 @@ impl FromValue for Value {
     }
 }
 
+/// `f` as an `i64`, if it is a whole number in the `i64` range.
+pub(crate) fn exact_int(f: f64) -> Option<i64> {
+    // 2^63: `i64::MAX` is not a float, and `as` would saturate to it.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    (f.fract() == 0.0 && (-LIMIT..LIMIT).contains(&f)).then_some(f as i64)
+}
+
+/// `i` as an `f64`, if the float holds it exactly.
+fn exact_float(i: i64) -> Option<f64> {
+    let f = i as f64;
+    (exact_int(f) == Some(i)).then_some(f)
+}
+
 macro_rules! from_value {
     ($t:ty, $vt:ident, $($pat:pat => $e:expr),+) => {
         impl FromValue for $t {
             const TYPE: ValueType = ValueType::$vt;
             fn from_value(v: Value) -> Option<Self> {
-                #[allow(clippy::cast_possible_truncation, reason = "numbers convert as Rust's `as`")]
+                #[allow(clippy::cast_possible_truncation, reason = "floats are read as floats")]
                 match v {
-                    $($pat => Some($e),)+
+                    $($pat => $e,)+
                     _ => None,
                 }
             }
         }
     };
 }
-from_value!(bool, Bool, Value::Bool(b) => b);
-from_value!(i64, Int, Value::Int(i) => i, Value::Float(f) => f as i64);
-from_value!(i32, Int, Value::Int(i) => i as i32, Value::Float(f) => f as i32);
-from_value!(u32, Int, Value::Int(i) => i.clamp(0, u32::MAX as i64) as u32, Value::Float(f) => f as u32);
-from_value!(f64, Float, Value::Float(f) => f, Value::Int(i) => i as f64);
-from_value!(f32, Float, Value::Float(f) => f as f32, Value::Int(i) => i as f32);
-from_value!(Entity, Entity, Value::Entity(e) => e);
-from_value!(Vec2, Vec2, Value::Vec2(v) => v);
-from_value!(Vec3, Vec3, Value::Vec3(v) => v);
-from_value!(Sym, Str, Value::Str(s) => s);
+from_value!(bool, Bool, Value::Bool(b) => Some(b));
+// Whole numbers only, and only in the type's range: `2.9` is no `i64`,
+// `-5` no `u32`, `3000000000` no `i32` (a read that would change the number
+// fails, as a write to a key that would does).
+from_value!(i64, Int, Value::Int(i) => Some(i), Value::Float(f) => exact_int(f));
+from_value!(i32, Int, Value::Int(i) => i32::try_from(i).ok(), Value::Float(f) => exact_int(f).and_then(|i| i32::try_from(i).ok()));
+from_value!(u32, Int, Value::Int(i) => u32::try_from(i).ok(), Value::Float(f) => exact_int(f).and_then(|i| u32::try_from(i).ok()));
+from_value!(f64, Float, Value::Float(f) => Some(f), Value::Int(i) => Some(i as f64));
+from_value!(f32, Float, Value::Float(f) => Some(f as f32), Value::Int(i) => Some(i as f32));
+from_value!(Entity, Entity, Value::Entity(e) => Some(e));
+from_value!(Vec2, Vec2, Value::Vec2(v) => Some(v));
+from_value!(Vec3, Vec3, Value::Vec3(v) => Some(v));
+from_value!(Sym, Str, Value::Str(s) => Some(s));
 
 /// A value as written in a tree file: a constant, a reference to a
 /// blackboard key or a behavior's parameter (`"{target}"`), or a type with

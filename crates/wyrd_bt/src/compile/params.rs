@@ -226,13 +226,25 @@ impl Compiler<'_> {
                     ));
                 }
             };
+            // A constant is kept in the parameter's type when it fits it
+            // (`3` for a float, `2.0` for an int); `2.5` for an int does
+            // not load (ValueType::fit).
+            let p = match p {
+                Param::Const(v) if !spec.output => {
+                    spec.ty.fit(v).map_or(Param::Const(v), Param::Const)
+                }
+                p => p,
+            };
             let fits = if spec.output {
                 // The key is written, so the result must fit it: an int
                 // result fits an int or a float key, a float result only a
                 // float key (an int key would truncate it).
                 matches!(p, Param::Key { ty, .. } if ty == spec.ty || (spec.ty == ValueType::Int && ty == ValueType::Float))
             } else {
-                spec.ty.accepts_type(p.value_type())
+                match p {
+                    Param::Const(v) => spec.ty.fit(v).is_some(),
+                    Param::Key { ty, .. } => spec.ty.accepts_type(ty),
+                }
             };
             if !fits {
                 return Err(self.err_part(

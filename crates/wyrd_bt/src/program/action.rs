@@ -83,6 +83,19 @@ pub enum ParamError {
         /// The parameter.
         name: String,
     },
+    /// A number the field's type cannot hold without changing it (`2.5`
+    /// for an `i64`, `-5` for a `u32`, `3000000000` for an `i32`).
+    #[error("{action}: parameter {name:?} is {value}: the field's type, {field}, cannot hold it")]
+    DoesNotFit {
+        /// The action.
+        action: String,
+        /// The parameter.
+        name: String,
+        /// Its value.
+        value: crate::value::Value,
+        /// The field's Rust type.
+        field: &'static str,
+    },
 }
 
 /// An action leaf's data.
@@ -192,6 +205,12 @@ impl ActionInfo {
             return wrong(param.value_type());
         }
         match param.read(bb) {
+            Some(v) if T::accepts(v.value_type()) => ParamError::DoesNotFit {
+                action: self.name.to_string(),
+                name: name.to_string(),
+                value: v,
+                field: std::any::type_name::<T>(),
+            },
             Some(v) => wrong(v.value_type()),
             None => ParamError::Unset {
                 action: self.name.to_string(),

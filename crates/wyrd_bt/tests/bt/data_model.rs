@@ -679,3 +679,147 @@ fn two_actions_with_one_id_are_a_compile_error() {
     );
     assert_eq!((e.line, e.column), at(text, "Act914900"));
 }
+
+/// A number keeps its key's type, and one the key cannot hold is refused,
+/// as BehaviorTree.CPP refuses a conversion between ports that loses
+/// precision or range (`safe_any.hpp`, `convertNumber`: "Floating point
+/// truncated"). A stranger's game found an int key taking 2.7 (through
+/// `set` and through an `Out<i64>` port) and holding a float from then on:
+/// `AddBlackboard` made it 3.7, and a typed `i64` read 3.
+#[test]
+fn an_int_key_holds_ints_and_refuses_a_fraction() {
+    let mut v = Vocabulary::default();
+    v.add_action_type::<Count>();
+    let p = compile_str(
+        "t.bt.ron",
+        r#"(
+    blackboard: {"count": 0, "speed": 1.5},
+    root: Sequence(name: "root", children: [
+        Action(name: "count", action: "Count", params: {"out": "{count}"}),
+        AddBlackboard(key: "count", by: 1),
+    ]),
+)"#,
+        &v,
+    )
+    .unwrap();
+    let mut sim = Sim::new(&p, 0);
+    let bb = &mut sim.blackboard;
+    bb.set("count", 2.0).unwrap();
+    assert_eq!(
+        bb.get("count"),
+        Some(Value::Int(2)),
+        "2.0 fits: kept an int"
+    );
+    let e = bb.set("count", 2.7).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "blackboard key \"count\" holds an int: 2.7 is not one, so it was not written"
+    );
+    assert_eq!(bb.get("count"), Some(Value::Int(2)));
+    bb.set("speed", 3).unwrap();
+    assert_eq!(bb.get("speed"), Some(Value::Float(3.0)), "kept a float");
+    let e = bb.set("count", true).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "blackboard key \"count\" holds an int: a bool was not written to it"
+    );
+    sim.step();
+    let slot = *sim.actions.iter().find(|a| a.is_running()).unwrap();
+    let count = Count::read(p.action_of(slot.node).unwrap(), &sim.blackboard).unwrap();
+    assert!(
+        sim.blackboard.write(count.out.port, 2.7).is_err(),
+        "through the port too"
+    );
+    sim.blackboard.write(count.out.port, 6.0).unwrap();
+    sim.finish("root/count", wyrd_bt::sim::Outcome::Success)
+        .unwrap();
+    sim.step();
+    assert_eq!(
+        sim.blackboard.get("count"),
+        Some(Value::Int(7)),
+        "6 + 1, an int"
+    );
+}
+
+bt_action! {
+    /// Numbers of each width a field may have.
+    pub struct Widths {
+        /// An `i64`.
+        pub i: i64,
+        /// A `u32`.
+        pub u: u32,
+        /// An `i32`.
+        pub s: i32,
+        /// An `f32`.
+        pub f: f32,
+    }
+}
+
+/// A number reaches a field only if the field holds it unchanged: a
+/// constant with a fraction for an int field does not load, and a number
+/// out of a field's range fails the read, naming the parameter and the
+/// value. Before, 2.9 loaded and read as 2, -5 read as a `u32` 0, and
+/// 3000000000 as an `i32` -1294967296.
+#[test]
+fn a_number_reaches_a_field_unchanged_or_not_at_all() {
+    let mut v = Vocabulary::default();
+    v.add_action_type::<Widths>();
+    let tree = |params: &str| {
+        format!(
+            r#"(
+    blackboard: {{"n": 0.0}},
+    root: Action(name: "w", action: "Widths", params: {{{params}}}),
+)"#
+        )
+    };
+    let text = tree(r#""i": 2.9, "u": 1, "s": 1, "f": 1"#);
+    let e = error(&text, &v);
+    assert!(
+        matches!(
+            &e.problem,
+            BtProblem::ActionParamType {
+                expected: ValueType::Int,
+                found: ValueType::Float,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let (line, quote) = at(&text, "\"i\"");
+    assert_eq!((e.line, e.column), (line, quote + 1), "at the name: {e}");
+    let read = |params: &str, n: f64| {
+        let p = compile_str("t.bt.ron", &tree(params), &v).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = Sim::new(&p, 0);
+        sim.blackboard.set("n", n).unwrap();
+        sim.step();
+        let slot = *sim.actions.iter().find(|a| a.is_running()).unwrap();
+        Widths::read(p.action_of(slot.node).unwrap(), &sim.blackboard)
+    };
+    assert_eq!(
+        read(r#""i": 2.0, "u": 7, "s": -7, "f": 3"#, 0.0).unwrap(),
+        Widths {
+            i: 2,
+            u: 7,
+            s: -7,
+            f: 3.0
+        }
+    );
+    let cases = [
+        (
+            r#""i": 1, "u": -5, "s": 1, "f": 1"#,
+            "Widths: parameter \"u\" is -5: the field's type, u32, cannot hold it",
+        ),
+        (
+            r#""i": 1, "u": 1, "s": 3000000000, "f": 1"#,
+            "Widths: parameter \"s\" is 3000000000: the field's type, i32, cannot hold it",
+        ),
+        (
+            r#""i": "{n}", "u": 1, "s": 1, "f": 1"#,
+            "Widths: parameter \"i\" is 2.5: the field's type, i64, cannot hold it",
+        ),
+    ];
+    for (params, says) in cases {
+        let e = read(params, 2.5).unwrap_err();
+        assert_eq!(e.to_string(), says, "{params}");
+    }
+}
