@@ -580,6 +580,12 @@ struct ListsAction<A>(PhantomData<fn() -> A>);
 
 impl<A: BtAction> FromWorld for ListsAction<A> {
     fn from_world(world: &mut World) -> Self {
+        if world
+            .get_resource::<crate::registry::BtRegistry>()
+            .is_some_and(|r| r.has_action_without_schema(A::NAME))
+        {
+            warn_by_name(A::NAME);
+        }
         let mut index = world.get_resource_or_init::<RunningActions>();
         if index.rebuilds > 0 && !index.watches(A::ID) {
             warn_late(A::NAME);
@@ -587,6 +593,15 @@ impl<A: BtAction> FromWorld for ListsAction<A> {
         index.watch(A::ID);
         ListsAction(PhantomData)
     }
+}
+
+/// A `Running<A>` of an action registered by name only: its parameters are
+/// read by name, but trees were not checked against `A`'s fields.
+#[cold]
+fn warn_by_name(action: &str) {
+    warn!(
+        "{action} is read as a type by Running<{action}>, but registered by name only (register_bt_action): its parameters are found by name, and trees are not checked against its fields when they load (a missing or mistyped parameter fails the action at run time); register it with add_bt_action::<{action}>()"
+    );
 }
 
 /// A `Running<A>` (or `ActionRuns`) set up after the trees began ticking:

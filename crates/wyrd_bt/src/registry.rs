@@ -174,7 +174,8 @@ macro_rules! bt_action {
             ) -> Result<Self, $crate::ParamError> {
                 let mut i = 0usize;
                 Ok($name {$($field: {
-                    let v = <$ty as $crate::ActionField>::read_field(info, i, bb)?;
+                    let at = info.field_at(i, stringify!($field))?;
+                    let v = <$ty as $crate::ActionField>::read_field(info, at, bb)?;
                     i += 1;
                     v
                 }),*})
@@ -272,6 +273,14 @@ impl Vocabulary {
 pub struct BtRegistry(pub Arc<RwLock<Vocabulary>>);
 
 impl BtRegistry {
+    /// Whether action `name` is registered by name only, without a
+    /// parameter schema ([`BtAppExt::register_bt_action`](crate::BtAppExt::register_bt_action)).
+    pub fn has_action_without_schema(&self, name: &str) -> bool {
+        self.0
+            .read()
+            .is_ok_and(|v| v.actions.contains_key(name) && !v.schemas.contains_key(name))
+    }
+
     /// A snapshot of the vocabulary.
     pub fn snapshot(&self) -> Vocabulary {
         self.0.read().map(|v| v.clone()).unwrap_or_default()

@@ -242,6 +242,7 @@ pub(crate) fn lower(
                 params,
                 node: idx,
                 reads_keys,
+                schema_order: schema.is_some(),
             });
             Kind::Action {
                 action: c.p.actions.len() as u32 - 1,

@@ -113,6 +113,11 @@ pub struct ActionInfo {
     /// Some parameter reads a blackboard key (else reading the parameters
     /// needs no blackboard: typed dispatch then fetches none).
     pub(crate) reads_keys: bool,
+    /// The parameters are in the order of the action's schema (it was
+    /// registered as a type, [`BtAction`](crate::BtAction)): a typed read
+    /// takes them by position. Otherwise (registered by name) it finds
+    /// each by its name.
+    pub(crate) schema_order: bool,
 }
 
 impl ActionInfo {
@@ -226,6 +231,20 @@ impl ActionInfo {
     /// The output port of a parameter: the key it names.
     pub fn port(&self, name: &str) -> Result<Port, ParamError> {
         self.port_at(self.find(name)?)
+    }
+
+    /// Where a typed read finds field `i` of its action type, named `name`
+    /// ([`bt_action!`](crate::bt_action)'s `read`): at `i` when the leaf was
+    /// compiled with the type's schema, else where the tree file gives
+    /// `name` (an action registered by name only: its parameters are in
+    /// the file's order, and a read by position would take another's).
+    #[doc(hidden)]
+    #[inline]
+    pub fn field_at(&self, i: usize, name: &str) -> Result<usize, ParamError> {
+        if self.schema_order {
+            return Ok(i);
+        }
+        self.find(name)
     }
 
     /// The output port of the parameter at position `i`.

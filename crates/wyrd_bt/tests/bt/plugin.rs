@@ -1419,3 +1419,44 @@ fn a_huge_recording_is_capped_not_allocated() {
     let recorder = agent.recorder().expect("recording");
     assert_eq!(recorder.capacity(), wyrd_bt::MAX_RECORDED_TICKS);
 }
+
+bt_action! {
+    /// Fields in another order than the file's (which is alphabetical
+    /// once read).
+    pub struct Swap {
+        /// Declared first.
+        pub z: i64,
+        /// Declared second.
+        pub a: f32,
+    }
+}
+
+/// An action registered by name only (`register_bt_action`), read as a
+/// type with `Running`: its parameters are found by name. A stranger's
+/// game found them read by position from a leaf whose parameters were in
+/// the file's order: `{"z": 1, "a": 2.5}` read as `Swap { z: 2, a: 1.0 }`,
+/// with nothing reported.
+#[test]
+fn a_type_reads_an_action_registered_by_name_by_its_names() {
+    const SWAP: &str =
+        r#"(root: Action(name: "swap", action: "Swap", params: {"z": 1, "a": 2.5}))"#;
+    let dir = dir_with(&[("s.bt.ron", SWAP)]);
+    let mut app = app(dir.path());
+    #[derive(Resource, Default)]
+    struct Read(Vec<Swap>);
+    app.register_bt_action("Swap")
+        .init_resource::<Read>()
+        .add_systems(
+            FixedUpdate,
+            (|mut swaps: Running<Swap>, mut read: ResMut<Read>| {
+                swaps.for_each(|s| read.0.push(*s.params()));
+            })
+            .in_set(BtSystems::Act),
+        );
+    let h = load(&mut app, "s.bt.ron");
+    spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    step(&mut app, 2);
+    let read = &app.world().resource::<Read>().0;
+    assert!(!read.is_empty(), "visited");
+    assert!(read.iter().all(|s| *s == Swap { z: 1, a: 2.5 }), "{read:?}");
+}
