@@ -40,17 +40,6 @@ pub(crate) struct Posted {
     now_ms: u32,
 }
 
-/// A run of agents one tick thread ticked in a row (one task of the
-/// parallel iteration), by its first agent: sorting runs by where that
-/// agent lies in the ECS tables puts the slots in the tick's iteration
-/// order, the same whatever threads ticked which run.
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    first: Option<Entity>,
-    /// The first agent's table and row (set by `RunningActions::rebuild`).
-    at: (u32, u32),
-}
-
 /// A thread's slots of one action of one program, in the order posted.
 #[derive(Debug)]
 struct Bucket {
@@ -60,19 +49,13 @@ struct Bucket {
     posted: Vec<Posted>,
     /// Where each run's slots start in `posted` (a run's slots lie
     /// together: a thread posts one run at a time).
-    segments: Vec<Segment>,
+    segments: Vec<u32>,
     /// Agents with a slot here (one agent may run one action twice).
     agents: usize,
     /// The run and the agent of the last slot posted (here, not read from
     /// the vectors: `post` is on the tick's path).
     last_run: u32,
     last_entity: Option<Entity>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Segment {
-    run: u32,
-    start: u32,
 }
 
 /// A program a thread posted slots of, and the bucket of each of its
@@ -96,7 +79,10 @@ pub(crate) struct Posting {
     listed: Listed,
     buckets: Vec<Bucket>,
     programs: Vec<PostedProgram>,
-    runs: Vec<Run>,
+    /// Runs begun: a run is the agents one tick thread ticked in a row
+    /// (one task of the parallel iteration, or the single-threaded tick
+    /// of one query), posted apart in each bucket (see `Bucket::segments`).
+    runs: u32,
     /// The program of the last agent posted.
     last_program: u16,
 }
@@ -116,10 +102,7 @@ impl Posting {
                 ..Posting::default()
             };
         }
-        self.runs.push(Run {
-            first: None,
-            at: (u32::MAX, u32::MAX),
-        });
+        self.runs += 1;
     }
 
     /// Copies an agent's slots, after its tick: the leaves of `program`
@@ -139,15 +122,9 @@ impl Posting {
             return;
         };
         let at = usize::from(self.program_at(program));
-        match self.runs.last_mut() {
-            Some(run) if run.first.is_none() => run.first = Some(entity),
-            Some(_) => {}
-            None => self.runs.push(Run {
-                first: Some(entity),
-                at: (u32::MAX, u32::MAX),
-            }),
-        }
-        let run = self.runs.len() as u32 - 1;
+        // Posted without `begin_run`: one run.
+        self.runs = self.runs.max(1);
+        let run = self.runs - 1;
         let by_node = &self.programs[at].buckets;
         for slot in &actions.slots {
             let Some(&b) = by_node.get(slot.node as usize) else {
@@ -158,10 +135,7 @@ impl Posting {
             };
             let new_run = bucket.last_run != run || bucket.posted.is_empty();
             if new_run {
-                bucket.segments.push(Segment {
-                    run,
-                    start: bucket.posted.len() as u32,
-                });
+                bucket.segments.push(bucket.posted.len() as u32);
                 bucket.last_run = run;
             }
             if new_run || bucket.last_entity != Some(entity) {
@@ -249,7 +223,7 @@ impl Posting {
             bucket.agents = 0;
             bucket.last_entity = None;
         }
-        self.runs.clear();
+        self.runs = 0;
     }
 }
 
@@ -293,8 +267,9 @@ impl Listed {
 /// [`RunningActions::watch`] (a tool that counts them). A game that
 /// finishes its actions by hand from `BtActions` pays nothing for lists it
 /// does not read. Each list is in
-/// the order the tick visited the agents (the order their components lie
-/// in memory): the same in every run, whatever threads ticked.
+/// the order the agents' components lie in memory (by ECS table, then
+/// row): the same in every run, whatever threads ticked and however many
+/// cores the machine has.
 #[derive(Resource, Debug, Default)]
 pub struct RunningActions {
     /// The actions the tick lists.
@@ -430,15 +405,6 @@ impl RunningActions {
             posting.clear();
         }
         for (t, posting) in self.postings[..threads].iter_mut().enumerate() {
-            for run in &mut posting.runs {
-                if let Some(first) = run.first {
-                    run.at = entities
-                        .get_spawned(first)
-                        .map_or((u32::MAX, u32::MAX), |l| {
-                            (l.table_id.as_u32(), l.table_row.index_u32())
-                        });
-                }
-            }
             for (b, bucket) in posting.buckets.iter().enumerate() {
                 if bucket.posted.is_empty() {
                     continue;
@@ -450,16 +416,19 @@ impl RunningActions {
                 }
                 let list = &mut self.lists[i];
                 list.agents += bucket.agents;
-                for (k, segment) in bucket.segments.iter().enumerate() {
+                for (k, &start) in bucket.segments.iter().enumerate() {
                     let end = bucket
                         .segments
                         .get(k + 1)
-                        .map_or(bucket.posted.len(), |s| s.start as usize);
-                    list.pieces.push(Piece {
-                        at: posting.runs[segment.run as usize].at,
-                        posting: t as u32,
-                        bucket: b as u32,
-                        range: segment.start as usize..end,
+                        .map_or(bucket.posted.len(), |&s| s as usize);
+                    let range = start as usize..end;
+                    split_by_table(&bucket.posted, range, entities, |range, at| {
+                        list.pieces.push(Piece {
+                            at,
+                            posting: t as u32,
+                            bucket: b as u32,
+                            range,
+                        });
                     });
                 }
             }
@@ -485,6 +454,52 @@ impl RunningActions {
         for (entity, report) in self.reports.drain(..) {
             to_slots(entity, &report);
         }
+    }
+}
+
+/// Where an agent lies: its table and row (`u32::MAX` for one gone).
+fn place(entities: &Entities, entity: Entity) -> (u32, u32) {
+    entities
+        .get_spawned(entity)
+        .map_or((u32::MAX, u32::MAX), |l| {
+            (l.table_id.as_u32(), l.table_row.index_u32())
+        })
+}
+
+/// The slots `posted[range]` of one run, in pieces of one ECS table each,
+/// with where each piece's first agent lies: sorted by that, the lists
+/// are in the order of the tables and their rows, whatever threads
+/// ticked. (A task of the parallel iteration ticks rows of one table; the
+/// single-threaded tick of a query crosses its tables in the query's own
+/// order, and a list once followed that order there and the tables' in
+/// parallel: a game's visits changed order with the number of cores, or
+/// when its crowd grew past `BtPlugin::PARALLEL_FROM`.)
+fn split_by_table(
+    posted: &[Posted],
+    range: Range<usize>,
+    entities: &Entities,
+    mut piece: impl FnMut(Range<usize>, (u32, u32)),
+) {
+    let table = |i: usize| place(entities, posted[i].entity).0;
+    let mut start = range.start;
+    while start < range.end {
+        let at = place(entities, posted[start].entity);
+        // A run ticks one table's agents together: those of the first
+        // table are a prefix, whose end is found by halving.
+        let (mut lo, mut hi) = (start + 1, range.end);
+        if table(hi - 1) == at.0 {
+            lo = hi;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if table(mid) == at.0 {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        piece(start..lo, at);
+        start = lo;
     }
 }
 
@@ -997,6 +1012,46 @@ mod tests {
         assert_eq!(lists[0], lists[1]);
         assert_eq!(lists[0].0, agents);
         assert_eq!(lists[0].1, vec![agents[0], agents[2], agents[4]]);
+    }
+
+    /// Agents in two ECS tables: ticked in one run that crosses the tables
+    /// in the query's order (the single-threaded tick, here the second
+    /// table first) or in one run per table on two threads, the lists are
+    /// the same, in the tables' order. A stranger's crowd found the visits
+    /// in another order with one compute thread than with two.
+    #[test]
+    fn the_lists_keep_one_order_when_one_run_crosses_tables() {
+        #[derive(Component)]
+        struct Marker;
+        let mut world = World::new();
+        let plain: Vec<Entity> = (0..3).map(|_| world.spawn_empty().id()).collect();
+        let marked: Vec<Entity> = (0..3).map(|_| world.spawn(Marker).id()).collect();
+        let program = program();
+        let post = |posting: &mut Posting, agents: &[Entity]| {
+            posting.begin_run(&every_action());
+            for &agent in agents {
+                posting.post(agent, &slots(&["A", "B"]), Some(&program), 40);
+            }
+        };
+        let lists = |postings: &mut [Posting]| {
+            let mut running = RunningActions::default();
+            running.rebuild(postings.iter_mut(), world.entities());
+            let a: Vec<Entity> = running.agents(ActionId::of("A")).collect();
+            let b: Vec<Entity> = running.agents(ActionId::of("B")).collect();
+            (a, b)
+        };
+        let mut one = Posting::default();
+        let crossing: Vec<Entity> = marked.iter().chain(&plain).copied().collect();
+        post(&mut one, &crossing);
+        let single = lists(std::slice::from_mut(&mut one));
+        let (mut first, mut second) = (Posting::default(), Posting::default());
+        post(&mut first, &marked);
+        post(&mut second, &plain);
+        let parallel = lists(&mut [first, second]);
+        assert_eq!(single, parallel);
+        let tables: Vec<Entity> = plain.iter().chain(&marked).copied().collect();
+        assert_eq!(single.0, tables, "the tables' order");
+        assert_eq!(single.1, tables);
     }
 
     /// The lists of a tick hold that tick's slots only, and a thread gets
