@@ -125,12 +125,19 @@ impl Posting {
         // Posted without `begin_run`: one run.
         self.runs = self.runs.max(1);
         let run = self.runs - 1;
-        let by_node = &self.programs[at].buckets;
+        let Posting {
+            programs,
+            buckets,
+            listed,
+            ..
+        } = self;
+        let by_node = &programs[at].buckets;
         for slot in &actions.slots {
-            let Some(&b) = by_node.get(slot.node as usize) else {
-                continue;
+            let b = match by_node.get(usize::from(slot.node)) {
+                Some(&b) => b,
+                None => foreign_bucket(buckets, listed, at as u16, slot),
             };
-            let Some(bucket) = self.buckets.get_mut(b as usize) else {
+            let Some(bucket) = buckets.get_mut(b as usize) else {
                 continue;
             };
             let new_run = bucket.last_run != run || bucket.posted.is_empty();
@@ -225,6 +232,37 @@ impl Posting {
         }
         self.runs = 0;
     }
+}
+
+/// The bucket of a slot whose leaf is not in its agent's tree: one aborted
+/// when the agent was bound to another tree (`node` is `u16::MAX`), listed
+/// by its action (`u32::MAX`: none, the action is not listed).
+#[cold]
+fn foreign_bucket(
+    buckets: &mut Vec<Bucket>,
+    listed: &Listed,
+    program: u16,
+    slot: &ActiveAction,
+) -> u32 {
+    if slot.state != ActionState::Aborted || !listed.lists(slot.id) {
+        return u32::MAX;
+    }
+    let b = buckets
+        .iter()
+        .position(|b| b.program == program && b.id == slot.id)
+        .unwrap_or_else(|| {
+            buckets.push(Bucket {
+                id: slot.id,
+                program,
+                posted: Vec::new(),
+                segments: Vec::new(),
+                agents: 0,
+                last_run: 0,
+                last_entity: None,
+            });
+            buckets.len() - 1
+        });
+    b as u32
 }
 
 /// Which actions the tick lists in [`RunningActions`]: each that a system
@@ -651,8 +689,11 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
     }
 
     /// Calls `f` for each slot of `A` the tree stopped in its last tick
-    /// (interrupted by a higher priority, a broken guard, a timeout): undo
-    /// what the action started. The slot goes at the next tick.
+    /// (interrupted by a higher priority, a broken guard, a timeout, a
+    /// restart, or the agent's tree changed or restored to another state):
+    /// undo what the action started. The slot goes at the next tick. After
+    /// the agent's tree changed, the slot's leaf is in the old tree: its
+    /// `node` is `u16::MAX`.
     pub fn for_each_aborted(&mut self, f: impl FnMut(Entity, &ActiveAction)) {
         self.runs.for_each_aborted::<A>(f);
     }

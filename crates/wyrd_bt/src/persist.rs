@@ -238,15 +238,19 @@ impl AgentState {
                 .zip(self.mem.impulses().iter())
                 .map(|(imp, &n)| (program.paths[imp.node as usize].clone(), n))
                 .collect(),
+            // A slot whose leaf is in another tree (aborted when the agent
+            // was bound to this one) is not the tree's to save.
             actions: actions
                 .iter()
-                .map(|a| SavedAction {
-                    leaf: program.paths[a.node as usize].clone(),
-                    action: program
-                        .action_of(a.node)
-                        .map_or_else(String::new, |i| i.name.to_string()),
-                    state: crate::recorder::action_state_name(a.state).to_owned(),
-                    started_ms: a.started_ms,
+                .filter_map(|a| {
+                    Some(SavedAction {
+                        leaf: program.paths.get(usize::from(a.node))?.clone(),
+                        action: program
+                            .action_of(a.node)
+                            .map_or_else(String::new, |i| i.name.to_string()),
+                        state: crate::recorder::action_state_name(a.state).to_owned(),
+                        started_ms: a.started_ms,
+                    })
                 })
                 .collect(),
             blackboard: blackboard.iter().map(|(k, v)| (k.to_owned(), v)).collect(),

@@ -24,7 +24,7 @@ use crate::program::Program;
 use crate::resources::{
     BtGlobals, BtSettings, BtStats, BtWorldValues, DECIDE_MS, Declared, PARALLEL_FROM, TICKED,
 };
-use crate::runtime::{AgentState, BtActions, Status};
+use crate::runtime::{ActionState, ActiveAction, AgentState, BtActions, Status};
 use crate::tier::{BtTier, BtTiers, Slotted};
 use crate::tier_tables::{TickData, TierTables};
 
@@ -414,6 +414,7 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
                 .as_ref()
                 .map(|old| agent.state.save(old, &actions, &bb, agent.clock.us()));
             let clock = agent.clock;
+            let mut stopped = std::mem::take(&mut actions.slots);
             bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
             agent.forget_problems(|p| matches!(p, AgentProblem::TreeNotLoaded { .. }));
             let (Some(old), Some(saved)) = (old, saved) else {
@@ -426,6 +427,20 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
                 agent.clock = clock;
                 agent.finished = once && agent.state.live != Status::Running;
             });
+            if outcome.is_err() {
+                // The agent starts afresh on the new tree: what ran on the
+                // old one is told to stop, as an abort (its leaf is in the
+                // old tree: `node` is `u16::MAX`).
+                stopped.retain(|a| a.is_running());
+                for a in &mut stopped {
+                    a.state = ActionState::Aborted;
+                    a.node = u16::MAX;
+                }
+                if !stopped.is_empty() {
+                    actions.slots.extend(stopped);
+                    agent.state.keep_aborted();
+                }
+            }
             let i = match reloads
                 .iter()
                 .position(|r| Arc::ptr_eq(&r.0, &old) && Arc::ptr_eq(&r.1, &asset.program))
@@ -448,8 +463,15 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
 fn report_reloads(log: &mut BtReloads, reloads: Vec<Reload>) {
     for (old, new, kept, restarted) in reloads {
         let d = diff(&old, &new);
+        // Agents given another tree file (their `BehaviorTree` changed) are
+        // not a reload of it.
+        let what = if old.source == new.source {
+            "reloaded".to_owned()
+        } else {
+            format!("in place of {}", old.source)
+        };
         let line = format!(
-            "{}: reloaded: {}; {kept} agents kept their state, {} restarted{}",
+            "{}: {what}: {}; {kept} agents kept their state, {} restarted{}",
             new.source,
             d.summary(),
             restarted.len(),
@@ -477,8 +499,16 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
             Ok((state, slots, report)) => {
                 restore_blackboard(&program, &saved.0, &mut bb);
                 agent.state = state;
-                actions.slots.clear();
+                // What ran before and is not among the saved actions is
+                // told to stop, as an abort.
+                actions
+                    .slots
+                    .retain(|a| a.is_running() && !slots.iter().any(|s| same_run(a, s)));
+                let stopped = actions.abort_all();
                 actions.slots.extend(slots);
+                if stopped {
+                    agent.state.keep_aborted();
+                }
                 agent.clock = AgentClock::at(saved.0.clock_us);
                 // A finished run-once tree stays finished.
                 agent.finished = tree.mode == RunMode::Once && agent.state.live != Status::Running;
@@ -517,6 +547,12 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
             }
         }
     }
+}
+
+/// Whether two slots are one run of one action (the same leaf, started at
+/// the same time).
+fn same_run(a: &ActiveAction, b: &ActiveAction) -> bool {
+    a.id == b.id && a.node == b.node && a.started_ms == b.started_ms
 }
 
 /// The saved blackboard values and tags the tree still declares.

@@ -18,7 +18,8 @@ pub enum ActionState {
     /// The game reported failure.
     Failed,
     /// The tree stopped it (interrupted by a higher priority, a broken guard,
-    /// a timeout...): clean up. Removed on the next tick.
+    /// a timeout, a restart, the agent bound to another tree...): clean up.
+    /// Removed on the next tick.
     Aborted,
 }
 
@@ -27,7 +28,9 @@ pub enum ActionState {
 pub struct ActiveAction {
     /// Which action.
     pub id: ActionId,
-    /// The leaf node (for parameters: [`Program::action_of`](crate::Program::action_of)).
+    /// The leaf node (for parameters: [`Program::action_of`](crate::Program::action_of));
+    /// `u16::MAX` for a slot aborted when the agent was bound to another
+    /// tree (its leaf is in the old one).
     /// A `u16`: a compiled tree has at most 20,000 nodes, and a slot of 12
     /// bytes keeps four slots and the `BtActions` component in 56 bytes
     /// (issue 29's 256 bytes per agent).
@@ -152,6 +155,33 @@ impl BtActions {
         if let Some(slot) = self.slots.iter_mut().find(same) {
             slot.state = report.state;
         }
+    }
+
+    /// [`BtActions::settle`] in the first tick after slots were aborted
+    /// outside a tick (a restart, another tree, a restore): those stay
+    /// for this tick's `Act`, which has not been told yet.
+    #[cold]
+    pub(crate) fn settle_keeping_aborted(&mut self) -> bool {
+        let mut report = false;
+        for a in self.slots.iter_mut() {
+            match a.state {
+                ActionState::Started => a.state = ActionState::Running,
+                ActionState::Succeeded | ActionState::Failed => report = true,
+                ActionState::Running | ActionState::Aborted => {}
+            }
+        }
+        report
+    }
+
+    /// Marks the running slots aborted and drops the others (reports and
+    /// aborts the game was told of): what a tree that starts afresh
+    /// leaves for the game to clean up. Returns whether any was running.
+    pub(crate) fn abort_all(&mut self) -> bool {
+        self.slots.retain(|a| a.is_running());
+        for a in self.slots.iter_mut() {
+            a.state = ActionState::Aborted;
+        }
+        !self.slots.is_empty()
     }
 
     /// Clears the slots and reserves room for `n` actions (done when a tree

@@ -54,7 +54,7 @@ pub(crate) fn quiet_since_walk(
 ) -> bool {
     program.skippable
         && !env.always_walk
-        && state.walked & walked::UNSETTLED == 0
+        && state.walked & (walked::UNSETTLED | walked::KEEP_ABORTED) == 0
         && state.live == Status::Running
         && !state.redirect_live
         && state.stimuli.is_empty()
@@ -102,6 +102,11 @@ pub(crate) mod walked {
     /// The last tick resumed at an action that reported (see
     /// `resume_point`) instead of walking from the root.
     pub(crate) const RESUMED: u8 = 8;
+    /// Slots were aborted outside a tick (the tree restarted, or the agent
+    /// was bound to another tree or restored): the next tick walks and
+    /// keeps them, so that the action systems are told in its `Act`, as
+    /// of an abort in a walk. The walk clears the bit.
+    pub(crate) const KEEP_ABORTED: u8 = 16;
 }
 
 /// What a walk remembers of its inputs: the low 32 bits of the

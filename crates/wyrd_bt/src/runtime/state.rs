@@ -254,20 +254,23 @@ impl AgentState {
     /// Resets everything (statuses, flags, timers, stimuli) as at spawn.
     pub fn reset(&mut self, program: &Program, actions: &mut BtActions) {
         // Reports of the old activation are dropped (the fresh tree must
-        // not take them); running actions are told to stop.
-        actions
-            .slots
-            .retain(|a| a.is_running() || a.state == ActionState::Aborted);
-        for a in actions.slots.iter_mut() {
-            if a.is_running() {
-                a.state = ActionState::Aborted;
-            }
-        }
+        // not take them); running actions are told to stop, in the next
+        // tick's `Act` (aborts told already go).
+        let aborted = actions.abort_all();
         let now = self.now_ms;
         let ticks = self.ticks;
         *self = AgentState::new(program, self.seed);
         self.now_ms = now;
         self.ticks = ticks;
+        if aborted {
+            self.keep_aborted();
+        }
+    }
+
+    /// Slots were aborted outside a tick: the next tick keeps them for its
+    /// `Act` (see `walked::KEEP_ABORTED`).
+    pub(crate) fn keep_aborted(&mut self) {
+        self.walked |= super::walked::KEEP_ABORTED;
     }
 
     /// Bytes of tree state held for this agent (heap included).

@@ -1460,3 +1460,88 @@ fn a_type_reads_an_action_registered_by_name_by_its_names() {
     assert!(!read.is_empty(), "visited");
     assert!(read.iter().all(|s| *s == Swap { z: 1, a: 2.5 }), "{read:?}");
 }
+
+bt_action! {
+    /// Runs until the tree stops it.
+    pub struct Long {}
+    /// Another action, of another tree.
+    pub struct Other {}
+}
+
+/// What the action systems of [`a_running_action_is_told_to_stop_when_its_tree_restarts_or_changes`] saw.
+#[derive(Resource, Default, Debug)]
+struct Told {
+    started: Vec<&'static str>,
+    aborted: Vec<(&'static str, u16)>,
+}
+
+fn long_and_other(mut runs: ActionRuns, mut told: ResMut<Told>) {
+    runs.for_each::<Long>(|a| {
+        if a.is_new() {
+            told.started.push("Long");
+        }
+    });
+    runs.for_each::<Other>(|a| {
+        if a.is_new() {
+            told.started.push("Other");
+        }
+    });
+    runs.for_each_aborted::<Long>(|_, slot| told.aborted.push(("Long", slot.node)));
+    runs.for_each_aborted::<Other>(|_, slot| told.aborted.push(("Other", slot.node)));
+}
+
+/// A running action is told to stop (`for_each_aborted`, once) when its
+/// agent's tree restarts or the agent is bound to another tree, as when a
+/// walk stops it: the game undoes what the action started. A stranger's
+/// game found neither told: the slots were dropped before the tick that
+/// would have listed them, so a game's clean-up never ran, and setting up
+/// the same action again ran twice.
+#[test]
+fn a_running_action_is_told_to_stop_when_its_tree_restarts_or_changes() {
+    let dir = dir_with(&[
+        (
+            "long.bt.ron",
+            r#"(root: Action(name: "long", action: "Long"))"#,
+        ),
+        (
+            "other.bt.ron",
+            r#"(root: Action(name: "other", action: "Other"))"#,
+        ),
+    ]);
+    let mut app = app(dir.path());
+    app.add_bt_action::<Long>()
+        .add_bt_action::<Other>()
+        .init_resource::<Told>()
+        .add_systems(FixedUpdate, long_and_other.in_set(BtSystems::Act));
+    let long = load(&mut app, "long.bt.ron");
+    let (other, _) = loaded(&mut app, "other.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(long), Blackboard::new());
+    step(&mut app, 2);
+    let told = |app: &mut App| std::mem::take(&mut *app.world_mut().resource_mut::<Told>());
+    let seen = told(&mut app);
+    assert_eq!(seen.started, ["Long"]);
+    assert!(seen.aborted.is_empty(), "{seen:?}");
+    // A restart: the running Long is aborted, and a new Long starts.
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().restart();
+    step(&mut app, 1);
+    let seen = told(&mut app);
+    assert_eq!(seen.aborted.len(), 1, "{seen:?}");
+    assert_eq!(seen.aborted[0].0, "Long");
+    assert_eq!(seen.started, ["Long"], "started afresh");
+    step(&mut app, 2);
+    assert!(told(&mut app).aborted.is_empty(), "told once");
+    // Another tree: Long is aborted (its leaf in the old tree), Other starts.
+    app.world_mut().get_mut::<BehaviorTree>(e).unwrap().handle = other;
+    step(&mut app, 1);
+    let seen = told(&mut app);
+    assert_eq!(seen.aborted, [("Long", u16::MAX)], "{seen:?}");
+    assert_eq!(seen.started, ["Other"]);
+    step(&mut app, 2);
+    let seen = told(&mut app);
+    assert!(
+        seen.aborted.is_empty() && seen.started.is_empty(),
+        "{seen:?}"
+    );
+    let actions = app.world().get::<BtActions>(e).unwrap();
+    assert_eq!(actions.iter().count(), 1, "the old slot is gone");
+}
