@@ -198,7 +198,10 @@ impl BtAgent {
     }
 
     /// What went wrong with this agent (binding, restoring, reading an
-    /// unset key, an action's parameters), each once, oldest first.
+    /// unset key, an action's parameters), each once, oldest first. A
+    /// problem stays after its cause is mended (a key set later), as a
+    /// record of what happened; a tree that loads at last clears its
+    /// `TreeNotLoaded`.
     pub fn problems(&self) -> &[AgentProblem] {
         self.extras().map_or(&[], |x| x.problems.as_slice())
     }

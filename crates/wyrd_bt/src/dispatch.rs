@@ -327,6 +327,9 @@ pub struct RunningActions {
     reports: Vec<(Entity, ActiveAction)>,
     /// Room to sort many reports by entity before the write-back.
     sorted: Vec<(Entity, ActiveAction)>,
+    /// Actions read by a system that ran twice between two ticks (see
+    /// [`RunningActions::out_of_pace`]).
+    out_of_pace: Vec<&'static str>,
 }
 
 /// From this many reports in a step, the write-back visits the agents in
@@ -369,6 +372,14 @@ impl RunningActions {
             self.listed.all = true;
             self.listed.generation += 1;
         }
+    }
+
+    /// The actions a system read with [`Running`] or [`ActionRuns`] in two
+    /// of its runs between two ticks of the trees (each warned about once):
+    /// such a system runs outside `BtSystems::Act` and sees each action
+    /// started twice. Empty in a game whose action systems are in `Act`.
+    pub fn out_of_pace(&self) -> &[&'static str] {
+        &self.out_of_pace
     }
 
     /// Whether the tick lists action `id` (see [`RunningActions::watch`]).
@@ -616,6 +627,29 @@ fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entit
 /// key is not set) fails, with an [`AgentProblem::ActionParams`] on the
 /// agent. [`Running::for_each_aborted`] visits the slots the tree stopped,
 /// for clean-up.
+///
+/// What to know:
+/// - **Where it runs.** Put the system in `BtSystems::Act`, in the
+///   plugin's schedule (`FixedUpdate` by default): the lists are made by
+///   each tick of the trees. A system in `Update` whose frames outrun the
+///   fixed steps sees each action started twice (it is warned about once,
+///   and listed in [`RunningActions::out_of_pace`]); one slower than them
+///   misses starts and aborts.
+/// - **Other queries.** The system reads the agents' [`Blackboard`] and
+///   [`BtAgent`] mutably: it cannot also have a `Query<&Blackboard>` or
+///   `Query<&BtAgent>` (Bevy's error B0001 when it first runs). Read them
+///   in another system, or put both in a `ParamSet`.
+/// - **Agents despawned earlier in `Act`** (by a system before this one)
+///   are still in the lists: an action that reads no key and a system
+///   without a filter visit them, with a blank blackboard (see
+///   [`RunningAction::blackboard`]); one reading a key, or filtered, skips
+///   them. Check the entity where that matters.
+/// - **Tick tiers.** An agent of a slow [`BtTier`](crate::BtTier) is
+///   listed in the steps it ticks: its actions are visited then, and
+///   `elapsed_ms` grows by its tier's steps.
+/// - **After a restore** (a saved agent loaded), an action that was running
+///   is visited as running on, not new: what it set up in the last session
+///   is the game's to set up again ([`BtAgent::restore_report`]).
 #[derive(SystemParam)]
 pub struct Running<'w, 's, A: BtAction, F: QueryFilter + 'static = ()> {
     runs: Visits<'w, 's, F>,
@@ -699,7 +733,8 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
     }
 
     /// How many agents have a slot of `A` (running or just aborted; before
-    /// the filter).
+    /// the filter) in the last tick's lists: under tick tiers, of the
+    /// agents that ticked in it (not every agent running `A`).
     pub fn len(&self) -> usize {
         self.runs.count::<A>()
     }
@@ -756,7 +791,7 @@ impl<F: QueryFilter + 'static> ActionRuns<'_, '_, F> {
     }
 
     /// How many agents have a slot of `A` (running or just aborted; before
-    /// the filter).
+    /// the filter) in the last tick's lists (see [`Running::len`]).
     pub fn count<A: BtAction>(&self) -> usize {
         self.visits.count::<A>()
     }
@@ -775,10 +810,44 @@ struct Visits<'w, 's, F: QueryFilter + 'static = ()> {
     agents: Query<'w, 's, &'static mut BtAgent>,
     /// The blackboard a visit of an agent despawned since the tick gets.
     gone: Local<'s, Blackboard>,
+    /// Which tick's lists the system visited last, and in which run.
+    pace: Local<'s, Pace>,
+    run: bevy::ecs::system::SystemChangeTick,
+}
+
+/// The lists a system visited last: in which of its runs, of which tick.
+#[derive(Default)]
+struct Pace {
+    rebuild: u64,
+    run: Option<bevy::ecs::change_detection::Tick>,
+    warned: bool,
 }
 
 impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
+    /// Warns once when the system visits one tick's lists in two of its
+    /// runs: it runs more often than the trees tick (outside
+    /// `BtSystems::Act`, e.g. in `Update` while frames outrun the fixed
+    /// steps), and would see each action started twice.
+    fn keep_pace(&mut self, action: &'static str) {
+        let pace = &mut *self.pace;
+        let run = self.run.this_run();
+        if pace.run == Some(run) {
+            return;
+        }
+        let again = pace.run.is_some() && pace.rebuild == self.index.rebuilds;
+        pace.run = Some(run);
+        pace.rebuild = self.index.rebuilds;
+        if again && !pace.warned && self.index.rebuilds > 0 {
+            pace.warned = true;
+            self.index.out_of_pace.push(action);
+            warn!(
+                "a system reading {action} with Running/ActionRuns ran twice between two ticks of the trees, and saw the same actions twice (each started one as new twice): put it in BtSystems::Act, in the plugin's schedule (FixedUpdate by default)"
+            );
+        }
+    }
+
     fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
+        self.keep_pace(A::NAME);
         let RunningActions {
             ids,
             lists,
@@ -848,6 +917,7 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
     }
 
     fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
+        self.keep_pace(A::NAME);
         let Some(list) = self.index.list(A::ID) else {
             return;
         };
@@ -915,7 +985,9 @@ impl<A> RunningAction<'_, A> {
         &self.params
     }
 
-    /// Started in the last tick (set things up) rather than running on.
+    /// Started in the last tick (set things up) rather than running on. An
+    /// action restored from a save runs on (see [`Running`], "After a
+    /// restore").
     pub fn is_new(&self) -> bool {
         self.slot.state == ActionState::Started
     }

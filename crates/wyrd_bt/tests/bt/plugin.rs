@@ -1545,3 +1545,57 @@ fn a_running_action_is_told_to_stop_when_its_tree_restarts_or_changes() {
     let actions = app.world().get::<BtActions>(e).unwrap();
     assert_eq!(actions.iter().count(), 1, "the old slot is gone");
 }
+
+/// A `Running` system outside `BtSystems::Act` that runs twice between
+/// two ticks (in `Update`, frames twice as fast as the fixed steps) sees
+/// an action started twice: said once, with where the system belongs. A
+/// stranger's game found `is_new()` true twice for one start, silently.
+#[test]
+fn a_running_system_faster_than_the_trees_is_told_where_it_belongs() {
+    let dir = dir_with(&[(
+        "long.bt.ron",
+        r#"(root: Action(name: "long", action: "Long"))"#,
+    )]);
+    let mut app = app(dir.path());
+    // Two frames per fixed step.
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 60.0,
+    )))
+    .add_bt_action::<Long>()
+    .init_resource::<Told>()
+    .add_systems(Update, |mut long: Running<Long>, mut told: ResMut<Told>| {
+        long.for_each(|a| {
+            if a.is_new() {
+                told.started.push("Long");
+            }
+        });
+    });
+    let h = load(&mut app, "long.bt.ron");
+    spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    step(&mut app, 6);
+    assert_eq!(
+        app.world().resource::<RunningActions>().out_of_pace(),
+        ["Long"]
+    );
+    // The same system in `Act` is in step.
+    let mut app = app_in_act(dir.path());
+    let h = load(&mut app, "long.bt.ron");
+    spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    step(&mut app, 6);
+    assert!(
+        app.world()
+            .resource::<RunningActions>()
+            .out_of_pace()
+            .is_empty()
+    );
+    assert_eq!(app.world().resource::<Told>().started, ["Long"], "new once");
+}
+
+fn app_in_act(dir: &Path) -> App {
+    let mut app = app(dir);
+    app.add_bt_action::<Long>()
+        .add_bt_action::<Other>()
+        .init_resource::<Told>()
+        .add_systems(FixedUpdate, long_and_other.in_set(BtSystems::Act));
+    app
+}
