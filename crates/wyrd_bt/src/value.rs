@@ -295,6 +295,7 @@ macro_rules! from_value {
     ($t:ty, $vt:ident, $($pat:pat => $e:expr),+) => {
         impl FromValue for $t {
             const TYPE: ValueType = ValueType::$vt;
+            #[inline]
             fn from_value(v: Value) -> Option<Self> {
                 #[allow(clippy::cast_possible_truncation, reason = "floats are read as floats")]
                 match v {

@@ -341,6 +341,19 @@ macro_rules! every_action {
     };
 }
 
+/// The reference program as a game compiles it: its action types
+/// registered (`add_bt_action::<T>()`), so that their parameters are in the
+/// types' order and a typed read takes them by position.
+pub fn game_reference_program() -> Program {
+    let mut vocabulary = wyrd_bt::Vocabulary::permissive();
+    macro_rules! register {
+        ($($a:ty),*) => {$( vocabulary.add_action_type::<$a>(); )*};
+    }
+    every_action!(register);
+    wyrd_bt::compile_str("reference.bt.ron", REFERENCE_TREE, &vocabulary)
+        .expect("the reference tree compiles")
+}
+
 /// How the load's game finishes its actions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ActBy {
@@ -509,7 +522,7 @@ pub fn plugin_app_tiered(n: usize, threads: Option<usize>, by: ActBy, crowd: Cro
         ActBy::Scan => app.add_systems(FixedUpdate, act.in_set(BtSystems::Act)),
         ActBy::Hand => app.add_systems(FixedUpdate, act_by_hand.in_set(BtSystems::Act)),
     };
-    let program = reference_program();
+    let program = game_reference_program();
     let keys = input_keys(&program);
     let durations = durations(&program);
     let mut rng = Rng(wyrd_bt::SplitMix64::new(42));
