@@ -667,12 +667,6 @@ struct ListsAction<A>(PhantomData<fn() -> A>);
 
 impl<A: BtAction> FromWorld for ListsAction<A> {
     fn from_world(world: &mut World) -> Self {
-        if world
-            .get_resource::<crate::registry::BtRegistry>()
-            .is_some_and(|r| r.has_action_without_schema(A::NAME))
-        {
-            warn_by_name(A::NAME);
-        }
         let mut index = world.get_resource_or_init::<RunningActions>();
         if index.rebuilds > 0 && !index.watches(A::ID) {
             warn_late(A::NAME);
@@ -687,7 +681,7 @@ impl<A: BtAction> FromWorld for ListsAction<A> {
 #[cold]
 fn warn_by_name(action: &str) {
     warn!(
-        "{action} is read as a type by Running<{action}>, but registered by name only (register_bt_action): its parameters are found by name, and trees are not checked against its fields when they load (a missing or mistyped parameter fails the action at run time); register it with add_bt_action::<{action}>()"
+        "{action} is read as a type (Running or ActionRuns), but registered by name only (register_bt_action): its parameters are found by name, and trees are not checked against its fields when they load (a missing or mistyped parameter fails the action at run time); register it with add_bt_action::<{action}>()"
     );
 }
 
@@ -813,6 +807,9 @@ struct Visits<'w, 's, F: QueryFilter + 'static = ()> {
     /// Which tick's lists the system visited last, and in which run.
     pace: Local<'s, Pace>,
     run: bevy::ecs::system::SystemChangeTick,
+    /// The actions this system read, each checked once for a schema.
+    checked: Local<'s, Vec<ActionId>>,
+    registry: Option<Res<'w, crate::registry::BtRegistry>>,
 }
 
 /// The lists a system visited last: in which of its runs, of which tick.
@@ -846,8 +843,24 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
         }
     }
 
+    /// Warns once per action read as a type but registered by name only.
+    fn check_schema<A: BtAction>(&mut self) {
+        if self.checked.contains(&A::ID) {
+            return;
+        }
+        self.checked.push(A::ID);
+        if self
+            .registry
+            .as_ref()
+            .is_some_and(|r| r.has_action_without_schema(A::NAME))
+        {
+            warn_by_name(A::NAME);
+        }
+    }
+
     fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
         self.keep_pace(A::NAME);
+        self.check_schema::<A>();
         let RunningActions {
             ids,
             lists,
