@@ -485,6 +485,10 @@ impl fmt::Display for Value {
         match self {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
+            // A float the game wrote as an `f32` (2.7 is 2.700000047683716
+            // as an `f64`) shows as it was written.
+            #[allow(clippy::cast_possible_truncation, reason = "compared back")]
+            Value::Float(x) if f64::from(*x as f32) == *x => write!(f, "{}", *x as f32),
             Value::Float(x) => write!(f, "{x}"),
             Value::Entity(e) => write!(f, "Entity({})", e.index()),
             Value::Vec2(v) => write!(f, "({}, {})", v.x, v.y),

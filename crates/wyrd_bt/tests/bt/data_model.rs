@@ -716,6 +716,11 @@ fn an_int_key_holds_ints_and_refuses_a_fraction() {
         "blackboard key \"count\" holds an int: 2.7 is not one, so it was not written"
     );
     assert_eq!(bb.get("count"), Some(Value::Int(2)));
+    let e = bb.set("count", 2.7f32).unwrap_err();
+    assert!(
+        e.to_string().contains(": 2.7 is not one"),
+        "an f32 as written: {e}"
+    );
     bb.set("speed", 3).unwrap();
     assert_eq!(bb.get("speed"), Some(Value::Float(3.0)), "kept a float");
     let e = bb.set("count", true).unwrap_err();
