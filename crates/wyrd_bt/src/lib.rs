@@ -50,7 +50,11 @@
 //!   game sets it. A condition that reads an unset key does not hold; the
 //!   plugin reports it once per agent and key (a warning and
 //!   [`BtAgent::problems`]). Writes of the wrong type are refused with the
-//!   key named.
+//!   key named. A key keeps its type: a number is converted when nothing
+//!   is lost (2.0 to an int key is 2, 3 to a float key 3.0) and refused
+//!   otherwise (2.5 to an int key), as BehaviorTree.CPP converts numbers
+//!   between ports; a typed action field reads a number only if it holds
+//!   it unchanged (-5 is no `u32`).
 //! - **References**: `"{key}"` stands for a key wherever a value may:
 //!   action parameters (`Action(action: "MoveTo", params: {"goal":
 //!   "{cover}", "speed": 3.5})`), the right side of a comparison
