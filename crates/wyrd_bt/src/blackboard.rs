@@ -433,6 +433,17 @@ impl Blackboard {
         }
     }
 
+    /// Whether a key has a value (by index).
+    #[inline]
+    pub fn is_set(&self, key: u16) -> bool {
+        let i = key as usize;
+        match self.names.places.get(i) {
+            Some(&IN_BITS) => self.set & (1u64 << i) != 0,
+            Some(&place) => self.values[usize::from(place)].is_some(),
+            None => false,
+        }
+    }
+
     /// The name of a key.
     pub fn key_name(&self, key: u16) -> Option<&str> {
         self.names.keys.get(key as usize).map(String::as_str)

@@ -623,10 +623,13 @@ fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entit
 /// # App::new().add_systems(FixedUpdate, walk.in_set(BtSystems::Act));
 /// ```
 ///
-/// An action whose parameters cannot be read (an entity parameter whose
-/// key is not set) fails, with an [`AgentProblem::ActionParams`] on the
-/// agent. [`Running::for_each_aborted`] visits the slots the tree stopped,
-/// for clean-up.
+/// An action whose input reads a key that is not set (an entity not
+/// chosen yet) does not start: its leaf fails at once, with an
+/// [`AgentProblem::UnsetKey`] on the agent (a higher priority waiting on
+/// that key does not take over what runs). One whose parameters cannot be
+/// read otherwise (a number its field cannot hold) fails, with an
+/// [`AgentProblem::ActionParams`]. [`Running::for_each_aborted`] visits
+/// the slots the tree stopped, for clean-up.
 ///
 /// What to know:
 /// - **Where it runs.** Put the system in `BtSystems::Act`, in the

@@ -23,10 +23,11 @@ pub enum AgentProblem {
         /// What does not fit.
         error: BlackboardError,
     },
-    /// A condition read a blackboard key the game has not set (it does not
-    /// hold until the game sets it).
+    /// A condition, or an action's input, read a blackboard key the game
+    /// has not set: the condition does not hold, the action fails instead
+    /// of starting, until the game sets it.
     #[error(
-        "{tree}: a condition read blackboard key {key:?} before it was set (it does not hold until the game sets it)"
+        "{tree}: blackboard key {key:?} was read before it was set (a condition on it does not hold, an action reading it fails without starting, until the game sets it)"
     )]
     UnsetKey {
         /// The tree file.

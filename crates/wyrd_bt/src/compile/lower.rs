@@ -236,6 +236,19 @@ pub(crate) fn lower(
             let reads_keys = params
                 .iter()
                 .any(|(_, p)| matches!(p, crate::program::Param::Key { .. }));
+            // The keys the action's inputs read, when its schema tells its
+            // inputs from its outputs (in the schema's order).
+            let needs: Box<[u16]> = schema.map_or_else(Box::default, |schema| {
+                params
+                    .iter()
+                    .zip(schema)
+                    .filter(|(_, spec)| !spec.output)
+                    .filter_map(|((_, p), _)| match p {
+                        crate::program::Param::Key { key, .. } => Some(*key),
+                        crate::program::Param::Const(_) => None,
+                    })
+                    .collect()
+            });
             c.p.actions.push(ActionInfo {
                 id,
                 name,
@@ -243,6 +256,7 @@ pub(crate) fn lower(
                 node: idx,
                 reads_keys,
                 schema_order: schema.is_some(),
+                needs,
             });
             Kind::Action {
                 action: c.p.actions.len() as u32 - 1,

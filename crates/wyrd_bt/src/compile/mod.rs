@@ -363,7 +363,10 @@ fn compile_with(
         c.p.considerations
             .iter()
             .any(|c| matches!(c.source, crate::program::ScoreSource::Key(_)));
+    // So does an action leaf, for the keys its inputs read.
+    let action_keys = c.p.actions.iter().any(|a| !a.needs.is_empty());
     c.p.reads_unset = score_keys
+        || action_keys
         || c.p.conds.iter().any(|c| {
             matches!(
                 c,

@@ -118,6 +118,10 @@ pub struct ActionInfo {
     /// takes them by position. Otherwise (registered by name) it finds
     /// each by its name.
     pub(crate) schema_order: bool,
+    /// The keys its input parameters read (of an action registered as a
+    /// type: its outputs are known): the leaf fails, instead of starting,
+    /// while one is unset.
+    pub(crate) needs: Box<[u16]>,
 }
 
 impl ActionInfo {

@@ -104,12 +104,19 @@ impl Interp<'_> {
     }
 
     /// Gives a starting action leaf its slot (reserved when the tree
-    /// bound: no allocation).
+    /// bound: no allocation). An action whose input reads a key that is
+    /// unset does not start: its leaf fails at once (it would fail in the
+    /// game's first visit, having taken over from what ran), and the key
+    /// is noted as read unset.
     pub(super) fn start_action(&mut self, i: u32) {
         let Kind::Action { action } = self.p.nodes[i as usize].kind else {
             return;
         };
         let info = &self.p.actions[action as usize];
+        if let Some(&key) = info.needs.iter().find(|&&k| !self.bb.is_set(k)) {
+            self.unset(key);
+            return;
+        }
         self.actions.slots.push(ActiveAction {
             id: info.id,
             node: slot_node(i),

@@ -1086,7 +1086,8 @@ fn running_visits_only_the_agents_running_the_action_with_its_parameters() {
     assert!(walks.iter().filter(|w| w.2).count() >= 1, "{walks:?}");
 
     // The walker stops walking: its walk is seen aborted once, then it
-    // follows (unset whom: the action fails, reported as a problem).
+    // would follow (unset whom: the action fails without starting,
+    // reported as a problem).
     app.world_mut().resource_mut::<Seen>().endless = true;
     step(&mut app, 1);
     app.world_mut()
@@ -1102,7 +1103,7 @@ fn running_visits_only_the_agents_running_the_action_with_its_parameters() {
     assert!(
         problems
             .iter()
-            .any(|p| matches!(p, AgentProblem::ActionParams { .. })
+            .any(|p| matches!(p, AgentProblem::UnsetKey { .. })
                 && p.to_string().contains("\"whom\"")),
         "{problems:?}"
     );
@@ -1598,4 +1599,48 @@ fn app_in_act(dir: &Path) -> App {
         .init_resource::<Told>()
         .add_systems(FixedUpdate, long_and_other.in_set(BtSystems::Act));
     app
+}
+
+/// An action whose input reads an unset key does not start: its leaf fails
+/// at once, so a higher priority waiting on that key does not take over
+/// and abort what runs below it. A stranger's guard, restored with its
+/// `alarmed` flag set but its target gone, aborted and restarted its patrol
+/// every other tick (the chase took over, then failed when the game read
+/// its parameter). As the PrioritizedList rule: a relevant child that
+/// fails at once does not interrupt the running one.
+#[test]
+fn an_action_with_an_unset_input_fails_without_taking_over() {
+    const GUARD: &str = r#"(
+    blackboard: {"alarmed": true, "whom": Entity},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "chase", children: [Condition(check: Is("alarmed")), Action(action: "Follow", params: {"whom": "{whom}"})]),
+        Action(name: "patrol", action: "Long"),
+    ]),
+)"#;
+    let dir = dir_with(&[("guard.bt.ron", GUARD)]);
+    let mut app = app_in_act(dir.path());
+    app.add_bt_action::<Follow>();
+    let h = load(&mut app, "guard.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(h), Blackboard::new());
+    step(&mut app, 30);
+    let told = app.world().resource::<Told>();
+    assert!(told.aborted.is_empty(), "the patrol runs on: {told:?}");
+    assert_eq!(told.started, ["Long"], "{told:?}");
+    let problems = app.world().get::<BtAgent>(e).unwrap().problems();
+    assert!(
+        problems
+            .iter()
+            .any(|p| matches!(p, AgentProblem::UnsetKey { key, .. } if key == "whom")),
+        "{problems:?}"
+    );
+    // Once the game sets the key, the chase takes over.
+    let leader = app.world_mut().spawn_empty().id();
+    app.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("whom", leader)
+        .unwrap();
+    step(&mut app, 2);
+    let told = app.world().resource::<Told>();
+    assert_eq!(told.aborted.len(), 1, "the patrol stops: {told:?}");
 }
