@@ -294,7 +294,18 @@ impl<'a> Compiler<'a> {
             own = own.replacen(&format!("{child:?}"), &format!("<{seg}>"), 1);
         }
         if let Some(scope) = self.scopes.last() {
-            let mut b: Vec<String> = scope.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+            // A key by its name: one declared before it moves its index,
+            // not what the binding means.
+            let mut b: Vec<String> = scope
+                .iter()
+                .map(|(k, v)| match v {
+                    crate::program::Param::Key { key, ty } => {
+                        let name = self.p.bb_keys.get(usize::from(*key));
+                        format!("{k}={{{}}}:{ty:?}", name.map_or("?", String::as_str))
+                    }
+                    crate::program::Param::Const(c) => format!("{k}={c:?}"),
+                })
+                .collect();
             b.sort();
             own.push_str(&b.join(","));
         }

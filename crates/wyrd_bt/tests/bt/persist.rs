@@ -561,3 +561,38 @@ fn an_edit_in_a_sibling_branch_keeps_the_running_agent() {
     let e = wyrd_bt::restore(&new, &saved).unwrap_err();
     assert!(e.to_string().contains("root/chase"), "{e}");
 }
+
+/// A key added to the blackboard's declaration, before the keys a
+/// behavior's `Use` binds, changes no node: a node's signature names the
+/// keys its place binds, not their places in the declaration. A
+/// stranger's game found every node of a `Use(.., with: {"goal":
+/// "{post}"})` changed by `"aaa": 3` added first: a hot reload restarted
+/// the agent and a save did not restore.
+#[test]
+fn a_key_added_first_changes_no_node_placed_with_bindings() {
+    const GUARD: &str = r#"(
+    blackboard: {"post": Vec3(1.0, 0.0, 0.0), "rounds": 0},
+    behaviors: [
+        Sequence(name: "go_to", parameters: {"goal": Vec3}, children: [
+            Action(name: "walk", action: "Walk", params: {"to": "{goal}"}),
+        ]),
+    ],
+    root: Sequence(name: "patrol", children: [
+        Use(name: "walk", behavior: "go_to", with: {"goal": "{post}"}),
+        AddBlackboard(key: "rounds", by: 1),
+    ]),
+)"#;
+    let v = Vocabulary::permissive();
+    let old = compile_str("t.bt.ron", GUARD, &v).unwrap();
+    let edited = GUARD.replace("blackboard: {", "blackboard: {\"aaa\": 3, ");
+    let new = compile_str("t.bt.ron", &edited, &v).unwrap();
+    let d = wyrd_bt::diff(&old, &new);
+    assert!(d.is_empty(), "{d}");
+    // A guard saved walking restores onto the edited tree.
+    let mut sim = wyrd_bt::sim::Sim::new(&old, 0);
+    sim.step();
+    assert!(sim.actions.iter().any(|a| a.is_running()), "walking");
+    let saved = sim.state.save(&old, &sim.actions, &sim.blackboard, 0);
+    let (_, slots, _) = wyrd_bt::restore(&new, &saved).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(slots.len(), 1, "the walk runs on");
+}
