@@ -201,7 +201,8 @@ impl BtAgent {
     /// unset key, an action's parameters), each once, oldest first. A
     /// problem stays after its cause is mended (a key set later), as a
     /// record of what happened; a tree that loads at last clears its
-    /// `TreeNotLoaded`.
+    /// `TreeNotLoaded`, and a saved reference whose target spawns later
+    /// its `UnresolvedEntity`.
     pub fn problems(&self) -> &[AgentProblem] {
         self.extras().map_or(&[], |x| x.problems.as_slice())
     }

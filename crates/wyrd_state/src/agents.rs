@@ -98,6 +98,41 @@ fn take_entity_refs(
     }
 }
 
+/// The (agent, key) pairs a save found holding an entity with no stable
+/// id, each warned about once.
+#[derive(Resource, Default)]
+struct UnidentifiedWarned(std::collections::HashSet<(String, String)>);
+
+/// Says, when the save is written (while the game can still give the
+/// entity an id), that a key holds an entity with no [`PersistId`]: the
+/// save keeps it unset, and a relaunch finds the key empty. Once per agent
+/// and key.
+fn warn_unidentified(world: &mut World, refs: &[SavedEntityRef]) {
+    if refs.iter().all(|r| r.target.is_some()) {
+        return;
+    }
+    let new: Vec<&SavedEntityRef> = {
+        let mut warned = world.get_resource_or_init::<UnidentifiedWarned>();
+        refs.iter()
+            .filter(|r| r.target.is_none())
+            .filter(|r| warned.0.insert((r.agent.clone(), r.key.clone())))
+            .collect()
+    };
+    let mut agents = world.query::<(&PersistAgent, &mut BtAgent)>();
+    for r in new {
+        let problem = AgentProblem::UnresolvedEntity {
+            key: r.key.clone(),
+            held: "an entity with no PersistId or PersistAgent when the game saved: the save keeps the key unset, and a relaunch finds it empty (give the entity a PersistId for the reference to be saved)".to_owned(),
+        };
+        warn!("agent {:?}: {problem}", r.agent);
+        for (id, mut agent) in agents.iter_mut(world) {
+            if id.0 == r.agent {
+                agent.add_problem(problem.clone());
+            }
+        }
+    }
+}
+
 /// The schema this build writes and reads.
 pub const AGENTS_SCHEMA_VERSION: u32 = 1;
 
@@ -136,6 +171,7 @@ impl SaveDocument for AgentsDocument {
         for (id, saved) in &mut agents {
             take_entity_refs(world, id, saved, &mut entity_refs);
         }
+        warn_unidentified(world, &entity_refs);
         // A reference still waiting for its target is saved by its id
         // while its key is unset: the next run waits for it again (saving
         // it unset would lose it for good).

@@ -209,6 +209,37 @@ fn entity_references_survive_a_relaunch_that_spawns_in_another_order() {
     );
 }
 
+/// A key holding an entity with no stable id is said when the game saves
+/// (while it can still give the entity a `PersistId`), on the agent and
+/// once, not only at the next launch, where the key loads unset. A
+/// stranger's game learned it only after relaunching.
+#[test]
+fn a_reference_to_an_entity_without_an_id_is_said_when_saved() {
+    let (assets, saves) = folders(CHASE);
+    let mut a = app(assets.path(), saves.path());
+    let stray = a.world_mut().spawn_empty().id();
+    let e = spawn_grunt(&mut a);
+    a.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", stray)
+        .unwrap();
+    step(&mut a, 3);
+    a.world_mut().write_message(SaveRequest);
+    step(&mut a, 2);
+    quit(&mut a);
+    let problems = a.world().get::<BtAgent>(e).unwrap().problems();
+    let about: Vec<&AgentProblem> = problems
+        .iter()
+        .filter(|p| matches!(p, AgentProblem::UnresolvedEntity { key, .. } if key == "target"))
+        .collect();
+    assert_eq!(about.len(), 1, "once: {problems:?}");
+    assert!(
+        about[0].to_string().contains("when the game saved"),
+        "{about:?}"
+    );
+}
+
 /// A saved reference whose target the game spawns after its agent (a
 /// level streamed in later, a target spawned by another system a few
 /// frames on) loaded unset for good, and the next save wrote it unset: the
