@@ -38,13 +38,16 @@ pub enum AgentProblem {
     /// The tree names a world value that no flags file declares: it reads
     /// as unknown (a condition on it never holds, a score reads 0).
     #[error(
-        "{at}: no flags file declares the world value {name:?}; it reads as unknown (a condition on it never holds, a score reads 0)"
+        "{at}: no flags file declares the world value {name:?}; it reads as unknown (a condition on it never holds, a score reads 0){hint}"
     )]
     UndeclaredWorldValue {
         /// Where the tree names it (`file:line:column`).
         at: String,
         /// The name.
         name: String,
+        /// `; did you mean "X"?` for a declared name near it (as `wyrd
+        /// check` says), else empty.
+        hint: String,
     },
     /// A saved tree state was given ([`RestoreTree`](crate::RestoreTree))
     /// but could not be restored: the agent started fresh, its blackboard

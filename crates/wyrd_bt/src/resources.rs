@@ -82,6 +82,11 @@ impl BtGlobals {
         }
     }
 
+    /// The names published.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.index.keys().map(String::as_str)
+    }
+
     /// A value by name.
     pub fn get(&self, name: &str) -> Option<Value> {
         self.index.get(name).map(|&i| self.values[i])

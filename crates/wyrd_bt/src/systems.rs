@@ -331,6 +331,12 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
                     let problem = AgentProblem::UndeclaredWorldValue {
                         at: format!("{}:{}:{}", g.file, g.line, g.column),
                         name: g.name.clone(),
+                        hint: {
+                            // Sorted: of two as near, the same one each run.
+                            let mut names: Vec<&str> = globals.names().collect();
+                            names.sort_unstable();
+                            crate::closest_name(&g.name, names.into_iter())
+                        },
                     };
                     error!("{problem}");
                     world.undeclared.entry(id).or_default().push(problem);

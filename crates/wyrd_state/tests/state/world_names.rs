@@ -54,7 +54,9 @@ fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
     let problems = app.world().get::<BtAgent>(e).unwrap().problems().to_vec();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].to_string().ends_with("t.bt.ron:4:47: no flags file declares the world value \"ALARMS_RAISD\"; it reads as unknown (a condition on it never holds, a score reads 0)"),
+        // With the declared name nearest, as `wyrd check` says it (a
+        // stranger's game got the suggestion from the command only).
+        problems[0].to_string().ends_with("t.bt.ron:4:47: no flags file declares the world value \"ALARMS_RAISD\"; it reads as unknown (a condition on it never holds, a score reads 0); did you mean \"ALARMS_RAISED\"?"),
         "{problems:?}"
     );
     // An agent spawned later gets it too.
