@@ -96,18 +96,25 @@ impl AssetLoader for BtLoader {
                 // Other files become dependencies: editing them reloads
                 // this tree too. One that cannot be read is an error of
                 // the tree that uses it, where it names it.
-                Source::Used { by, line, column } => ctx
-                    .read_asset_bytes(path.clone())
-                    .await
-                    .map_err(|e| BtError {
-                        file: by,
-                        line,
-                        column,
-                        problem: BtProblem::Io {
-                            file: path.clone(),
-                            error: e.to_string(),
-                        },
-                    })?,
+                Source::Used { by, line, column } => {
+                    match ctx.read_asset_bytes(path.clone()).await {
+                        Ok(bytes) => bytes,
+                        Err(e) => {
+                            let e = BtError {
+                                file: by,
+                                line,
+                                column,
+                                problem: BtProblem::Io {
+                                    file: path.clone(),
+                                    error: e.to_string(),
+                                },
+                            };
+                            // Shown at the `Use`, in the file that has it.
+                            log_with_source(&e, files.get(&e.file).map(|f| f.text.as_str()));
+                            return Err(e);
+                        }
+                    }
+                }
             };
             let (def, text) = parse_tree_all(&path, &bytes).map_err(|mut errors| {
                 let text = String::from_utf8_lossy(&bytes);
@@ -121,7 +128,7 @@ impl AssetLoader for BtLoader {
                 // Bevy reads assets inside the assets folder (and a
                 // packaged game has nothing outside it).
                 if above_root(&used.path) {
-                    return Err(BtError {
+                    let e = BtError {
                         file: path,
                         line,
                         column,
@@ -132,7 +139,9 @@ impl AssetLoader for BtLoader {
                                 used.path
                             ),
                         },
-                    });
+                    };
+                    log_with_source(&e, Some(&text));
+                    return Err(e);
                 }
                 todo.push((
                     used.path,
