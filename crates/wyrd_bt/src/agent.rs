@@ -20,7 +20,8 @@ use crate::program::Program;
 use crate::recorder::{Recorder, Recording};
 use crate::resources::BtSettings;
 use crate::runtime::{
-    AgentState, BtActions, Status, StimulusError, TickEnv, TickTrace, tick_agent_traced,
+    ActionState, AgentState, BtActions, Status, StimulusError, TickEnv, TickTrace,
+    tick_agent_traced,
 };
 use crate::value::Value;
 
@@ -458,6 +459,18 @@ fn tick_env<'a>(
     }
 }
 
+/// What an update did to an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Updated {
+    /// Its tree ticked: its slots are this tick's.
+    Ticked,
+    /// Its tree is finished and did not tick, but aborts made outside a
+    /// tick (a restart, another tree, a restore) go to the game now.
+    Told,
+    /// Nothing: its slots are as the game last saw them.
+    Idle,
+}
+
 impl BtAgent {
     /// The steps since the agent's last tick under a tier (1 for its first
     /// one), if it has not ticked in `step` yet (a woken agent may also be
@@ -476,9 +489,9 @@ impl BtAgent {
     }
 
     /// One update of the agent: a restart it was asked for, its rate, its
-    /// tick (recorded when it records), keys it read unset. Returns whether
-    /// it ticked. `tier_step_us`: a tiered agent due in this step, and its
-    /// step (the tier decides, not the tree's rate).
+    /// tick (recorded when it records), keys it read unset. Returns what it
+    /// did. `tier_step_us`: a tiered agent due in this step, and its step
+    /// (the tier decides, not the tree's rate).
     pub(crate) fn update(
         &mut self,
         tree: &BehaviorTree,
@@ -486,14 +499,18 @@ impl BtAgent {
         actions: &mut BtActions,
         cx: &TickContext<'_>,
         tier_step_us: Option<u64>,
-    ) -> bool {
+    ) -> Updated {
         // Taken out and put back, not cloned: an `Arc` clone per agent and
         // tick is an atomic write to one cache line shared by every thread.
         let Some(program) = self.program.take() else {
-            return false;
+            return Updated::Idle;
         };
         let ticked = if self.is_plain(cx.settings) {
-            self.update_plain(&program, tree, bb, actions, cx, tier_step_us)
+            if self.update_plain(&program, tree, bb, actions, cx, tier_step_us) {
+                Updated::Ticked
+            } else {
+                Updated::Idle
+            }
         } else {
             self.update_with(&program, tree, bb, actions, cx, tier_step_us)
         };
@@ -568,13 +585,27 @@ impl BtAgent {
         actions: &mut BtActions,
         cx: &TickContext<'_>,
         tier_step_us: Option<u64>,
-    ) -> bool {
+    ) -> Updated {
         self.take_restart(program, actions, cx.settings.max_restarts_per_tick);
         if self.finished {
-            return false;
+            // A finished tree walks no more: its aborts are told in this
+            // update (those made outside a tick) or were told in the last
+            // (its last walk's), and then go.
+            if self.state.has_untold_aborts() {
+                self.state.aborts_told();
+                return Updated::Told;
+            }
+            if actions
+                .slots
+                .iter()
+                .any(|a| a.state == ActionState::Aborted)
+            {
+                actions.slots.retain(|a| a.state != ActionState::Aborted);
+            }
+            return Updated::Idle;
         }
         let Some((step_us, step_ms)) = self.take_step(tree, cx, tier_step_us) else {
-            return false;
+            return Updated::Idle;
         };
         // What the clock advanced, as recordings keep it.
         let advance_us = step_us.min(u64::from(u32::MAX)) as u32;
@@ -611,7 +642,7 @@ impl BtAgent {
             }
         }
         self.end_tick(program, tree, status);
-        true
+        Updated::Ticked
     }
 
     /// A restart asked for (`BtAgent::restart`) starts the tree afresh,

@@ -106,7 +106,10 @@ impl Posting {
     }
 
     /// Copies an agent's slots, after its tick: the leaves of `program`
-    /// (the agent's), its time `now_ms`.
+    /// (the agent's), its time `now_ms`. `news`: the slots are this
+    /// update's (the agent ticked); otherwise the game was told of its
+    /// starts and aborts already (an agent that did not tick, at its rate
+    /// or finished, is listed with what runs, a start as running on).
     #[inline]
     pub(crate) fn post(
         &mut self,
@@ -114,6 +117,7 @@ impl Posting {
         actions: &BtActions,
         program: Option<&Arc<Program>>,
         now_ms: u32,
+        news: bool,
     ) {
         if actions.slots.is_empty() || !self.listed.any() {
             return;
@@ -133,9 +137,17 @@ impl Posting {
         } = self;
         let by_node = &programs[at].buckets;
         for slot in &actions.slots {
+            let mut slot = *slot;
+            if !news {
+                match slot.state {
+                    ActionState::Aborted => continue,
+                    ActionState::Started => slot.state = ActionState::Running,
+                    _ => {}
+                }
+            }
             let b = match by_node.get(usize::from(slot.node)) {
                 Some(&b) => b,
-                None => foreign_bucket(buckets, listed, at as u16, slot),
+                None => foreign_bucket(buckets, listed, at as u16, &slot),
             };
             let Some(bucket) = buckets.get_mut(b as usize) else {
                 continue;
@@ -151,7 +163,7 @@ impl Posting {
             }
             bucket.posted.push(Posted {
                 entity,
-                slot: *slot,
+                slot,
                 now_ms,
             });
         }
@@ -330,6 +342,8 @@ pub struct RunningActions {
     /// Actions read by a system that ran twice between two ticks (see
     /// [`RunningActions::out_of_pace`]).
     out_of_pace: Vec<&'static str>,
+    /// `BtSystems::Act` ended this many times.
+    acts: u64,
 }
 
 /// From this many reports in a step, the write-back visits the agents in
@@ -376,8 +390,9 @@ impl RunningActions {
 
     /// The actions a system read with [`Running`] or [`ActionRuns`] in two
     /// of its runs between two ticks of the trees (each warned about once):
-    /// such a system runs outside `BtSystems::Act` and sees each action
-    /// started twice. Empty in a game whose action systems are in `Act`.
+    /// such a system runs outside `BtSystems::Act` (its second run visits
+    /// nothing: each start and abort is seen once). Empty in a game whose
+    /// action systems are in `Act`.
     pub fn out_of_pace(&self) -> &[&'static str] {
         &self.out_of_pace
     }
@@ -485,6 +500,11 @@ impl RunningActions {
         for list in &mut self.lists {
             list.pieces.sort_unstable_by_key(|p| p.at);
         }
+    }
+
+    /// `BtSystems::Act` ended (see `Visits::keep_pace`).
+    pub(crate) fn act_ended(&mut self) {
+        self.acts += 1;
     }
 
     /// Writes the action systems' reports back into the agents' slots
@@ -818,32 +838,44 @@ struct Visits<'w, 's, F: QueryFilter + 'static = ()> {
 /// The lists a system visited last: in which of its runs, of which tick.
 #[derive(Default)]
 struct Pace {
+    /// The tick whose lists the system visited last.
     rebuild: u64,
+    /// `RunningActions::acts` when it last ran.
+    acts: u64,
+    /// Its run that did, and whether that run visits.
     run: Option<bevy::ecs::change_detection::Tick>,
+    visit: bool,
     warned: bool,
 }
 
 impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
-    /// Warns once when the system visits one tick's lists in two of its
-    /// runs: it runs more often than the trees tick (outside
-    /// `BtSystems::Act`, e.g. in `Update` while frames outrun the fixed
-    /// steps), and would see each action started twice.
-    fn keep_pace(&mut self, action: &'static str) {
+    /// Whether this run of the system visits the lists: not when it
+    /// visited this tick's lists in an earlier run (it would see each
+    /// start and abort twice). That happens when `Decide` did not run
+    /// (gated by the game) and, warned about once, when the system runs
+    /// more often than the trees (outside `BtSystems::Act`, e.g. in
+    /// `Update` while frames outrun the fixed steps: no `Act` ended
+    /// between its two runs).
+    fn keep_pace(&mut self, action: &'static str) -> bool {
         let pace = &mut *self.pace;
         let run = self.run.this_run();
         if pace.run == Some(run) {
-            return;
+            return pace.visit;
         }
-        let again = pace.run.is_some() && pace.rebuild == self.index.rebuilds;
+        let seen = pace.run.is_some() && pace.rebuild == self.index.rebuilds;
         pace.run = Some(run);
-        pace.rebuild = self.index.rebuilds;
-        if again && !pace.warned && self.index.rebuilds > 0 {
+        let acts = std::mem::replace(&mut pace.acts, self.index.acts);
+        pace.visit = !seen;
+        if !seen {
+            pace.rebuild = self.index.rebuilds;
+        } else if acts == self.index.acts && !pace.warned && self.index.rebuilds > 0 {
             pace.warned = true;
             self.index.out_of_pace.push(action);
             warn!(
-                "a system reading {action} with Running/ActionRuns ran twice between two ticks of the trees, and saw the same actions twice (each started one as new twice): put it in BtSystems::Act, in the plugin's schedule (FixedUpdate by default)"
+                "a system reading {action} with Running/ActionRuns ran twice between two ticks of the trees (it would see each action it starts twice; it saw them once): put it in BtSystems::Act, in the plugin's schedule (FixedUpdate by default)"
             );
         }
+        pace.visit
     }
 
     /// Warns once per action read as a type but registered by name only.
@@ -862,8 +894,10 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
     }
 
     fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
-        self.keep_pace(A::NAME);
         self.check_schema::<A>();
+        if !self.keep_pace(A::NAME) {
+            return;
+        }
         let RunningActions {
             ids,
             lists,
@@ -933,7 +967,9 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
     }
 
     fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
-        self.keep_pace(A::NAME);
+        if !self.keep_pace(A::NAME) {
+            return;
+        }
         let Some(list) = self.index.list(A::ID) else {
             return;
         };
@@ -1089,7 +1125,7 @@ mod tests {
         let mut thread = Posting::default();
         let tick = |running: &mut RunningActions, thread: &mut Posting| {
             thread.begin_run(&running.listed);
-            thread.post(agent, &slots(&["A", "B"]), Some(&program), 40);
+            thread.post(agent, &slots(&["A", "B"]), Some(&program), 40, true);
             running.rebuild([&mut *thread].into_iter(), world.entities());
             (
                 running.count(ActionId::of("A")),
@@ -1116,7 +1152,7 @@ mod tests {
             posting.begin_run(&every_action());
             for i in range {
                 let ids: &[&str] = if i % 2 == 0 { &["A", "B"] } else { &["A"] };
-                posting.post(agents[i], &slots(ids), Some(&program), 40);
+                posting.post(agents[i], &slots(ids), Some(&program), 40, true);
             }
             posting
         };
@@ -1159,7 +1195,7 @@ mod tests {
         let post = |posting: &mut Posting, agents: &[Entity]| {
             posting.begin_run(&every_action());
             for &agent in agents {
-                posting.post(agent, &slots(&["A", "B"]), Some(&program), 40);
+                posting.post(agent, &slots(&["A", "B"]), Some(&program), 40, true);
             }
         };
         let lists = |postings: &mut [Posting]| {
@@ -1196,7 +1232,7 @@ mod tests {
         for (tick, ids) in [&["A", "B"][..], &["B"][..], &["A"][..]].iter().enumerate() {
             thread.begin_run(&every_action());
             for &agent in &agents[..tick + 2] {
-                thread.post(agent, &slots(ids), Some(&program), 40);
+                thread.post(agent, &slots(ids), Some(&program), 40, true);
             }
             running.rebuild([&mut thread].into_iter(), world.entities());
             let count = |id| running.count(ActionId::of(id));
@@ -1253,7 +1289,7 @@ mod tests {
         let mut actions = slots(&["A", "B"]);
         let mut posting = Posting::default();
         posting.begin_run(&every_action());
-        posting.post(agent, &actions, Some(&program), 40);
+        posting.post(agent, &actions, Some(&program), 40, true);
         let mut running = RunningActions::default();
         running.rebuild([&mut posting].into_iter(), world.entities());
         // What `ActionRuns::for_each` does when a system reports.

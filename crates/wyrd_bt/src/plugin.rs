@@ -36,6 +36,7 @@ fn act_end(
                 actions.take_report(report);
             }
         });
+        running.act_ended();
     }
     let Some(mut stats) = world.get_resource_mut::<BtStats>() else {
         return;

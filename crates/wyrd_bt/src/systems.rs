@@ -12,7 +12,7 @@ use bevy::reflect::Reflect;
 use bevy::reflect::std_traits::ReflectDefault;
 use bevy::time::Time;
 
-use crate::agent::{BehaviorTree, BtAgent, RunMode, TickContext};
+use crate::agent::{BehaviorTree, BtAgent, RunMode, TickContext, Updated};
 use crate::asset::BtAsset;
 use crate::blackboard::Blackboard;
 use crate::breakpoints::{BtBreakpointHit, BtBreakpoints};
@@ -420,6 +420,7 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
                 .as_ref()
                 .map(|old| agent.state.save(old, &actions, &bb, agent.clock.us()));
             let clock = agent.clock;
+            let untold = agent.state.has_untold_aborts();
             let mut stopped = std::mem::take(&mut actions.slots);
             bind(&mut agent, tree, &asset.program, &mut bb, &mut actions);
             agent.forget_problems(|p| matches!(p, AgentProblem::TreeNotLoaded { .. }));
@@ -436,16 +437,23 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
             if outcome.is_err() {
                 // The agent starts afresh on the new tree: what ran on the
                 // old one is told to stop, as an abort (its leaf is in the
-                // old tree: `node` is `u16::MAX`).
-                stopped.retain(|a| a.is_running());
+                // old tree: `node` is `u16::MAX`), and so are aborts not
+                // told yet.
+                stopped.retain(|a| a.is_running() || (untold && a.state == ActionState::Aborted));
                 for a in &mut stopped {
                     a.state = ActionState::Aborted;
                     a.node = u16::MAX;
                 }
-                if !stopped.is_empty() {
-                    actions.slots.extend(stopped);
-                    agent.state.keep_aborted();
-                }
+                actions.slots.extend(stopped);
+            }
+            // The state kept or made afresh: aborts not told yet still are.
+            if actions
+                .slots
+                .iter()
+                .any(|a| a.state == ActionState::Aborted)
+                && (untold || outcome.is_err())
+            {
+                agent.state.keep_aborted();
             }
             let i = match reloads
                 .iter()
@@ -504,13 +512,15 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
         match restore(&program, &saved.0) {
             Ok((state, slots, report)) => {
                 restore_blackboard(&program, &saved.0, &mut bb);
+                let untold = agent.state.has_untold_aborts();
                 agent.state = state;
                 // What ran before and is not among the saved actions is
-                // told to stop, as an abort.
+                // told to stop, as an abort (and aborts not told yet still
+                // are).
                 actions
                     .slots
-                    .retain(|a| a.is_running() && !slots.iter().any(|s| same_run(a, s)));
-                let stopped = actions.abort_all();
+                    .retain(|a| !slots.iter().any(|s| same_run(a, s)));
+                let stopped = actions.abort_all(untold);
                 actions.slots.extend(slots);
                 if stopped {
                     agent.state.keep_aborted();
@@ -754,13 +764,14 @@ fn tick_one(
     // agents (one shared atomic would bounce between cores).
     // An agent that did not tick (finished, not due at its rate) is not
     // marked changed: a save of changed agents passes it by.
-    if agent.bypass_change_detection().update(
+    let updated = agent.bypass_change_detection().update(
         tree,
         bb.bypass_change_detection(),
         actions.bypass_change_detection(),
         cx,
         tier_step_us,
-    ) {
+    );
+    if updated == Updated::Ticked {
         local.ticked += 1;
         agent.set_changed();
         actions.set_changed();
@@ -773,9 +784,15 @@ fn tick_one(
         actions.bypass_change_detection(),
     );
     let now_ms = agent.state.now_ms;
-    local
-        .posting
-        .post(entity, actions, agent.program.as_ref(), now_ms);
+    // An agent that did not tick (its rate, a finished tree) is listed
+    // with what runs, its starts and aborts already told.
+    local.posting.post(
+        entity,
+        actions,
+        agent.program.as_ref(),
+        now_ms,
+        updated != Updated::Idle,
+    );
     if agent.extras().is_some_and(|x| x.breaks.is_some()) {
         take_break_hit(local, entity, agent);
     }

@@ -173,11 +173,14 @@ impl BtActions {
         report
     }
 
-    /// Marks the running slots aborted and drops the others (reports and
-    /// aborts the game was told of): what a tree that starts afresh
-    /// leaves for the game to clean up. Returns whether any was running.
-    pub(crate) fn abort_all(&mut self) -> bool {
-        self.slots.retain(|a| a.is_running());
+    /// Marks the running slots aborted and drops the others: reports the
+    /// fresh tree must not take, and aborts the game was told of (`untold`:
+    /// the aborts are not told yet, kept too). What a tree that starts
+    /// afresh leaves for the game to clean up; returns whether any slot is
+    /// left (aborted).
+    pub(crate) fn abort_all(&mut self, untold: bool) -> bool {
+        self.slots
+            .retain(|a| a.is_running() || (untold && a.state == ActionState::Aborted));
         for a in self.slots.iter_mut() {
             a.state = ActionState::Aborted;
         }

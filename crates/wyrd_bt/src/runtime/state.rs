@@ -256,7 +256,7 @@ impl AgentState {
         // Reports of the old activation are dropped (the fresh tree must
         // not take them); running actions are told to stop, in the next
         // tick's `Act` (aborts told already go).
-        let aborted = actions.abort_all();
+        let aborted = actions.abort_all(self.has_untold_aborts());
         let now = self.now_ms;
         let ticks = self.ticks;
         *self = AgentState::new(program, self.seed);
@@ -271,6 +271,18 @@ impl AgentState {
     /// `Act` (see `walked::KEEP_ABORTED`).
     pub(crate) fn keep_aborted(&mut self) {
         self.walked |= super::walked::KEEP_ABORTED;
+    }
+
+    /// Slots aborted outside a tick are waiting for the next tick's `Act`
+    /// (a second abort before it keeps them: the game was not told).
+    pub(crate) fn has_untold_aborts(&self) -> bool {
+        self.walked & super::walked::KEEP_ABORTED != 0
+    }
+
+    /// The aborts outside a tick were told (a finished tree walks no more:
+    /// they are posted in the update that finds it finished).
+    pub(crate) fn aborts_told(&mut self) {
+        self.walked &= !super::walked::KEEP_ABORTED;
     }
 
     /// Bytes of tree state held for this agent (heap included).

@@ -1578,6 +1578,11 @@ fn a_running_system_faster_than_the_trees_is_told_where_it_belongs() {
         app.world().resource::<RunningActions>().out_of_pace(),
         ["Long"]
     );
+    assert_eq!(
+        app.world().resource::<Told>().started,
+        ["Long"],
+        "seen new once, not in each frame of its tick"
+    );
     // The same system in `Act` is in step.
     let mut app = app_in_act(dir.path());
     let h = load(&mut app, "long.bt.ron");
@@ -1643,4 +1648,104 @@ fn an_action_with_an_unset_input_fails_without_taking_over() {
     step(&mut app, 2);
     let told = app.world().resource::<Told>();
     assert_eq!(told.aborted.len(), 1, "the patrol stops: {told:?}");
+}
+
+/// Each abort is told once, whatever comes between it and the game: a
+/// tree swapped and restarted in one frame, a tree that runs once and
+/// finished aborting what ran, a tree slower than the schedule, and a
+/// `Decide` the game gates off (the review of the abort changes).
+#[test]
+fn each_abort_and_start_is_told_once() {
+    let dir = dir_with(&[
+        (
+            "long.bt.ron",
+            r#"(root: Action(name: "long", action: "Long"))"#,
+        ),
+        (
+            "other.bt.ron",
+            r#"(root: Action(name: "other", action: "Other"))"#,
+        ),
+        (
+            "stop.bt.ron",
+            r#"(blackboard: {"stop": false}, root: PrioritizedList(name: "root", children: [
+                GuardSequence(name: "done", children: [Condition(check: Is("stop")), Succeed()]),
+                Action(name: "long", action: "Long"),
+            ]))"#,
+        ),
+    ]);
+    let told = |app: &mut App| std::mem::take(&mut *app.world_mut().resource_mut::<Told>());
+    // Swapped and restarted in one frame: the old tree's Long, once.
+    let mut app = app_in_act(dir.path());
+    let long = load(&mut app, "long.bt.ron");
+    let (other, _) = loaded(&mut app, "other.bt.ron");
+    let e = spawn(&mut app, BehaviorTree::new(long), Blackboard::new());
+    step(&mut app, 2);
+    told(&mut app);
+    app.world_mut().get_mut::<BehaviorTree>(e).unwrap().handle = other;
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().restart();
+    step(&mut app, 3);
+    let seen = told(&mut app);
+    assert_eq!(seen.aborted, [("Long", u16::MAX)], "{seen:?}");
+    assert_eq!(seen.started, ["Other"]);
+    // A tree that runs once, finished by a walk that aborted Long: told
+    // once, not in every update after.
+    let stop = load(&mut app, "stop.bt.ron");
+    let e = spawn(
+        &mut app,
+        BehaviorTree {
+            mode: RunMode::Once,
+            ..BehaviorTree::new(stop)
+        },
+        Blackboard::new(),
+    );
+    step(&mut app, 2);
+    told(&mut app);
+    app.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("stop", true)
+        .unwrap();
+    step(&mut app, 6);
+    assert!(app.world().get::<BtAgent>(e).unwrap().is_finished());
+    let seen = told(&mut app);
+    assert_eq!(seen.aborted.len(), 1, "{seen:?}");
+    // A tree at 5 Hz in a 30 Hz schedule: its start and its abort once.
+    let long = load(&mut app, "long.bt.ron");
+    let e = spawn(
+        &mut app,
+        BehaviorTree::new(long).with_rate(5.0),
+        Blackboard::new(),
+    );
+    step(&mut app, 12);
+    let seen = told(&mut app);
+    assert_eq!(seen.started, ["Long"], "new once: {seen:?}");
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().restart();
+    step(&mut app, 12);
+    let seen = told(&mut app);
+    assert_eq!(seen.aborted.len(), 1, "{seen:?}");
+    assert_eq!(seen.started, ["Long"], "the new start once: {seen:?}");
+    // `Decide` gated off by the game: `Act` sees nothing again.
+    #[derive(Resource)]
+    struct Deciding(bool);
+    app.insert_resource(Deciding(true)).configure_sets(
+        FixedUpdate,
+        BtSystems::Decide.run_if(|d: Res<Deciding>| d.0),
+    );
+    let long = load(&mut app, "long.bt.ron");
+    spawn(&mut app, BehaviorTree::new(long), Blackboard::new());
+    step(&mut app, 1);
+    told(&mut app);
+    app.world_mut().resource_mut::<Deciding>().0 = false;
+    step(&mut app, 4);
+    let seen = told(&mut app);
+    assert!(
+        seen.started.is_empty() && seen.aborted.is_empty(),
+        "{seen:?}"
+    );
+    assert!(
+        app.world()
+            .resource::<RunningActions>()
+            .out_of_pace()
+            .is_empty()
+    );
 }
