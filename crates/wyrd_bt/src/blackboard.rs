@@ -345,6 +345,16 @@ impl Blackboard {
     pub fn set(&mut self, key: &str, value: impl Into<Value>) -> Result<(), BlackboardError> {
         let value = value.into();
         match self.names.key(key) {
+            // Before binding the key's type is the first value's guess:
+            // a number is kept as given, and fitted when the tree binds.
+            Some(i) if !self.bound => {
+                let ty = self.names.types[i];
+                if !ty.accepts(&value) {
+                    return Err(refused(key, ty, value));
+                }
+                self.put(i, Some(value));
+                Ok(())
+            }
             Some(i) => {
                 let ty = self.names.types[i];
                 let v = ty.fit(value).ok_or_else(|| refused(key, ty, value))?;
@@ -366,9 +376,19 @@ impl Blackboard {
     /// [`Blackboard::set`] or [`Blackboard::write`] to be told).
     #[inline]
     pub fn set_index(&mut self, key: u16, value: Value) {
+        self.write_index(key, value);
+    }
+
+    /// [`Blackboard::set_index`], saying whether the value was written.
+    #[inline]
+    pub(crate) fn write_index(&mut self, key: u16, value: Value) -> bool {
         let i = key as usize;
-        if let Some(v) = self.names.types.get(i).and_then(|t| t.fit(value)) {
-            self.put(i, Some(v));
+        match self.names.types.get(i).and_then(|t| t.fit(value)) {
+            Some(v) => {
+                self.put(i, Some(v));
+                true
+            }
+            None => false,
         }
     }
 

@@ -750,8 +750,9 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
     }
 
     /// How many agents have a slot of `A` (running or just aborted; before
-    /// the filter) in the last tick's lists: under tick tiers, of the
-    /// agents that ticked in it (not every agent running `A`).
+    /// the filter) in the last tick's lists: every agent without a tier,
+    /// and, under tick tiers, the tiered agents due in that step (not
+    /// every agent running `A`).
     pub fn len(&self) -> usize {
         self.runs.count::<A>()
     }

@@ -53,8 +53,9 @@
 //!   key named. A key keeps its type: a number is converted when nothing
 //!   is lost (2.0 to an int key is 2, 3 to a float key 3.0) and refused
 //!   otherwise (2.5 to an int key), as BehaviorTree.CPP converts numbers
-//!   between ports; a typed action field reads a number only if it holds
-//!   it unchanged (-5 is no `u32`).
+//!   between ports; a typed integer field reads a number only if it holds
+//!   it unchanged (-5 is no `u32`, 2.5 no `i64`; a float field reads any
+//!   number, rounded to its precision).
 //! - **References**: `"{key}"` stands for a key wherever a value may:
 //!   action parameters (`Action(action: "MoveTo", params: {"goal":
 //!   "{cover}", "speed": 3.5})`), the right side of a comparison

@@ -707,6 +707,9 @@ fn tick_trees(
             let mut local = init();
             for agent in cx.tiers.woken() {
                 if let Ok(item) = all.get_mut(agent) {
+                    // A run each: woken agents come in entity order, their
+                    // tables mixed (a run's slots are split by table).
+                    local.posting.begin_run(listed);
                     tick_one(&mut local, &cx, item);
                 }
             }

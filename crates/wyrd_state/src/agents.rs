@@ -85,13 +85,20 @@ fn take_entity_refs(
     agent: &str,
     saved: &mut SavedTree,
     refs: &mut Vec<SavedEntityRef>,
+    unidentified: &mut Vec<(String, String)>,
 ) {
     for (key, value) in &mut saved.blackboard {
         if let Some(Value::Entity(e)) = *value {
+            let target = stable_id(world, e);
+            // An entity that is there but has no id (one despawned since
+            // is gone in any save).
+            if target.is_none() && world.get_entity(e).is_ok() {
+                unidentified.push((agent.to_owned(), key.clone()));
+            }
             refs.push(SavedEntityRef {
                 agent: agent.to_owned(),
                 key: key.clone(),
-                target: stable_id(world, e),
+                target,
             });
             *value = None;
         }
@@ -107,26 +114,26 @@ struct UnidentifiedWarned(std::collections::HashSet<(String, String)>);
 /// entity an id), that a key holds an entity with no [`PersistId`]: the
 /// save keeps it unset, and a relaunch finds the key empty. Once per agent
 /// and key.
-fn warn_unidentified(world: &mut World, refs: &[SavedEntityRef]) {
-    if refs.iter().all(|r| r.target.is_some()) {
+fn warn_unidentified(world: &mut World, unidentified: Vec<(String, String)>) {
+    if unidentified.is_empty() {
         return;
     }
-    let new: Vec<&SavedEntityRef> = {
+    let new: Vec<(String, String)> = {
         let mut warned = world.get_resource_or_init::<UnidentifiedWarned>();
-        refs.iter()
-            .filter(|r| r.target.is_none())
-            .filter(|r| warned.0.insert((r.agent.clone(), r.key.clone())))
+        unidentified
+            .into_iter()
+            .filter(|pair| warned.0.insert(pair.clone()))
             .collect()
     };
     let mut agents = world.query::<(&PersistAgent, &mut BtAgent)>();
-    for r in new {
+    for (agent_id, key) in new {
         let problem = AgentProblem::UnresolvedEntity {
-            key: r.key.clone(),
+            key,
             held: "an entity with no PersistId or PersistAgent when the game saved: the save keeps the key unset, and a relaunch finds it empty (give the entity a PersistId for the reference to be saved)".to_owned(),
         };
-        warn!("agent {:?}: {problem}", r.agent);
+        warn!("agent {agent_id:?}: {problem}");
         for (id, mut agent) in agents.iter_mut(world) {
-            if id.0 == r.agent {
+            if id.0 == agent_id {
                 agent.add_problem(problem.clone());
             }
         }
@@ -168,10 +175,11 @@ impl SaveDocument for AgentsDocument {
             })
             .collect();
         let mut entity_refs = Vec::new();
+        let mut unidentified = Vec::new();
         for (id, saved) in &mut agents {
-            take_entity_refs(world, id, saved, &mut entity_refs);
+            take_entity_refs(world, id, saved, &mut entity_refs, &mut unidentified);
         }
-        warn_unidentified(world, &entity_refs);
+        warn_unidentified(world, unidentified);
         // A reference still waiting for its target is saved by its id
         // while its key is unset: the next run waits for it again (saving
         // it unset would lose it for good).

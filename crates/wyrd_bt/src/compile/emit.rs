@@ -303,7 +303,8 @@ impl<'a> Compiler<'a> {
                         let name = self.p.bb_keys.get(usize::from(*key));
                         format!("{k}={{{}}}:{ty:?}", name.map_or("?", String::as_str))
                     }
-                    crate::program::Param::Const(c) => format!("{k}={c:?}"),
+                    // As before keys were named: constants keep signatures.
+                    c @ crate::program::Param::Const(_) => format!("{k}={c:?}"),
                 })
                 .collect();
             b.sort();

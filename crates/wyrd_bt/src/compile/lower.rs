@@ -303,7 +303,19 @@ pub(crate) fn lower(
             let key = written_key(c, file, &d.key)?;
             let value = c.param(file, &d.value, &format!("the value written to {}", d.key))?;
             let declared = c.p.bb_types[key as usize];
-            if !declared.accepts_type(value.value_type()) {
+            // A constant is kept in the key's type; one that does not fit
+            // it (2.5 for an int key) does not load.
+            let value = match value {
+                crate::program::Param::Const(v) => {
+                    declared.fit(v).map_or(value, crate::program::Param::Const)
+                }
+                key_ref => key_ref,
+            };
+            let fits = match value {
+                crate::program::Param::Const(v) => declared.fit(v).is_some(),
+                crate::program::Param::Key { ty, .. } => declared.accepts_type(ty),
+            };
+            if !fits {
                 return Err(c.err_part(
                     file,
                     "value",

@@ -239,9 +239,11 @@ impl ActionInfo {
 
     /// Where a typed read finds field `i` of its action type, named `name`
     /// ([`bt_action!`](crate::bt_action)'s `read`): at `i` when the leaf was
-    /// compiled with the type's schema, else where the tree file gives
-    /// `name` (an action registered by name only: its parameters are in
-    /// the file's order, and a read by position would take another's).
+    /// compiled with the type's schema, else where the tree gives `name`
+    /// (an action registered by name only: its parameters are in the
+    /// order of their names, and a read by position would take another's;
+    /// the type's defaults do not apply there, so a field the tree leaves
+    /// out fails the read).
     #[doc(hidden)]
     #[inline]
     pub fn field_at(&self, i: usize, name: &str) -> Result<usize, ParamError> {

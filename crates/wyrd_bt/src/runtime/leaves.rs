@@ -46,12 +46,11 @@ impl Interp<'_> {
             }
             Kind::SetBlackboard { write } => {
                 let w = self.p.writes[write as usize];
+                // A value the key cannot hold (2.5 read from a float key
+                // for an int one) is not written: the node fails.
                 match w.value.read(self.bb) {
-                    Some(v) => {
-                        self.bb.set_index(w.key, v);
-                        Status::Success
-                    }
-                    None => Status::Failure,
+                    Some(v) if self.bb.write_index(w.key, v) => Status::Success,
+                    _ => Status::Failure,
                 }
             }
             Kind::AddBlackboard { write } => {

@@ -828,3 +828,34 @@ fn a_number_reaches_a_field_unchanged_or_not_at_all() {
         assert_eq!(e.to_string(), says, "{params}");
     }
 }
+
+/// The review of the number rule: before its tree binds, a blackboard
+/// keeps a number as given (a key's type is then the first value's guess,
+/// and the tree's declaration decides when it binds); `SetBlackboard` of a
+/// number the key cannot hold does not load, or, read from another key,
+/// fails the node instead of succeeding without writing.
+#[test]
+fn numbers_before_binding_and_through_set_blackboard() {
+    let mut bb = wyrd_bt::Blackboard::new().with("speed", 3);
+    bb.set("speed", 3.5).unwrap();
+    assert_eq!(
+        bb.get("speed"),
+        Some(Value::Float(3.5)),
+        "kept until it binds"
+    );
+    let e = compile(r#"(blackboard: {"count": 0}, root: SetBlackboard(key: "count", value: 2.5))"#)
+        .unwrap_err();
+    assert!(e.to_string().contains("count"), "{e}");
+    let p = program(
+        r#"(blackboard: {"count": 0, "ratio": 2.5}, root: SetBlackboard(key: "count", value: "{ratio}"))"#,
+    );
+    let mut sim = Sim::new(&p, 0).with_repeat(false);
+    assert_eq!(sim.step().status, wyrd_bt::Status::Failure, "not written");
+    assert_eq!(sim.blackboard.get("count"), Some(Value::Int(0)));
+    let p2 = program(
+        r#"(blackboard: {"count": 0, "ratio": 4.0}, root: SetBlackboard(key: "count", value: "{ratio}"))"#,
+    );
+    let mut sim = Sim::new(&p2, 0).with_repeat(false);
+    assert_eq!(sim.step().status, wyrd_bt::Status::Success);
+    assert_eq!(sim.blackboard.get("count"), Some(Value::Int(4)), "4.0 fits");
+}

@@ -238,6 +238,27 @@ fn a_reference_to_an_entity_without_an_id_is_said_when_saved() {
         about[0].to_string().contains("when the game saved"),
         "{about:?}"
     );
+    // A target despawned since is gone from any save: no advice to give it
+    // an id.
+    let (assets, saves) = folders(CHASE);
+    let mut a = app(assets.path(), saves.path());
+    let gone = a.world_mut().spawn_empty().id();
+    let e = spawn_grunt(&mut a);
+    a.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", gone)
+        .unwrap();
+    a.world_mut().despawn(gone);
+    step(&mut a, 2);
+    quit(&mut a);
+    let problems = a.world().get::<BtAgent>(e).unwrap().problems();
+    assert!(
+        !problems
+            .iter()
+            .any(|p| matches!(p, AgentProblem::UnresolvedEntity { .. })),
+        "{problems:?}"
+    );
 }
 
 /// A saved reference whose target the game spawns after its agent (a
