@@ -160,7 +160,17 @@ impl Compiler<'_> {
                         }));
                 }
             };
-            if !ty.accepts_type(bound.value_type()) {
+            // A constant is kept in the parameter's type; one that does
+            // not fit it (2.5 for an int parameter) does not load.
+            let bound = match bound {
+                Param::Const(v) => ty.fit(v).map_or(bound, Param::Const),
+                key => key,
+            };
+            let fits = match bound {
+                Param::Const(v) => ty.fit(v).is_some(),
+                Param::Key { ty: found, .. } => ty.accepts_type(found),
+            };
+            if !fits {
                 let problem = BtProblem::BindingType {
                     behavior: behavior.to_owned(),
                     name: name.clone(),

@@ -859,3 +859,27 @@ fn numbers_before_binding_and_through_set_blackboard() {
     assert_eq!(sim.step().status, wyrd_bt::Status::Success);
     assert_eq!(sim.blackboard.get("count"), Some(Value::Int(4)), "4.0 fits");
 }
+
+/// A constant bound to a behavior's int parameter must be a whole number,
+/// as one given to an action's int parameter (the review of the number
+/// rule: `with: {"range": 2.5}` bound to an `Int` parameter loaded).
+#[test]
+fn a_binding_takes_a_number_its_parameter_holds() {
+    let tree = |range: &str| {
+        format!(
+            r#"(
+    behaviors: [
+        Sequence(name: "wait", parameters: {{"n": Int}}, children: [SetBlackboard(key: "count", value: "{{n}}")]),
+    ],
+    blackboard: {{"count": 0}},
+    root: Use(name: "w", behavior: "wait", with: {{"n": {range}}}),
+)"#
+        )
+    };
+    let e = compile(&tree("2.5")).unwrap_err();
+    assert!(e.to_string().contains("\"n\""), "{e}");
+    let p = program(&tree("2.0"));
+    let mut sim = Sim::new(&p, 0).with_repeat(false);
+    sim.step();
+    assert_eq!(sim.blackboard.get("count"), Some(Value::Int(2)));
+}
