@@ -363,10 +363,7 @@ fn compile_with(
         c.p.considerations
             .iter()
             .any(|c| matches!(c.source, crate::program::ScoreSource::Key(_)));
-    // So does an action leaf, for the keys its inputs read.
-    let action_keys = c.p.actions.iter().any(|a| !a.needs.is_empty());
     c.p.reads_unset = score_keys
-        || action_keys
         || c.p.conds.iter().any(|c| {
             matches!(
                 c,
@@ -375,6 +372,10 @@ fn compile_with(
                     | crate::program::Cond::BbKey { .. }
             )
         });
+    // An action leaf notes the keys its inputs read unset too (its fresh
+    // walks still come from the table: one that would start such an
+    // action walks).
+    c.p.notes_unset = c.p.reads_unset || c.p.actions.iter().any(|a| !a.needs.is_empty());
     // The texts only, in file order: the same tree loaded by the game
     // (paths relative to its assets) and by `wyrd` (paths from the shell)
     // has the same hash.

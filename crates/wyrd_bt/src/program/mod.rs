@@ -410,6 +410,10 @@ pub struct Program {
     /// Whether a condition can read a key unset (a comparison not folded
     /// into a bit test): only then does an agent keep a mask of such keys.
     pub(crate) reads_unset: bool,
+    /// Whether a node can read a key unset: a condition (`reads_unset`)
+    /// or an action's input (`ActionInfo::needs`). Only then does an agent
+    /// keep a mask of such keys.
+    pub(crate) notes_unset: bool,
     /// The outcomes of fresh walks, when they depend on a few bool keys
     /// only (see `runtime::fresh`).
     pub(crate) fresh: Option<Box<FreshTable>>,

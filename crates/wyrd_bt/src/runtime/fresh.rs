@@ -97,6 +97,7 @@ impl FreshTable {
             actions.reserve(p.action_capacity());
             let status = {
                 let mut it = Interp::new(p, &mut state, &mut bb, &mut actions, None);
+                it.check_needs = false;
                 for s in it.st.mem.nodes_mut() {
                     s.add_flags(flag::PAUSED);
                 }
@@ -197,6 +198,19 @@ impl Interp<'_> {
             return None;
         }
         let e = t.entry(self.bb.bools());
+        let (from, to) = t.started_at[e];
+        // The table's walk started its actions; one whose input key is
+        // unset here would fail instead: that walk is walked.
+        for &leaf in &t.started[from as usize..to as usize] {
+            if let Kind::Action { action } = self.p.nodes[leaf as usize].kind
+                && self.p.actions[action as usize]
+                    .needs
+                    .iter()
+                    .any(|&k| !self.bb.is_set(k))
+            {
+                return None;
+            }
+        }
         let words = self.st.mem.words_mut();
         let n = t.words;
         if words.len() != n {
@@ -206,7 +220,6 @@ impl Interp<'_> {
         for i in 0..n {
             words[i] = (words[i] & keep[i]) | value[i];
         }
-        let (from, to) = t.started_at[e];
         for &leaf in &t.started[from as usize..to as usize] {
             let Kind::Action { action } = self.p.nodes[leaf as usize].kind else {
                 continue;
@@ -219,5 +232,60 @@ impl Interp<'_> {
             });
         }
         Some(t.status[e])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::TickEnv;
+
+    crate::bt_action! {
+        /// Chases someone.
+        pub struct Chase {
+            /// Whom.
+            pub whom: bevy::ecs::entity::Entity,
+        }
+    }
+
+    /// A tree whose action reads a key keeps its fresh-walk table (the
+    /// review: failing such an action when its key is unset had turned
+    /// the table off for every tree with one); a fresh walk that would
+    /// start it with the key unset walks instead, and fails it.
+    #[test]
+    fn an_action_reading_a_key_keeps_the_table_and_an_unset_key_walks() {
+        let mut vocab = crate::Vocabulary::default();
+        vocab.add_action_type::<Chase>();
+        let text = r#"(
+    blackboard: {"alarmed": true, "whom": Entity},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "chase", children: [Condition(check: Is("alarmed")), Action(action: "Chase", params: {"whom": "{whom}"})]),
+        Succeed(name: "calm"),
+    ]),
+)"#;
+        let p = crate::compile_str("t.bt.ron", text, &vocab).unwrap();
+        assert!(p.fresh.is_some(), "the table is kept");
+        let run = |whom: Option<bevy::ecs::entity::Entity>| {
+            let mut bb = Blackboard::new();
+            bb.bind(&p);
+            if let Some(e) = whom {
+                bb.set("whom", e).unwrap();
+            }
+            let mut state = AgentState::new(&p, 0);
+            let mut actions = BtActions::default();
+            actions.reserve(p.action_capacity());
+            crate::runtime::tick_agent(
+                &p,
+                &mut state,
+                &mut bb,
+                &mut actions,
+                33,
+                TickEnv::default(),
+            );
+            actions.iter().filter(|a| a.is_running()).count()
+        };
+        assert_eq!(run(None), 0, "not started: its key is unset");
+        let e = bevy::ecs::entity::Entity::from_raw_u32(7).unwrap();
+        assert_eq!(run(Some(e)), 1, "started from the table");
     }
 }

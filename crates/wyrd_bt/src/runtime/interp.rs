@@ -32,6 +32,10 @@ pub(crate) struct Interp<'a> {
     /// Fresh walks may come from the program's table (not for agents that
     /// always walk).
     pub(crate) tables: bool,
+    /// An action whose input key is unset fails instead of starting (not
+    /// in the walks that build the fresh-walk table, whose blackboard
+    /// leaves such keys unset: the table checks them when it is used).
+    pub(crate) check_needs: bool,
     /// A slot held a game report when the tick began (see
     /// [`report_first`](Self::report_first)); set by the tick, from its
     /// pass over the slots (`BtActions::settle`).
@@ -304,6 +308,7 @@ impl<'a> Interp<'a> {
             unset: std::cell::Cell::new(0),
             unsettled: false,
             tables: true,
+            check_needs: true,
         }
     }
 

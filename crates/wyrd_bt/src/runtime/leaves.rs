@@ -112,7 +112,9 @@ impl Interp<'_> {
             return;
         };
         let info = &self.p.actions[action as usize];
-        if let Some(&key) = info.needs.iter().find(|&&k| !self.bb.is_set(k)) {
+        if self.check_needs
+            && let Some(&key) = info.needs.iter().find(|&&k| !self.bb.is_set(k))
+        {
             self.unset(key);
             return;
         }

@@ -223,7 +223,7 @@ impl AgentState {
             program.cursor_count as usize,
             program.nodes.len(),
             program.random,
-            program.reads_unset,
+            program.notes_unset,
         );
         mem.set_rng(seed ^ crate::rng::SplitMix64::GAMMA);
         for (s, n) in mem.nodes_mut().iter_mut().zip(&program.nodes) {
