@@ -185,8 +185,11 @@ impl<'a> Interp<'a> {
     /// the key is noted for the plugin to report once.
     #[cold]
     pub(crate) fn unset(&self, key: u16) -> bool {
-        let bit = 1u64 << key.min(63);
-        self.unset.set(self.unset.get() | bit);
+        // The mask has the first 64 keys; a later one is not noted (under
+        // bit 63 it was reported by another key's name).
+        if let Some(bit) = 1u64.checked_shl(u32::from(key)) {
+            self.unset.set(self.unset.get() | bit);
+        }
         false
     }
 
