@@ -445,6 +445,14 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
                     a.node = u16::MAX;
                 }
                 actions.slots.extend(stopped);
+            } else if untold {
+                // Aborts of an older tree not told yet: the saved state
+                // has none of them (their leaves are in no tree now).
+                actions.slots.extend(
+                    stopped
+                        .into_iter()
+                        .filter(|a| a.state == ActionState::Aborted && a.node == u16::MAX),
+                );
             }
             // The state kept or made afresh: aborts not told yet still are.
             if actions
