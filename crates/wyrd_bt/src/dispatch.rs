@@ -281,7 +281,7 @@ fn foreign_bucket(
 /// reads with [`Running<A>`], every one once a system has an
 /// [`ActionRuns`] (it may ask for any), and each asked for with
 /// [`RunningActions::watch`]. Copying a slot into its action's list is
-/// most of what the typed dispatch costs the tick (about 10 ns per
+/// most of what the typed dispatch costs the tick (about 5 ns per
 /// agent-tick on the reference load): a game that finishes its actions by
 /// hand, from `BtActions`, does not pay it.
 #[derive(Debug, Clone, Default)]
