@@ -20,7 +20,7 @@ use bevy::ecs::entity::{Entities, Entity};
 use bevy::ecs::prelude::*;
 use bevy::ecs::query::QueryFilter;
 use bevy::ecs::system::SystemParam;
-use bevy::log::warn;
+use bevy::log::{info, warn};
 use bevy::platform::collections::HashMap;
 
 use crate::agent::BtAgent;
@@ -389,10 +389,10 @@ impl RunningActions {
     }
 
     /// The actions a system read with [`Running`] or [`ActionRuns`] in two
-    /// of its runs between two ticks of the trees (each warned about once):
-    /// such a system runs outside `BtSystems::Act` (its second run visits
-    /// nothing: each start and abort is seen once). Empty in a game whose
-    /// action systems are in `Act`.
+    /// of its runs between two ticks of the trees, no `Act` ending between
+    /// (each said once): such a system runs outside `BtSystems::Act` (its
+    /// later runs see the actions running on; each start and abort is seen
+    /// once). Empty in a game whose action systems are in `Act`.
     pub fn out_of_pace(&self) -> &[&'static str] {
         &self.out_of_pace
     }
@@ -654,10 +654,17 @@ fn sort_by_entity(items: &mut Vec<(Entity, ActiveAction)>, room: &mut Vec<(Entit
 /// What to know:
 /// - **Where it runs.** Put the system in `BtSystems::Act`, in the
 ///   plugin's schedule (`FixedUpdate` by default): the lists are made by
-///   each tick of the trees. A system in `Update` whose frames outrun the
-///   fixed steps sees each action started twice (it is warned about once,
-///   and listed in [`RunningActions::out_of_pace`]); one slower than them
+///   each tick of the trees. A run that comes again before the next tick
+///   (`Decide` gated off by the game, or a system in `Update` whose frames
+///   outrun the fixed steps, said once and listed in
+///   [`RunningActions::out_of_pace`]) sees the actions running on, each
+///   start and abort only in the first run; a system slower than the ticks
 ///   misses starts and aborts.
+/// - **Aborts before starts.** After a restart or a new tree, one agent
+///   may have an aborted slot and a new one of the same action in the
+///   same `Act`: call [`Running::for_each_aborted`] before
+///   [`Running::for_each`], so that a clean-up keyed on the entity does
+///   not undo the new set-up.
 /// - **Other queries.** The system reads the agents' [`Blackboard`] and
 ///   [`BtAgent`] mutably: it cannot also have a `Query<&Blackboard>` or
 ///   `Query<&BtAgent>` (Bevy's error B0001 when it first runs). Read them
@@ -836,6 +843,16 @@ struct Visits<'w, 's, F: QueryFilter + 'static = ()> {
     registry: Option<Res<'w, crate::registry::BtRegistry>>,
 }
 
+/// How a run of a system visits the lists (see `Visits::keep_pace`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Visit {
+    /// The tick's lists, for the first time: starts, runs and aborts.
+    #[default]
+    Fresh,
+    /// Lists it saw in an earlier run: what runs on only.
+    Again,
+}
+
 /// The lists a system visited last: in which of its runs, of which tick.
 #[derive(Default)]
 struct Pace {
@@ -845,19 +862,18 @@ struct Pace {
     acts: u64,
     /// Its run that did, and whether that run visits.
     run: Option<bevy::ecs::change_detection::Tick>,
-    visit: bool,
+    visit: Visit,
     warned: bool,
 }
 
 impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
-    /// Whether this run of the system visits the lists: not when it
-    /// visited this tick's lists in an earlier run (it would see each
-    /// start and abort twice). That happens when `Decide` did not run
-    /// (gated by the game) and, warned about once, when the system runs
-    /// more often than the trees (outside `BtSystems::Act`, e.g. in
-    /// `Update` while frames outrun the fixed steps: no `Act` ended
-    /// between its two runs).
-    fn keep_pace(&mut self, action: &'static str) -> bool {
+    /// How this run of the system visits the lists: afresh, or again when
+    /// it visited this tick's lists in an earlier run (`Decide` gated off
+    /// by the game, or a system outside `BtSystems::Act` running more often
+    /// than the trees): then it sees what runs on, no start or abort a
+    /// second time. The latter is said once (no `Act` ended between its
+    /// two runs).
+    fn keep_pace(&mut self, action: &'static str) -> Visit {
         let pace = &mut *self.pace;
         let run = self.run.this_run();
         if pace.run == Some(run) {
@@ -866,14 +882,14 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
         let seen = pace.run.is_some() && pace.rebuild == self.index.rebuilds;
         pace.run = Some(run);
         let acts = std::mem::replace(&mut pace.acts, self.index.acts);
-        pace.visit = !seen;
+        pace.visit = if seen { Visit::Again } else { Visit::Fresh };
         if !seen {
             pace.rebuild = self.index.rebuilds;
         } else if acts == self.index.acts && !pace.warned && self.index.rebuilds > 0 {
             pace.warned = true;
             self.index.out_of_pace.push(action);
-            warn!(
-                "a system reading {action} with Running/ActionRuns ran twice between two ticks of the trees (it would see each action it starts twice; it saw them once): put it in BtSystems::Act, in the plugin's schedule (FixedUpdate by default)"
+            info!(
+                "a system reading {action} with Running/ActionRuns runs more often than the trees tick (outside BtSystems::Act): its runs between two ticks see the actions running on, each start and abort once, in the first"
             );
         }
         pace.visit
@@ -896,9 +912,7 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
 
     fn for_each<A: BtAction>(&mut self, mut f: impl FnMut(RunningAction<'_, A>)) {
         self.check_schema::<A>();
-        if !self.keep_pace(A::NAME) {
-            return;
-        }
+        let again = self.keep_pace(A::NAME) == Visit::Again;
         let RunningActions {
             ids,
             lists,
@@ -934,7 +948,15 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
                 } else {
                     A::read(info, no_keys)
                 };
-                let mut slot = p.slot;
+                // Seen again: a start is running on.
+                let seen = match p.slot.state {
+                    ActionState::Started if again => ActionState::Running,
+                    state => state,
+                };
+                let mut slot = ActiveAction {
+                    state: seen,
+                    ..p.slot
+                };
                 match params {
                     Ok(params) => f(RunningAction {
                         entity: p.entity,
@@ -959,7 +981,7 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
                         }
                     }
                 }
-                if slot.state != p.slot.state {
+                if slot.state != seen {
                     p.slot.state = slot.state;
                     reports.push((p.entity, slot));
                 }
@@ -968,7 +990,7 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
     }
 
     fn for_each_aborted<A: BtAction>(&mut self, mut f: impl FnMut(Entity, &ActiveAction)) {
-        if !self.keep_pace(A::NAME) {
+        if self.keep_pace(A::NAME) == Visit::Again {
             return;
         }
         let Some(list) = self.index.list(A::ID) else {

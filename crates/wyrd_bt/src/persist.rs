@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::blackboard::Blackboard;
 use crate::program::{NONE, Program};
-use crate::runtime::{ActiveAction, AgentState, BtActions, NodeState, Status, Stimulus};
+use crate::runtime::{
+    ActionState, ActiveAction, AgentState, BtActions, NodeState, Status, Stimulus,
+};
 use crate::value::Value;
 
 /// The version of [`SavedTree`] this build writes and reads.
@@ -238,10 +240,13 @@ impl AgentState {
                 .zip(self.mem.impulses().iter())
                 .map(|(imp, &n)| (program.paths[imp.node as usize].clone(), n))
                 .collect(),
-            // A slot whose leaf is in another tree (aborted when the agent
-            // was bound to this one) is not the tree's to save.
+            // An aborted slot is not saved: the game was told in its
+            // session (a restore would tell it again, or drop it, as
+            // what else happened chose), and one whose leaf is in another
+            // tree is not this tree's.
             actions: actions
                 .iter()
+                .filter(|a| a.state != ActionState::Aborted)
                 .filter_map(|a| {
                     Some(SavedAction {
                         leaf: program.paths.get(usize::from(a.node))?.clone(),

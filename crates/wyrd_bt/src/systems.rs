@@ -446,13 +446,25 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
                 }
                 actions.slots.extend(stopped);
             } else if untold {
-                // Aborts of an older tree not told yet: the saved state
-                // has none of them (their leaves are in no tree now).
-                actions.slots.extend(
-                    stopped
-                        .into_iter()
-                        .filter(|a| a.state == ActionState::Aborted && a.node == u16::MAX),
-                );
+                // Aborts not told yet that the kept state dropped (of an
+                // older tree, or whose leaf the edit changed): told still,
+                // their leaves in no tree now.
+                let dropped: Vec<ActiveAction> = stopped
+                    .into_iter()
+                    .filter(|a| {
+                        a.state == ActionState::Aborted
+                            && !actions.slots.iter().any(|s| {
+                                s.id == a.id
+                                    && s.started_ms == a.started_ms
+                                    && s.state == ActionState::Aborted
+                            })
+                    })
+                    .map(|a| ActiveAction {
+                        node: u16::MAX,
+                        ..a
+                    })
+                    .collect();
+                actions.slots.extend(dropped);
             }
             // The state kept or made afresh: aborts not told yet still are.
             if actions

@@ -308,9 +308,11 @@ impl Program {
         self.nodes.is_empty()
     }
 
-    /// The path of a node.
+    /// The path of a node (empty for a node not in this program).
     pub fn path(&self, node: u32) -> &str {
-        &self.paths[node as usize]
+        // Empty for a node not in this program: a slot aborted when its
+        // agent was bound to another tree has `node == u16::MAX`.
+        self.paths.get(node as usize).map_or("", String::as_str)
     }
 
     /// The action leaves, in node order (detached behaviors' included).

@@ -337,8 +337,14 @@ pub(crate) fn lower(
             let by = c.param(file, &d.by, &format!("the amount added to {}", d.key))?;
             let declared = c.p.bb_types[key as usize];
             let number = matches!(declared, ValueType::Int | ValueType::Float);
-            // An int key adds ints (a fraction would be lost); a float
-            // key adds either.
+            // An int key adds ints (a fraction would be lost; a constant
+            // 2.0 is 2, as a key takes it); a float key adds either.
+            let by = match (declared, by) {
+                (ValueType::Int, crate::program::Param::Const(v)) => ValueType::Int
+                    .fit(v)
+                    .map_or(by, crate::program::Param::Const),
+                _ => by,
+            };
             let fits = match declared {
                 ValueType::Int => by.value_type() == ValueType::Int,
                 _ => matches!(by.value_type(), ValueType::Int | ValueType::Float),

@@ -160,17 +160,10 @@ impl Compiler<'_> {
                         }));
                 }
             };
-            // A constant is kept in the parameter's type; one that does
-            // not fit it (2.5 for an int parameter) does not load.
-            let bound = match bound {
-                Param::Const(v) => ty.fit(v).map_or(bound, Param::Const),
-                key => key,
-            };
-            let fits = match bound {
-                Param::Const(v) => ty.fit(v).is_some(),
-                Param::Key { ty: found, .. } => ty.accepts_type(found),
-            };
-            if !fits {
+            // Numbers bind to number parameters as written (a behavior's
+            // `"speed": 1` takes 1.5, as it always did): where the value
+            // goes (a key, an action's field) holds it or refuses it.
+            if !ty.accepts_type(bound.value_type()) {
                 let problem = BtProblem::BindingType {
                     behavior: behavior.to_owned(),
                     name: name.clone(),

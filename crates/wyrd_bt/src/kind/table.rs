@@ -872,7 +872,7 @@ kind_table! {
         concurrent: false,
         stimulus_target: false,
         relevance: Relevance::Guard,
-        rule: "writes `key` (a constant, or `\"{other}\"`: a copy of that key) and succeeds in the same tick, so later siblings read the new value; fails when the key it copies is unset",
+        rule: "writes `key` (a constant, or `\"{other}\"`: a copy of that key) and succeeds in the same tick, so later siblings read the new value; fails when the key it copies is unset or holds a number `key` cannot hold (2.5 for an int key)",
         bt_cpp: "SetBlackboard",
         unreal: "-",
         example: "SetBlackboard(name: \"root\", key: \"a\", value: true)",

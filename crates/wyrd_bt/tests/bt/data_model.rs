@@ -858,13 +858,19 @@ fn numbers_before_binding_and_through_set_blackboard() {
     let mut sim = Sim::new(&p2, 0).with_repeat(false);
     assert_eq!(sim.step().status, wyrd_bt::Status::Success);
     assert_eq!(sim.blackboard.get("count"), Some(Value::Int(4)), "4.0 fits");
+    // As AddBlackboard adds 2.0 to an int key (it refused it).
+    let p3 = program(r#"(blackboard: {"count": 1}, root: AddBlackboard(key: "count", by: 2.0))"#);
+    let mut sim = Sim::new(&p3, 0).with_repeat(false);
+    sim.step();
+    assert_eq!(sim.blackboard.get("count"), Some(Value::Int(3)));
 }
 
-/// A constant bound to a behavior's int parameter must be a whole number,
-/// as one given to an action's int parameter (the review of the number
-/// rule: `with: {"range": 2.5}` bound to an `Int` parameter loaded).
+/// A number bound to a behavior's parameter binds as written (a behavior
+/// declared `"n": 1` takes 1.5, as it always did) and is held or refused
+/// where the behavior uses it: written to an int key, 2.5 does not load,
+/// 2.0 is written as 2 (the review of the number rule).
 #[test]
-fn a_binding_takes_a_number_its_parameter_holds() {
+fn a_bound_number_is_held_or_refused_where_it_is_used() {
     let tree = |range: &str| {
         format!(
             r#"(
@@ -877,7 +883,7 @@ fn a_binding_takes_a_number_its_parameter_holds() {
         )
     };
     let e = compile(&tree("2.5")).unwrap_err();
-    assert!(e.to_string().contains("\"n\""), "{e}");
+    assert!(e.to_string().contains("count"), "{e}");
     let p = program(&tree("2.0"));
     let mut sim = Sim::new(&p, 0).with_repeat(false);
     sim.step();

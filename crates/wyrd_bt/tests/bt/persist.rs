@@ -596,3 +596,59 @@ fn a_key_added_first_changes_no_node_placed_with_bindings() {
     let (_, slots, _) = wyrd_bt::restore(&new, &saved).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(slots.len(), 1, "the walk runs on");
 }
+
+/// An abort not told yet (a restart asked while the agent was not due)
+/// survives a hot reload that keeps the agent's state, even when the edit
+/// changed the aborted action's leaf (the second review: the kept state
+/// had dropped it, and the game's clean-up never ran).
+#[test]
+fn an_abort_not_told_yet_survives_a_reload_that_keeps_the_state() {
+    const SLOW: &str =
+        r#"(root: Sequence(name: "root", children: [Action(name: "long", action: "Long")]))"#;
+    let files = MemoryAssets::new().with("t.bt.ron", SLOW);
+    let mut app = permissive_app(&files);
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let e = app
+        .world_mut()
+        .spawn((BehaviorTree::new(h).with_rate(1.0), Blackboard::new()))
+        .id();
+    // Its first tick, a second in (a tick each second).
+    step(&mut app, 31);
+    let long = ActionId::of("Long");
+    let slots = |app: &App| -> Vec<wyrd_bt::ActiveAction> {
+        app.world()
+            .get::<BtActions>(e)
+            .unwrap()
+            .iter()
+            .copied()
+            .collect()
+    };
+    assert!(slots(&app).iter().any(|a| a.id == long && a.is_running()));
+    // Restarted between two of its ticks: aborted, not told yet.
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().restart();
+    step(&mut app, 1);
+    assert!(
+        slots(&app)
+            .iter()
+            .any(|a| a.id == long && a.state == ActionState::Aborted)
+    );
+    // The leaf edited and reloaded before the agent's next tick.
+    let edited = SLOW.replace("name: \"long\"", "name: \"longer\"");
+    files.insert("t.bt.ron", &edited);
+    app.world().resource::<AssetServer>().reload("t.bt.ron");
+    let new = compile_str("t.bt.ron", &edited, &Vocabulary::permissive()).unwrap();
+    wyrd_test_support::run_until(&mut app, "the reload", 100_000, |w| {
+        w.get::<BtAgent>(e)
+            .unwrap()
+            .program()
+            .is_some_and(|p| p.content_hash() == new.content_hash())
+    });
+    assert!(
+        slots(&app)
+            .iter()
+            .any(|a| a.id == long && a.state == ActionState::Aborted),
+        "still to be told: {:?}",
+        slots(&app)
+    );
+}

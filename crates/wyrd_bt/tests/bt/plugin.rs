@@ -1474,10 +1474,13 @@ bt_action! {
 struct Told {
     started: Vec<&'static str>,
     aborted: Vec<(&'static str, u16)>,
+    /// Visits of running `Long`s.
+    visits: usize,
 }
 
 fn long_and_other(mut runs: ActionRuns, mut told: ResMut<Told>) {
     runs.for_each::<Long>(|a| {
+        told.visits += 1;
         if a.is_new() {
             told.started.push("Long");
         }
@@ -1724,7 +1727,8 @@ fn each_abort_and_start_is_told_once() {
     let seen = told(&mut app);
     assert_eq!(seen.aborted.len(), 1, "{seen:?}");
     assert_eq!(seen.started, ["Long"], "the new start once: {seen:?}");
-    // `Decide` gated off by the game: `Act` sees nothing again.
+    // `Decide` gated off by the game: `Act` sees what runs on, no start
+    // again.
     #[derive(Resource)]
     struct Deciding(bool);
     app.insert_resource(Deciding(true)).configure_sets(
@@ -1742,6 +1746,7 @@ fn each_abort_and_start_is_told_once() {
         seen.started.is_empty() && seen.aborted.is_empty(),
         "{seen:?}"
     );
+    assert!(seen.visits >= 4, "what runs is visited on: {seen:?}");
     assert!(
         app.world()
             .resource::<RunningActions>()
