@@ -506,11 +506,7 @@ impl BtAgent {
             return Updated::Idle;
         };
         let ticked = if self.is_plain(cx.settings) {
-            if self.update_plain(&program, tree, bb, actions, cx, tier_step_us) {
-                Updated::Ticked
-            } else {
-                Updated::Idle
-            }
+            self.update_plain(&program, tree, bb, actions, cx, tier_step_us)
         } else {
             self.update_with(&program, tree, bb, actions, cx, tier_step_us)
         };
@@ -537,14 +533,14 @@ impl BtAgent {
         actions: &mut BtActions,
         cx: &TickContext<'_>,
         tier_step_us: Option<u64>,
-    ) -> bool {
+    ) -> Updated {
         let Some((step_us, step_ms)) = self.take_step(tree, cx, tier_step_us) else {
-            return false;
+            return Updated::Idle;
         };
         let env = tick_env(program, tree, cx, step_us, tier_step_us.is_some());
         let status = tick_agent_traced(program, &mut self.state, bb, actions, step_ms, env, None);
         self.end_tick(program, tree, status);
-        true
+        Updated::Ticked
     }
 
     /// The step (µs) the agent's clock advances by in this update, and the

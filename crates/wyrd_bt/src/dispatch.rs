@@ -58,6 +58,21 @@ struct Bucket {
     last_entity: Option<Entity>,
 }
 
+impl Bucket {
+    /// An empty bucket of action `id` of the posting's program `program`.
+    fn new(id: ActionId, program: u16) -> Self {
+        Bucket {
+            id,
+            program,
+            posted: Vec::new(),
+            segments: Vec::new(),
+            agents: 0,
+            last_run: 0,
+            last_entity: None,
+        }
+    }
+}
+
 /// A program a thread posted slots of, and the bucket of each of its
 /// action leaves.
 #[derive(Debug)]
@@ -207,15 +222,8 @@ impl Posting {
                         *b = (self.buckets.len() + k) as u32;
                     }
                 }
-                self.buckets.extend(ids.into_iter().map(|id| Bucket {
-                    id,
-                    program: at,
-                    posted: Vec::new(),
-                    segments: Vec::new(),
-                    agents: 0,
-                    last_run: 0,
-                    last_entity: None,
-                }));
+                self.buckets
+                    .extend(ids.into_iter().map(|id| Bucket::new(id, at)));
                 self.programs.push(PostedProgram {
                     program: program.clone(),
                     buckets,
@@ -263,15 +271,7 @@ fn foreign_bucket(
         .iter()
         .position(|b| b.program == program && b.id == slot.id)
         .unwrap_or_else(|| {
-            buckets.push(Bucket {
-                id: slot.id,
-                program,
-                posted: Vec::new(),
-                segments: Vec::new(),
-                agents: 0,
-                last_run: 0,
-                last_entity: None,
-            });
+            buckets.push(Bucket::new(slot.id, program));
             buckets.len() - 1
         });
     b as u32

@@ -120,12 +120,14 @@ impl BtActions {
     }
 
     /// The pass every tick starts with (walked or skipped): started slots
-    /// now run, aborted ones (told last tick) go. Returns whether a slot
-    /// has a report for the tree to take; `stop_at_report`: then at once
-    /// (a skip that finds one gives way to a walk, which settles the slots
-    /// again: settling is idempotent).
+    /// now run, aborted ones (told last tick) go, unless `keep_aborted`
+    /// (the first tick after slots were aborted outside a tick: a restart,
+    /// another tree, a restore; the game has not been told yet). Returns
+    /// whether a slot has a report for the tree to take; `stop_at_report`:
+    /// then at once (a skip that finds one gives way to a walk, which
+    /// settles the slots again: settling is idempotent).
     #[inline(always)]
-    pub(crate) fn settle(&mut self, stop_at_report: bool) -> bool {
+    pub(crate) fn settle(&mut self, stop_at_report: bool, keep_aborted: bool) -> bool {
         let (mut aborted, mut report) = (false, false);
         for a in self.slots.iter_mut() {
             match a.state {
@@ -136,7 +138,7 @@ impl BtActions {
                 ActionState::Succeeded | ActionState::Failed => report = true,
             }
         }
-        if aborted {
+        if aborted && !keep_aborted {
             self.slots.retain(|a| a.state != ActionState::Aborted);
         }
         report
@@ -155,22 +157,6 @@ impl BtActions {
         if let Some(slot) = self.slots.iter_mut().find(same) {
             slot.state = report.state;
         }
-    }
-
-    /// [`BtActions::settle`] in the first tick after slots were aborted
-    /// outside a tick (a restart, another tree, a restore): those stay
-    /// for this tick's `Act`, which has not been told yet.
-    #[cold]
-    pub(crate) fn settle_keeping_aborted(&mut self) -> bool {
-        let mut report = false;
-        for a in self.slots.iter_mut() {
-            match a.state {
-                ActionState::Started => a.state = ActionState::Running,
-                ActionState::Succeeded | ActionState::Failed => report = true,
-                ActionState::Running | ActionState::Aborted => {}
-            }
-        }
-        report
     }
 
     /// Marks the running slots aborted and drops the others: reports the

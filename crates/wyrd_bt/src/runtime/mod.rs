@@ -177,11 +177,9 @@ fn walk_agent(
     it.dt_us = count_us;
     it.tables = !env.always_walk;
     // Reports are taken by the action leaves in the walk.
-    it.reports = if it.st.walked & walked::KEEP_ABORTED == 0 {
-        it.actions.settle(false)
-    } else {
-        it.actions.settle_keeping_aborted()
-    };
+    it.reports = it
+        .actions
+        .settle(false, it.st.walked & walked::KEEP_ABORTED != 0);
     it.st.seen_inputs = inputs_key(it.bb.generation(), env.globals_generation);
     it.expire_stimuli();
     let status = match resume {

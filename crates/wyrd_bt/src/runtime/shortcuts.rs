@@ -69,7 +69,7 @@ pub(crate) fn quiet_since_walk(
 #[inline(always)]
 pub(crate) fn skip_walk(state: &mut AgentState, actions: &mut BtActions, dt_ms: u32) -> bool {
     // A report: the tree walks to take it.
-    if actions.settle(true) {
+    if actions.settle(true, false) {
         return false;
     }
     state.now_ms = state.now_ms.wrapping_add(dt_ms);

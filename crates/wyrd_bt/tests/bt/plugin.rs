@@ -1469,6 +1469,10 @@ bt_action! {
     pub struct Other {}
 }
 
+/// A tree running `Long` until it is stopped, and one running `Other`.
+const LONG: &str = r#"(root: Action(name: "long", action: "Long"))"#;
+const OTHER: &str = r#"(root: Action(name: "other", action: "Other"))"#;
+
 /// What the action systems of [`a_running_action_is_told_to_stop_when_its_tree_restarts_or_changes`] saw.
 #[derive(Resource, Default, Debug)]
 struct Told {
@@ -1502,21 +1506,8 @@ fn long_and_other(mut runs: ActionRuns, mut told: ResMut<Told>) {
 /// the same action again ran twice.
 #[test]
 fn a_running_action_is_told_to_stop_when_its_tree_restarts_or_changes() {
-    let dir = dir_with(&[
-        (
-            "long.bt.ron",
-            r#"(root: Action(name: "long", action: "Long"))"#,
-        ),
-        (
-            "other.bt.ron",
-            r#"(root: Action(name: "other", action: "Other"))"#,
-        ),
-    ]);
-    let mut app = app(dir.path());
-    app.add_bt_action::<Long>()
-        .add_bt_action::<Other>()
-        .init_resource::<Told>()
-        .add_systems(FixedUpdate, long_and_other.in_set(BtSystems::Act));
+    let dir = dir_with(&[("long.bt.ron", LONG), ("other.bt.ron", OTHER)]);
+    let mut app = app_in_act(dir.path());
     let long = load(&mut app, "long.bt.ron");
     let (other, _) = loaded(&mut app, "other.bt.ron");
     let e = spawn(&mut app, BehaviorTree::new(long), Blackboard::new());
@@ -1556,10 +1547,7 @@ fn a_running_action_is_told_to_stop_when_its_tree_restarts_or_changes() {
 /// stranger's game found `is_new()` true twice for one start, silently.
 #[test]
 fn a_running_system_faster_than_the_trees_is_told_where_it_belongs() {
-    let dir = dir_with(&[(
-        "long.bt.ron",
-        r#"(root: Action(name: "long", action: "Long"))"#,
-    )]);
+    let dir = dir_with(&[("long.bt.ron", LONG)]);
     let mut app = app(dir.path());
     // Two frames per fixed step.
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
@@ -1660,14 +1648,8 @@ fn an_action_with_an_unset_input_fails_without_taking_over() {
 #[test]
 fn each_abort_and_start_is_told_once() {
     let dir = dir_with(&[
-        (
-            "long.bt.ron",
-            r#"(root: Action(name: "long", action: "Long"))"#,
-        ),
-        (
-            "other.bt.ron",
-            r#"(root: Action(name: "other", action: "Other"))"#,
-        ),
+        ("long.bt.ron", LONG),
+        ("other.bt.ron", OTHER),
         (
             "stop.bt.ron",
             r#"(blackboard: {"stop": false}, root: PrioritizedList(name: "root", children: [
