@@ -124,8 +124,16 @@ pub struct BtAgent {
     /// The agent's clock (agent time in ms is derived from it) and its
     /// rate's accumulator.
     pub(crate) clock: AgentClock,
-    /// Restarts taken in this tick (2 bytes: the limit is a handful).
-    pub(crate) restarts_this_tick: u16,
+    /// Restarts taken in this tick (a byte: the limit is a handful).
+    pub(crate) restarts_this_tick: u8,
+    /// Its tree has a rate of its own or runs once (`BehaviorTree::rate_hz`,
+    /// `BehaviorTree::mode`), as of the tree's last change: the tick reads
+    /// the `BehaviorTree` then. An agent that ticks every update and
+    /// repeats, as a crowd's do, is ticked without reading it (one stream
+    /// of 48 bytes per agent less in a crowd's tick, about 1.6 ns per
+    /// agent on the reference load).
+    #[reflect(ignore)]
+    pub(crate) paced: bool,
     pub(crate) finished: bool,
     pub(crate) restart: bool,
     /// What only some agents have (a trace, a recorder, breakpoints,
@@ -431,7 +439,9 @@ pub(crate) struct TickContext<'a> {
 }
 
 /// What an agent's tick reads besides its components: `step_us`, what
-/// its clock advanced by; `tiered`, whether a tier made it due.
+/// its clock advanced by; `tiered`, whether a tier made it due; `repeat`,
+/// its tree's mode. The tree is read only for a program that reads world
+/// values.
 #[inline]
 fn tick_env<'a>(
     program: &Program,
@@ -439,6 +449,7 @@ fn tick_env<'a>(
     cx: &TickContext<'a>,
     step_us: u64,
     tiered: bool,
+    repeat: bool,
 ) -> TickEnv<'a> {
     TickEnv {
         stub: None,
@@ -450,7 +461,7 @@ fn tick_env<'a>(
                 .map_or(&[], Vec::as_slice)
         },
         globals_generation: cx.globals_generation,
-        repeat: tree.mode == RunMode::Repeat,
+        repeat,
         always_walk: false,
         // A tiered agent counts durations in the schedule's steps: a
         // tick that advances by many still sees a duration end at the
@@ -519,7 +530,11 @@ impl BtAgent {
     /// tick).
     #[inline]
     fn is_plain(&self, settings: &BtSettings) -> bool {
-        !self.restart && !self.finished && self.extras.is_none() && settings.record_all.is_none()
+        !self.restart
+            && !self.finished
+            && !self.paced
+            && self.extras.is_none()
+            && settings.record_all.is_none()
     }
 
     /// [`BtAgent::update_with`] of a plain agent (see `is_plain`): the same
@@ -534,12 +549,13 @@ impl BtAgent {
         cx: &TickContext<'_>,
         tier_step_us: Option<u64>,
     ) -> Updated {
-        let Some((step_us, step_ms)) = self.take_step(tree, cx, tier_step_us) else {
+        // Not paced: no rate of its own, and it repeats.
+        let Some((step_us, step_ms)) = self.take_step(None, cx, tier_step_us) else {
             return Updated::Idle;
         };
-        let env = tick_env(program, tree, cx, step_us, tier_step_us.is_some());
+        let env = tick_env(program, tree, cx, step_us, tier_step_us.is_some(), true);
         let status = tick_agent_traced(program, &mut self.state, bb, actions, step_ms, env, None);
-        self.end_tick(program, tree, status);
+        self.end_tick(program, false, status);
         Updated::Ticked
     }
 
@@ -549,26 +565,26 @@ impl BtAgent {
     #[inline(always)]
     fn take_step(
         &mut self,
-        tree: &BehaviorTree,
+        rate_hz: Option<f32>,
         cx: &TickContext<'_>,
         tier_step_us: Option<u64>,
     ) -> Option<(u64, u32)> {
         let step_us = match tier_step_us {
             Some(step) => step,
-            None => self.clock.due(tree.rate_hz, cx.dt, cx.update_step_us)?,
+            None => self.clock.due(rate_hz, cx.dt, cx.update_step_us)?,
         };
         self.restarts_this_tick = 0;
         Some((step_us, self.clock.advance(step_us)))
     }
 
     /// After a tick: keys it read unset are said (once each), and a tree
-    /// that runs once is finished when its root is.
+    /// that runs once (`once`) is finished when its root is.
     #[inline(always)]
-    fn end_tick(&mut self, program: &Program, tree: &BehaviorTree, status: Status) {
+    fn end_tick(&mut self, program: &Program, once: bool, status: Status) {
         if self.state.unset_reads() != 0 {
             self.report_unset_reads(program);
         }
-        if tree.mode == RunMode::Once && status != Status::Running {
+        if once && status != Status::Running {
             self.finished = true;
         }
     }
@@ -600,12 +616,13 @@ impl BtAgent {
             }
             return Updated::Idle;
         }
-        let Some((step_us, step_ms)) = self.take_step(tree, cx, tier_step_us) else {
+        let Some((step_us, step_ms)) = self.take_step(tree.rate_hz, cx, tier_step_us) else {
             return Updated::Idle;
         };
         // What the clock advanced, as recordings keep it.
         let advance_us = step_us.min(u64::from(u32::MAX)) as u32;
-        let env = tick_env(program, tree, cx, step_us, tier_step_us.is_some());
+        let repeat = tree.mode == RunMode::Repeat;
+        let env = tick_env(program, tree, cx, step_us, tier_step_us.is_some(), repeat);
         self.start_recording(program, tree, bb, actions, &env, cx.settings, step_us);
         let state = &mut self.state;
         let mut extras = self.extras.as_deref_mut();
@@ -637,7 +654,7 @@ impl BtAgent {
                 b.after_tick(program, state, bb, globals, trace);
             }
         }
-        self.end_tick(program, tree, status);
+        self.end_tick(program, !repeat, status);
         Updated::Ticked
     }
 
@@ -649,8 +666,8 @@ impl BtAgent {
             return;
         }
         self.restart = false;
-        // The count is a `u16`: a limit above it is the most it counts.
-        if u32::from(self.restarts_this_tick) >= max.min(u32::from(u16::MAX)) {
+        // The count is a `u8`: a limit above it is the most it counts.
+        if u32::from(self.restarts_this_tick) >= max.min(u32::from(u8::MAX)) {
             error!(
                 "{}: restarted more than {max} times in one tick; not restarting again this tick",
                 program.source

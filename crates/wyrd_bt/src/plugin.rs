@@ -101,7 +101,8 @@ pub struct BtPlugin {
     /// in `FixedUpdate` share it). Trees tick once per run of the plugin's
     /// schedule, or at their own `BehaviorTree::with_rate`.
     pub tick_hz: Option<f64>,
-    /// Restarts allowed per agent per tick (default 8).
+    /// Restarts allowed per agent per tick (default 8; at most 255 are
+    /// counted: a limit above that allows 255).
     pub max_restarts_per_tick: u32,
     /// Record every agent's last N ticks (see [`BtSettings::record_all`]).
     pub record_all: Option<usize>,

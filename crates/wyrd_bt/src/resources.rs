@@ -143,7 +143,8 @@ pub(crate) struct BtWorldValues {
 #[type_path = "wyrd_bt::plugin"]
 #[reflect(Resource, Debug)]
 pub struct BtSettings {
-    /// Restarts allowed per agent per tick before it is an error.
+    /// Restarts allowed per agent per tick before it is an error (at most
+    /// 255 are counted: a limit above that allows 255).
     pub max_restarts_per_tick: u32,
     /// Record every agent's last N ticks (the flight recorder; `None`, the
     /// default: only agents asked with [`BtAgent::record`](crate::BtAgent::record)).

@@ -404,6 +404,10 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
     // A reload keeps what did not change: per (old, new) program, the diff
     // and how many agents kept their state, said once.
     for (tree, mut agent, mut bb, mut actions) in agents.iter_mut() {
+        // What the tick reads the tree for, kept as of the tree's change
+        // (see `BtAgent::paced`).
+        agent.bypass_change_detection().paced =
+            tree.rate_hz.is_some() || tree.mode == RunMode::Once;
         let Some(asset) = assets.get(&tree.handle) else {
             if let Some(server) = server {
                 report_failed_tree(server, tree, &mut agent);

@@ -178,6 +178,44 @@ fn per_tree_rates_and_run_once() {
     assert!((9..=11).contains(&s), "5 Hz over 2 s: {s}");
 }
 
+/// A rate or mode given to a running agent's tree takes effect at once,
+/// and taken away, the agent ticks every update again (the tick reads the
+/// tree only for agents with a rate or run once, as of the tree's last
+/// change).
+#[test]
+fn a_rate_or_mode_changed_on_a_running_tree_takes_effect() {
+    let dir = dir_with(&[("a.bt.ron", TREE)]);
+    let mut app = app(dir.path());
+    let h = load(&mut app, "a.bt.ron");
+    let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
+    run_until(&mut app, "bind", |w| {
+        w.get::<BtAgent>(e).unwrap().state().ticks() > 0
+    });
+    let ticks = |app: &App| app.world().get::<BtAgent>(e).unwrap().state().ticks();
+    let over = |app: &mut App, updates: usize| {
+        let before = ticks(app);
+        for _ in 0..updates {
+            app.update();
+        }
+        ticks(app) - before
+    };
+    assert_eq!(over(&mut app, 30), 30, "30 Hz: one tick per fixed step");
+    app.world_mut().get_mut::<BehaviorTree>(e).unwrap().rate_hz = Some(5.0);
+    let slow = over(&mut app, 60);
+    assert!((9..=11).contains(&slow), "5 Hz over 2 s: {slow}");
+    app.world_mut().get_mut::<BehaviorTree>(e).unwrap().rate_hz = None;
+    assert_eq!(over(&mut app, 30), 30, "every step again");
+    // Run once: the tree finishes when its root does (idle succeeds), and
+    // ticks no more.
+    app.world_mut().get_mut::<BehaviorTree>(e).unwrap().mode = RunMode::Once;
+    app.update();
+    let mut actions = app.world_mut().get_mut::<BtActions>(e).unwrap();
+    actions.iter_mut().for_each(|a| a.succeed());
+    app.update();
+    assert!(app.world().get::<BtAgent>(e).unwrap().is_finished());
+    assert_eq!(over(&mut app, 10), 0, "a finished tree that runs once");
+}
+
 #[test]
 fn a_reload_swaps_the_program_and_a_bad_file_never_replaces_a_good_one() {
     let dir = dir_with(&[("a.bt.ron", TREE)]);
