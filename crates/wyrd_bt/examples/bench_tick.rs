@@ -11,7 +11,10 @@
 //! `BtActions` finishing every action alike by a table of durations (no
 //! parameters read); `--act-by-hand` dispatches by hand as games did
 //! before the typed dispatch: per action type, a pass over every agent
-//! comparing ids and reading the parameters with `read_action`.
+//! comparing ids and reading the parameters with `read_action`;
+//! `--act-scan-listed`: `--act-scan` while the tick lists every action for
+//! the typed dispatch, no system reading the lists (against `--act-scan`,
+//! what listing costs the tick).
 //! `--tiers` (implies `--plugin`): the crowd load of issue 29, 1 % of the
 //! agents ticking every step, 9 % every 4th, 90 % every 16th (`BtTier`);
 //! `--tier-every N`: every agent `BtTier::every(N)`. Both also print the
@@ -98,6 +101,7 @@ fn main() {
             "--typed" => typed = true,
             "--single-threaded" => single = true,
             "--act-scan" => act_by = ActBy::Scan,
+            "--act-scan-listed" => act_by = ActBy::ScanListed,
             "--act-by-hand" => act_by = ActBy::Hand,
             "--fixed-cost" => {
                 fixed_cost(ticks, std::env::var("WYRD_FIXED_COST_ONLY").ok());
@@ -107,7 +111,7 @@ fn main() {
             "--record-one" => record = Some((false, num("--record-one"))),
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-by-hand]] [--tiers | --tier-every N] [--single-threaded] [--typed]"
+                    "unknown argument {other}; usage: bench_tick [--agents N] [--threads T] [--ticks K] [--plugin [--record-all N | --record-one N] [--act-scan | --act-scan-listed | --act-by-hand]] [--tiers | --tier-every N] [--single-threaded] [--typed]"
                 );
                 std::process::exit(2);
             }

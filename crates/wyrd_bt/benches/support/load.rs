@@ -365,6 +365,10 @@ pub enum ActBy {
     /// cheapest game there is, and not one a game with different actions
     /// can write.
     Scan,
+    /// [`ActBy::Scan`] while the tick lists every action for the typed
+    /// dispatch (`RunningActions::watch_all`), no system reading the lists:
+    /// against `Scan`, what listing costs the tick.
+    ScanListed,
     /// Dispatch by hand, as games wrote it before the typed dispatch (issue
     /// 24, item 7): per action type, a pass over every agent's `BtActions`
     /// comparing `slot.id == X::ID` and reading `X`'s parameters with
@@ -519,9 +523,14 @@ pub fn plugin_app_tiered(n: usize, threads: Option<usize>, by: ActBy, crowd: Cro
         .add_systems(FixedUpdate, sense.in_set(BtSystems::Sense));
     match by {
         ActBy::Typed => app.add_systems(FixedUpdate, act_typed.in_set(BtSystems::Act)),
-        ActBy::Scan => app.add_systems(FixedUpdate, act.in_set(BtSystems::Act)),
+        ActBy::Scan | ActBy::ScanListed => app.add_systems(FixedUpdate, act.in_set(BtSystems::Act)),
         ActBy::Hand => app.add_systems(FixedUpdate, act_by_hand.in_set(BtSystems::Act)),
     };
+    if by == ActBy::ScanListed {
+        app.world_mut()
+            .resource_mut::<wyrd_bt::RunningActions>()
+            .watch_all();
+    }
     let program = game_reference_program();
     let keys = input_keys(&program);
     let durations = durations(&program);
