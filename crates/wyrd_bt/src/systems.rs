@@ -813,13 +813,15 @@ fn tick_one(
     let now_ms = agent.state.now_ms;
     // An agent that did not tick (its rate, a finished tree) is listed
     // with what runs, its starts and aborts already told.
-    local.posting.post(
-        entity,
-        actions,
-        agent.program.as_ref(),
-        now_ms,
-        updated != Updated::Idle,
-    );
+    if local.posting.lists_any() {
+        local.posting.post(
+            entity,
+            actions,
+            agent.program.as_ref(),
+            now_ms,
+            updated != Updated::Idle,
+        );
+    }
     if agent.extras().is_some_and(|x| x.breaks.is_some()) {
         take_break_hit(local, entity, agent);
     }
