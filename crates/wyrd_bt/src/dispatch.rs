@@ -154,7 +154,9 @@ impl Posting {
     /// update's (the agent ticked); otherwise the game was told of its
     /// starts and aborts already (an agent that did not tick, at its rate
     /// or finished, is listed with what runs, a start as running on).
-    #[inline]
+    /// Always inlined into the tick's loop: as a call it cost the tick
+    /// about 2 ns per agent (its arguments and registers through memory).
+    #[inline(always)]
     pub(crate) fn post(
         &mut self,
         entity: Entity,
