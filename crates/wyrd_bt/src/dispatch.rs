@@ -953,20 +953,39 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
             } = &mut postings[piece.posting as usize];
             let bucket = &mut buckets[piece.bucket as usize];
             let program = &programs[usize::from(bucket.program)].program;
+            // The parameters of a leaf whose parameters are all constants,
+            // read once for the run of slots of that leaf (most of a
+            // list: an action has a leaf or two in a tree).
+            let mut constant: Option<(u16, A)> = None;
             for p in &mut bucket.posted[piece.range.clone()] {
                 if !p.slot.is_running() || (filtered && !self.filter.contains(p.entity)) {
                     continue;
                 }
-                let Some(info) = program.action_of(p.slot.node) else {
-                    continue;
-                };
-                let params = if info.reads_keys {
-                    match self.boards.get(p.entity) {
-                        Ok(bb) => A::read(info, bb),
-                        Err(_) => continue,
+                let mut read_here = None;
+                if constant
+                    .as_ref()
+                    .is_none_or(|(node, _)| *node != p.slot.node)
+                {
+                    let Some(info) = program.action_of(p.slot.node) else {
+                        continue;
+                    };
+                    let read = if info.reads_keys {
+                        match self.boards.get(p.entity) {
+                            Ok(bb) => A::read(info, bb),
+                            Err(_) => continue,
+                        }
+                    } else {
+                        A::read(info, no_keys)
+                    };
+                    match read {
+                        Ok(params) if !info.reads_keys => constant = Some((p.slot.node, params)),
+                        read => read_here = Some(read),
                     }
-                } else {
-                    A::read(info, no_keys)
+                }
+                let params = match (&read_here, &constant) {
+                    (Some(read), _) => read.as_ref(),
+                    (None, Some((_, params))) => Ok(params),
+                    (None, None) => continue,
                 };
                 // Seen again: a start is running on.
                 let seen = match p.slot.state {
@@ -992,7 +1011,7 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
                         slot.fail();
                         let problem = AgentProblem::ActionParams {
                             tree: program.source().to_owned(),
-                            error,
+                            error: error.clone(),
                         };
                         if let Ok(mut agent) = self.agents.get_mut(p.entity)
                             && agent.add_problem(problem.clone())
@@ -1037,7 +1056,7 @@ impl<F: QueryFilter + 'static> Visits<'_, '_, F> {
 /// [`ActionRuns::for_each`].
 pub struct RunningAction<'a, A> {
     entity: Entity,
-    params: A,
+    params: &'a A,
     slot: &'a mut ActiveAction,
     boards: &'a mut dyn Boards,
     now_ms: u32,
@@ -1077,7 +1096,7 @@ impl<A> RunningAction<'_, A> {
 
     /// The action's parameters, as the tree gives them this tick.
     pub fn params(&self) -> &A {
-        &self.params
+        self.params
     }
 
     /// Started in the last tick (set things up) rather than running on. An
