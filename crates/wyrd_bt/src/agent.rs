@@ -41,6 +41,11 @@ pub enum RunMode {
 }
 
 /// Runs a behavior tree on this entity.
+///
+/// A change to it (another tree, a rate, a mode) takes effect at the
+/// agent's next tick: the tree tick sees it through Bevy's change
+/// detection, as `Changed<BehaviorTree>` does (a change made with
+/// `bypass_change_detection` goes unseen).
 #[derive(Component, Debug, Clone, Reflect)]
 // The reflected type path from before the plugin file was split (scenes
 // and remote clients name types by it).
@@ -111,7 +116,7 @@ impl BehaviorTree {
 #[type_path = "wyrd_bt::plugin"]
 #[reflect(Component, Default, Debug, from_reflect = false)]
 // In this order: what every tick reads first (the tree state, the program,
-// the clock), then the rest; 128 bytes, two cache lines.
+// the clock), then the rest; 104 bytes.
 #[repr(C)]
 pub struct BtAgent {
     /// Node statuses, rule flags, timers, stimuli.
