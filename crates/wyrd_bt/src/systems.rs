@@ -237,6 +237,7 @@ impl Dispatch<'_, '_> {
 pub(crate) fn report_failed_trees(
     mut failed: MessageReader<bevy::asset::AssetLoadFailedEvent<BtAsset>>,
     assets: Res<Assets<BtAsset>>,
+    server: Option<Res<bevy::asset::AssetServer>>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent)>,
 ) {
     for event in failed.read() {
@@ -245,9 +246,16 @@ pub(crate) fn report_failed_trees(
         if assets.contains(event.id) {
             continue;
         }
+        let hint = server.as_deref().map_or_else(String::new, |s| {
+            missing_file_hint(s, &event.error, &event.path)
+        });
+        if !hint.is_empty() {
+            // Bevy's log line has the error; the hint only this one.
+            warn!("{}: no such tree file{hint}", event.path);
+        }
         let problem = AgentProblem::TreeNotLoaded {
             tree: event.path.to_string(),
-            error: load_error_text(&event.error),
+            error: load_error_text(&event.error) + &hint,
         };
         // Not logged again: Bevy's asset server logs the failure.
         for (tree, mut agent) in &mut agents {
@@ -272,17 +280,63 @@ fn load_error_text(error: &bevy::asset::AssetLoadError) -> String {
     error.to_string()
 }
 
+/// `; did you mean "trees/guard.bt.ron"?` when a tree file was not found
+/// and its folder has a tree file whose path is near (a misspelt path in
+/// the game's `load`), else nothing. Lists the folder through the asset
+/// source, once per failed file.
+fn missing_file_hint(
+    server: &bevy::asset::AssetServer,
+    error: &bevy::asset::AssetLoadError,
+    path: &bevy::asset::AssetPath,
+) -> String {
+    use bevy::asset::AssetLoadError;
+    use bevy::asset::io::AssetReaderError;
+    use bevy::tasks::futures_lite::StreamExt;
+    if !matches!(
+        error,
+        AssetLoadError::AssetReaderError(AssetReaderError::NotFound(_))
+    ) {
+        return String::new();
+    }
+    let Ok(source) = server.get_source(path.source()) else {
+        return String::new();
+    };
+    let folder = path.path().parent().unwrap_or(std::path::Path::new(""));
+    let listed = bevy::tasks::block_on(async {
+        let mut entries = source.reader().read_directory(folder).await.ok()?;
+        let mut trees = Vec::new();
+        while let Some(entry) = entries.next().await {
+            let Some(name) = entry.file_name() else {
+                continue;
+            };
+            let name = name.to_string_lossy();
+            if name.ends_with(".bt.ron") {
+                trees.push(folder.join(&*name).to_string_lossy().replace('\\', "/"));
+            }
+        }
+        Some(trees)
+    });
+    let wanted = path.path().to_string_lossy().replace('\\', "/");
+    listed.map_or_else(String::new, |trees| {
+        crate::compile::closest_name(&wanted, trees.iter().map(String::as_str))
+    })
+}
+
 /// An agent given a tree whose file already failed to load: the problem
 /// [`report_failed_trees`] gives the agents that had it then.
 fn report_failed_tree(server: &bevy::asset::AssetServer, tree: &BehaviorTree, agent: &mut BtAgent) {
     if let Some(bevy::asset::LoadState::Failed(error)) = server.get_load_state(&tree.handle) {
+        let hint = tree
+            .handle
+            .path()
+            .map_or_else(String::new, |p| missing_file_hint(server, &error, p));
         let path = tree
             .handle
             .path()
             .map_or_else(|| format!("{:?}", tree.handle.id()), ToString::to_string);
         let problem = AgentProblem::TreeNotLoaded {
             tree: path,
-            error: load_error_text(&error),
+            error: load_error_text(&error) + &hint,
         };
         agent.add_problem(problem);
     }

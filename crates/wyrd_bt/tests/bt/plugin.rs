@@ -1326,6 +1326,48 @@ fn a_typed_report_reaches_the_slot_from_act_and_from_outside_it() {
 /// `BtAgent::problems`, with the file, line and column (a new user's
 /// village, issue 29: a typo left 2,000 villagers idle and `problems`
 /// empty). An agent given the failed tree later gets it too.
+/// A misspelt tree path (`trees/gaurd.bt.ron`) gets the tree file near it
+/// in its folder, on the agents now and later; a path near none gets no
+/// guess.
+#[test]
+fn a_misspelt_tree_path_gets_the_file_it_is_near() {
+    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
+    let files = MemoryAssets::new()
+        .with("trees/guard.bt.ron", TREE)
+        .with("trees/patrol.bt.ron", TREE)
+        .with("trees/notes.txt", "not a tree");
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .build();
+    let problem_of = |app: &mut App, path: &str| {
+        let handle: Handle<BtAsset> = app.world().resource::<AssetServer>().load(path.to_owned());
+        let first = app
+            .world_mut()
+            .spawn((BehaviorTree::new(handle.clone()), Blackboard::default()))
+            .id();
+        assert!(wait_loaded(app, &handle).is_err());
+        step(app, 2);
+        let later = app
+            .world_mut()
+            .spawn((BehaviorTree::new(handle), Blackboard::default()))
+            .id();
+        step(app, 2);
+        let texts: Vec<String> = [first, later]
+            .iter()
+            .map(|e| app.world().get::<BtAgent>(*e).unwrap().problems()[0].to_string())
+            .collect();
+        assert_eq!(texts[0], texts[1], "now and later alike");
+        texts[0].clone()
+    };
+    let text = problem_of(&mut app, "trees/gaurd.bt.ron");
+    assert!(
+        text.ends_with("; did you mean \"trees/guard.bt.ron\"?"),
+        "{text}"
+    );
+    let text = problem_of(&mut app, "trees/dance.bt.ron");
+    assert!(!text.contains("did you mean"), "{text}");
+}
+
 #[test]
 fn agents_of_a_tree_that_failed_to_load_say_why() {
     use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
