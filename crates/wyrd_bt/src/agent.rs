@@ -260,6 +260,7 @@ impl BtAgent {
     }
 
     /// The leaf data (name, parameters) of a running action.
+    #[inline]
     pub fn action_info(&self, action: &crate::ActiveAction) -> Option<&crate::ActionInfo> {
         self.program.as_ref()?.action_of(action.node)
     }
@@ -284,6 +285,7 @@ impl BtAgent {
     /// The agent's tree state: node statuses and rule flags, timers,
     /// stimuli (read it with [`AgentState`]'s and the
     /// [`Program`]'s views).
+    #[inline]
     pub fn state(&self) -> &AgentState {
         &self.state
     }

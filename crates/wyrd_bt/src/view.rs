@@ -447,6 +447,7 @@ impl AgentState {
     }
 
     /// Agent time in ms (the sum of its tick periods).
+    #[inline]
     pub fn now_ms(&self) -> u32 {
         self.now_ms
     }

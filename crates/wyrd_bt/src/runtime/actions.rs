@@ -43,6 +43,7 @@ pub struct ActiveAction {
 
 impl ActionState {
     /// Whether the game still has to act on it (started or running).
+    #[inline]
     pub(crate) fn is_running(self) -> bool {
         matches!(self, ActionState::Started | ActionState::Running)
     }
@@ -58,16 +59,19 @@ pub(crate) fn slot_node(node: u32) -> u16 {
 impl ActiveAction {
     /// The slot's leaf node as a program's node index (the `u32` the
     /// program's views take).
+    #[inline]
     pub fn leaf(&self) -> u32 {
         u32::from(self.node)
     }
 
     /// Whether the game still has to act on it (started or running).
+    #[inline]
     pub fn is_running(&self) -> bool {
         self.state.is_running()
     }
 
     /// Reports success (ignored unless running).
+    #[inline]
     pub fn succeed(&mut self) {
         if self.is_running() {
             self.state = ActionState::Succeeded;
@@ -75,6 +79,7 @@ impl ActiveAction {
     }
 
     /// Reports failure (ignored unless running).
+    #[inline]
     pub fn fail(&mut self) {
         if self.is_running() {
             self.state = ActionState::Failed;
@@ -100,21 +105,25 @@ pub struct BtActions {
 
 impl BtActions {
     /// All slots (running, just finished, just aborted).
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = &ActiveAction> {
         self.slots.iter()
     }
 
     /// All slots, to report results.
+    #[inline]
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut ActiveAction> {
         self.slots.iter_mut()
     }
 
     /// The running slot of an action, if any.
+    #[inline]
     pub fn running(&mut self, id: ActionId) -> Option<&mut ActiveAction> {
         self.slots.iter_mut().find(|a| a.id == id && a.is_running())
     }
 
     /// Whether an action is running.
+    #[inline]
     pub fn is_running(&self, id: ActionId) -> bool {
         self.slots.iter().any(|a| a.id == id && a.is_running())
     }
