@@ -44,8 +44,11 @@ pub enum RunMode {
 ///
 /// A change to it (another tree, a rate, a mode) takes effect at the
 /// agent's next tick: the tree tick sees it through Bevy's change
-/// detection, as `Changed<BehaviorTree>` does (a change made with
-/// `bypass_change_detection` goes unseen).
+/// detection, as `Changed<BehaviorTree>` does. A change made with
+/// `bypass_change_detection` may go unseen: another tree is not bound, and
+/// a rate or `RunMode::Once` given to an agent that had neither is not
+/// used (one that had a rate or ran once reads them every tick, and sees
+/// such a change).
 #[derive(Component, Debug, Clone, Reflect)]
 // The reflected type path from before the plugin file was split (scenes
 // and remote clients name types by it).
@@ -674,7 +677,8 @@ impl BtAgent {
         }
         self.restart = false;
         // The count is a `u8`: a limit above it is the most it counts.
-        if u32::from(self.restarts_this_tick) >= max.min(u32::from(u8::MAX)) {
+        let max = max.min(u32::from(u8::MAX));
+        if u32::from(self.restarts_this_tick) >= max {
             error!(
                 "{}: restarted more than {max} times in one tick; not restarting again this tick",
                 program.source

@@ -17,7 +17,7 @@ use crate::registry::{BtRegistry, CustomNode};
 use crate::resources::{BtGlobals, BtSettings, BtStats, BtWorldValues};
 use crate::runtime::BtActions;
 use crate::systems::{
-    BtReloads, decide_trees, report_failed_trees, report_undeclared_world_values,
+    BtReloads, TreeLoadHints, decide_trees, report_failed_trees, report_undeclared_world_values,
 };
 
 /// After `Act`: the action systems' reports written back into the agents'
@@ -169,6 +169,7 @@ impl Plugin for BtPlugin {
             .register_type::<BtRegistry>()
             .init_resource::<BtGlobals>()
             .init_resource::<BtReloads>()
+            .init_resource::<TreeLoadHints>()
             .register_type::<BtReloads>()
             .init_resource::<BtWorldValues>()
             .init_resource::<RunningActions>()

@@ -111,6 +111,7 @@ pub(crate) struct Prepare<'w, 's> {
     assets: Res<'w, Assets<BtAsset>>,
     server: Option<Res<'w, bevy::asset::AssetServer>>,
     log: ResMut<'w, BtReloads>,
+    hints: Res<'w, TreeLoadHints>,
     asset_events: MessageReader<'w, 's, bevy::asset::AssetEvent<BtAsset>>,
     started: Local<'s, bool>,
 }
@@ -152,7 +153,7 @@ pub(crate) fn decide_trees(
         p.asset_events.read().count() > 0 || !std::mem::replace(&mut *p.started, true);
     bind_trees(
         &p.assets,
-        p.server.as_deref(),
+        p.server.as_deref().map(|server| (server, &*p.hints)),
         &mut p.log,
         assets_changed,
         &mut agents,
@@ -238,6 +239,7 @@ pub(crate) fn report_failed_trees(
     mut failed: MessageReader<bevy::asset::AssetLoadFailedEvent<BtAsset>>,
     assets: Res<Assets<BtAsset>>,
     server: Option<Res<bevy::asset::AssetServer>>,
+    mut hints: ResMut<TreeLoadHints>,
     mut agents: Query<(&BehaviorTree, &mut BtAgent)>,
 ) {
     for event in failed.read() {
@@ -253,6 +255,7 @@ pub(crate) fn report_failed_trees(
             // Bevy's log line has the error; the hint only this one.
             warn!("{}: no such tree file{hint}", event.path);
         }
+        hints.0.insert(event.id, hint.clone());
         let problem = AgentProblem::TreeNotLoaded {
             tree: event.path.to_string(),
             error: load_error_text(&event.error) + &hint,
@@ -280,10 +283,21 @@ fn load_error_text(error: &bevy::asset::AssetLoadError) -> String {
     error.to_string()
 }
 
+/// The "did you mean" of each tree file that failed to load (see
+/// `missing_file_hint`), worked out once per failure: agents given the
+/// failed tree later get it from here (one listing of the folder per
+/// agent was a stall for a crowd spawned with a misspelt path).
+#[derive(Resource, Debug, Default)]
+pub(crate) struct TreeLoadHints(
+    bevy::platform::collections::HashMap<bevy::asset::AssetId<BtAsset>, String>,
+);
+
 /// `; did you mean "trees/guard.bt.ron"?` when a tree file was not found
 /// and its folder has a tree file whose path is near (a misspelt path in
 /// the game's `load`), else nothing. Lists the folder through the asset
-/// source, once per failed file.
+/// source (once per failed file: [`report_failed_trees`] keeps it in
+/// [`TreeLoadHints`]); on the web, where the asset reader cannot list a
+/// folder (and logs an error when asked), nothing.
 fn missing_file_hint(
     server: &bevy::asset::AssetServer,
     error: &bevy::asset::AssetLoadError,
@@ -292,6 +306,9 @@ fn missing_file_hint(
     use bevy::asset::AssetLoadError;
     use bevy::asset::io::AssetReaderError;
     use bevy::tasks::futures_lite::StreamExt;
+    if cfg!(target_arch = "wasm32") {
+        return String::new();
+    }
     if !matches!(
         error,
         AssetLoadError::AssetReaderError(AssetReaderError::NotFound(_))
@@ -324,19 +341,21 @@ fn missing_file_hint(
 
 /// An agent given a tree whose file already failed to load: the problem
 /// [`report_failed_trees`] gives the agents that had it then.
-fn report_failed_tree(server: &bevy::asset::AssetServer, tree: &BehaviorTree, agent: &mut BtAgent) {
+fn report_failed_tree(
+    server: &bevy::asset::AssetServer,
+    hints: &TreeLoadHints,
+    tree: &BehaviorTree,
+    agent: &mut BtAgent,
+) {
     if let Some(bevy::asset::LoadState::Failed(error)) = server.get_load_state(&tree.handle) {
-        let hint = tree
-            .handle
-            .path()
-            .map_or_else(String::new, |p| missing_file_hint(server, &error, p));
+        let hint = hints.0.get(&tree.handle.id()).map_or("", String::as_str);
         let path = tree
             .handle
             .path()
             .map_or_else(|| format!("{:?}", tree.handle.id()), ToString::to_string);
         let problem = AgentProblem::TreeNotLoaded {
             tree: path,
-            error: load_error_text(&error) + &hint,
+            error: load_error_text(&error) + hint,
         };
         agent.add_problem(problem);
     }
@@ -435,7 +454,7 @@ type Reload = (Arc<Program>, Arc<Program>, usize, Vec<String>);
 #[allow(clippy::type_complexity, reason = "decide_trees' queries")]
 fn bind_trees(
     assets: &Assets<BtAsset>,
-    server: Option<&bevy::asset::AssetServer>,
+    server: Option<(&bevy::asset::AssetServer, &TreeLoadHints)>,
     log: &mut BtReloads,
     assets_changed: bool,
     agents: &mut Agents,
@@ -451,7 +470,7 @@ fn bind_trees(
 /// Binds the agents a query found to their tree's current program.
 fn bind_changed<F: bevy::ecs::query::QueryFilter>(
     assets: &Assets<BtAsset>,
-    server: Option<&bevy::asset::AssetServer>,
+    server: Option<(&bevy::asset::AssetServer, &TreeLoadHints)>,
     reloads: &mut Vec<Reload>,
     agents: &mut BindQuery<F>,
 ) {
@@ -463,8 +482,8 @@ fn bind_changed<F: bevy::ecs::query::QueryFilter>(
         agent.bypass_change_detection().paced =
             tree.rate_hz.is_some() || tree.mode == RunMode::Once;
         let Some(asset) = assets.get(&tree.handle) else {
-            if let Some(server) = server {
-                report_failed_tree(server, tree, &mut agent);
+            if let Some((server, hints)) = server {
+                report_failed_tree(server, hints, tree, &mut agent);
             }
             continue;
         };

@@ -1321,25 +1321,69 @@ fn a_typed_report_reaches_the_slot_from_act_and_from_outside_it() {
     }
 }
 
-/// A tree file that does not compile: without a `LogPlugin` (a headless
-/// game, a test) the agents that use it say why they never tick, in
-/// `BtAgent::problems`, with the file, line and column (a new user's
-/// village, issue 29: a typo left 2,000 villagers idle and `problems`
-/// empty). An agent given the failed tree later gets it too.
 /// A misspelt tree path (`trees/gaurd.bt.ron`) gets the tree file near it
 /// in its folder, on the agents now and later; a path near none gets no
-/// guess.
+/// guess. The folder is listed once per failed file, however many agents
+/// are given it later (a crowd spawned with the misspelt path listed it
+/// once per agent, blocking the tick).
 #[test]
 fn a_misspelt_tree_path_gets_the_file_it_is_near() {
-    use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
-    let files = MemoryAssets::new()
-        .with("trees/guard.bt.ron", TREE)
-        .with("trees/patrol.bt.ron", TREE)
-        .with("trees/notes.txt", "not a tree");
-    let mut app = TestApp::in_memory(&files, 30.0)
-        .plugins(BtPlugin::default())
-        .build();
-    let problem_of = |app: &mut App, path: &str| {
+    use bevy::asset::io::memory::{Dir, MemoryAssetReader};
+    use bevy::asset::io::{
+        AssetReader, AssetReaderError, AssetSourceBuilder, AssetSourceId, PathStream, Reader,
+    };
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use wyrd_test_support::{step, wait_loaded};
+
+    /// The memory source, counting its folder listings.
+    struct Counting {
+        inner: MemoryAssetReader,
+        listings: Arc<AtomicUsize>,
+    }
+    impl AssetReader for Counting {
+        async fn read<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
+            self.inner.read(path).await
+        }
+        async fn read_meta<'a>(
+            &'a self,
+            path: &'a Path,
+        ) -> Result<impl Reader + 'a, AssetReaderError> {
+            self.inner.read_meta(path).await
+        }
+        async fn read_directory<'a>(
+            &'a self,
+            path: &'a Path,
+        ) -> Result<Box<PathStream>, AssetReaderError> {
+            self.listings.fetch_add(1, Ordering::SeqCst);
+            self.inner.read_directory(path).await
+        }
+        async fn is_directory<'a>(&'a self, path: &'a Path) -> Result<bool, AssetReaderError> {
+            self.inner.is_directory(path).await
+        }
+    }
+
+    let dir = Dir::new(Default::default());
+    dir.insert_asset_text(Path::new("trees/guard.bt.ron"), TREE);
+    dir.insert_asset_text(Path::new("trees/patrol.bt.ron"), TREE);
+    dir.insert_asset_text(Path::new("trees/notes.txt"), "not a tree");
+    let listings = Arc::new(AtomicUsize::new(0));
+    let mut app = App::new();
+    let counted = listings.clone();
+    app.register_asset_source(
+        AssetSourceId::Default,
+        AssetSourceBuilder::new(move || {
+            Box::new(Counting {
+                inner: MemoryAssetReader { root: dir.clone() },
+                listings: counted.clone(),
+            })
+        }),
+    );
+    let step_time = Duration::from_secs_f64(1.0 / 30.0);
+    app.add_plugins((MinimalPlugins, AssetPlugin::default(), BtPlugin::default()))
+        .insert_resource(Time::<Fixed>::from_duration(step_time))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(step_time));
+    let problems_of = |app: &mut App, path: &str| {
         let handle: Handle<BtAsset> = app.world().resource::<AssetServer>().load(path.to_owned());
         let first = app
             .world_mut()
@@ -1347,27 +1391,41 @@ fn a_misspelt_tree_path_gets_the_file_it_is_near() {
             .id();
         assert!(wait_loaded(app, &handle).is_err());
         step(app, 2);
-        let later = app
-            .world_mut()
-            .spawn((BehaviorTree::new(handle), Blackboard::default()))
-            .id();
-        step(app, 2);
-        let texts: Vec<String> = [first, later]
-            .iter()
-            .map(|e| app.world().get::<BtAgent>(*e).unwrap().problems()[0].to_string())
+        let later: Vec<Entity> = (0..20)
+            .map(|_| {
+                app.world_mut()
+                    .spawn((BehaviorTree::new(handle.clone()), Blackboard::default()))
+                    .id()
+            })
             .collect();
-        assert_eq!(texts[0], texts[1], "now and later alike");
-        texts[0].clone()
+        step(app, 2);
+        let text = |e: Entity| app.world().get::<BtAgent>(e).unwrap().problems()[0].to_string();
+        let first_text = text(first);
+        for e in later {
+            assert_eq!(text(e), first_text, "now and later alike");
+        }
+        first_text
     };
-    let text = problem_of(&mut app, "trees/gaurd.bt.ron");
+    let text = problems_of(&mut app, "trees/gaurd.bt.ron");
     assert!(
         text.ends_with("; did you mean \"trees/guard.bt.ron\"?"),
         "{text}"
     );
-    let text = problem_of(&mut app, "trees/dance.bt.ron");
+    assert_eq!(
+        listings.load(Ordering::SeqCst),
+        1,
+        "one listing for 21 agents"
+    );
+    let text = problems_of(&mut app, "trees/dance.bt.ron");
     assert!(!text.contains("did you mean"), "{text}");
+    assert_eq!(listings.load(Ordering::SeqCst), 2);
 }
 
+/// A tree file that does not compile: without a `LogPlugin` (a headless
+/// game, a test) the agents that use it say why they never tick, in
+/// `BtAgent::problems`, with the file, line and column (a new user's
+/// village, issue 29: a typo left 2,000 villagers idle and `problems`
+/// empty). An agent given the failed tree later gets it too.
 #[test]
 fn agents_of_a_tree_that_failed_to_load_say_why() {
     use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
