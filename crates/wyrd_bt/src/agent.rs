@@ -138,7 +138,7 @@ pub struct BtAgent {
     /// `BehaviorTree::mode`), as of the tree's last change: the tick reads
     /// the `BehaviorTree` then. An agent that ticks every update and
     /// repeats, as a crowd's do, is ticked without reading it (one stream
-    /// of 48 bytes per agent less in a crowd's tick, about 1.6 ns per
+    /// of 48 bytes per agent less in a crowd's tick, about 1.3 ns per
     /// agent on the reference load).
     #[reflect(ignore)]
     pub(crate) paced: bool,

@@ -616,7 +616,7 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
                 // are).
                 actions
                     .slots
-                    .retain(|a| !slots.iter().any(|s| same_run(a, s)));
+                    .retain(|a| !slots.iter().any(|s| a.same_run(s)));
                 let stopped = actions.abort_all(untold);
                 actions.slots.extend(slots);
                 if stopped {
@@ -660,12 +660,6 @@ fn restore_trees(commands: &mut Commands, globals: &BtGlobals, agents: &mut Rest
             }
         }
     }
-}
-
-/// Whether two slots are one run of one action (the same leaf, started at
-/// the same time).
-fn same_run(a: &ActiveAction, b: &ActiveAction) -> bool {
-    a.id == b.id && a.node == b.node && a.started_ms == b.started_ms
 }
 
 /// The saved blackboard values and tags the tree still declares.

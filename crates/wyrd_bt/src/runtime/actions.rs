@@ -64,6 +64,13 @@ impl ActiveAction {
         u32::from(self.node)
     }
 
+    /// Whether two slots are one run of one action (the same leaf, started
+    /// at the same time): a report on a copy, or a saved slot, and the
+    /// agent's own.
+    pub(crate) fn same_run(&self, other: &ActiveAction) -> bool {
+        self.id == other.id && self.node == other.node && self.started_ms == other.started_ms
+    }
+
     /// Whether the game still has to act on it (started or running).
     #[inline]
     pub fn is_running(&self) -> bool {
@@ -157,13 +164,11 @@ impl BtActions {
     /// ([`RunningActions`](crate::RunningActions)): the slot it was copied
     /// from, if it still runs, takes its state.
     pub(crate) fn take_report(&mut self, report: &ActiveAction) {
-        let same = |s: &&mut ActiveAction| {
-            s.id == report.id
-                && s.node == report.node
-                && s.started_ms == report.started_ms
-                && s.is_running()
-        };
-        if let Some(slot) = self.slots.iter_mut().find(same) {
+        if let Some(slot) = self
+            .slots
+            .iter_mut()
+            .find(|s| s.same_run(report) && s.is_running())
+        {
             slot.state = report.state;
         }
     }
