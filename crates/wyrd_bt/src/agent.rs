@@ -658,7 +658,7 @@ impl BtAgent {
             && let Some(trace) = x.trace.as_deref()
         {
             if let Some(rec) = x.recorder.as_deref_mut() {
-                rec.after_tick(program, state, trace, status);
+                rec.after_tick(program, state, bb, trace, status);
             }
             if let Some(b) = x.breaks.as_deref_mut() {
                 b.after_tick(program, state, bb, globals, trace);

@@ -340,15 +340,25 @@ impl Recorder {
         }
     }
 
-    /// Records what the tick did (call right after it, with its trace).
+    /// Records what the tick did (call right after it, with its trace and
+    /// the blackboard it left).
     pub(crate) fn after_tick(
         &mut self,
         program: &Program,
         state: &AgentState,
+        blackboard: &Blackboard,
         trace: &TickTrace,
         status: Status,
     ) {
         self.push(program, Rec::Status(status));
+        // The tree's own writes (`SetBlackboard`, `AddBlackboard`...) are
+        // the tree's to redo when replayed: only what changes between this
+        // tick and the next is the game's input. Recorded as inputs, they
+        // set the key in emitted scripts the game never set, and forced
+        // the old values back on an edited tree's replay.
+        for (k, seen) in self.values.iter_mut().enumerate() {
+            *seen = blackboard.get_index(k as u16);
+        }
         for k in 0..self.nodes.len().min(state.mem.nodes().len()) {
             let now = state.mem.nodes()[k].raw();
             if now != self.nodes[k] {
@@ -699,7 +709,8 @@ pub struct RecordedTick {
     /// an agent of a tick tier counts in the schedule's steps. 0: `step_us`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub count_us: u32,
-    /// Blackboard values that changed (`None`: unset).
+    /// Blackboard values the game changed since the last tick (`None`:
+    /// unset). The tree's own writes are not here: a replay redoes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub set: Vec<(String, Option<Value>)>,
     /// The tags, when they changed.

@@ -1926,3 +1926,86 @@ fn each_abort_and_start_is_told_once() {
             .is_empty()
     );
 }
+
+/// A stranger's game (issue 24, a recording becomes a regression test): a
+/// tree's own blackboard writes (`AddBlackboard`) were recorded as inputs
+/// the game gave, at the next tick. The emitted script then set the key
+/// the game never set, and a replay of an edited tree (adding 2 instead of
+/// 1) had the old values forced back before each tick: "replayed exactly"
+/// where the game diverges. A recording keeps what the game changed
+/// between ticks; the tree's writes are the tree's to redo.
+#[test]
+fn a_trees_own_writes_are_not_recorded_as_the_games_inputs() {
+    use wyrd_test_support::{MemoryAssets, TestApp, step};
+    let tree = |by: i64| {
+        format!(
+            r#"(
+        blackboard: {{"n": 0}},
+        root: PrioritizedList(name: "root", children: [
+            GuardSequence(name: "proud", children: [
+                Condition(check: Bb("n", Ge, 12)),
+                Action(action: "Celebrate"),
+            ]),
+            Sequence(name: "work", children: [
+                AddBlackboard(key: "n", by: {by}),
+                Action(action: "Work"),
+            ]),
+        ]),
+    )"#
+        )
+    };
+    let files = MemoryAssets::new().with("r.bt.ron", &tree(1));
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.register_bt_action("Work");
+            app.register_bt_action("Celebrate");
+            // The game finishes each action in its first `Act`; it never
+            // writes the blackboard.
+            app.add_systems(
+                FixedUpdate,
+                (|mut q: Query<&mut BtActions>| {
+                    for mut actions in &mut q {
+                        for a in actions.iter_mut().filter(|a| a.is_running()) {
+                            a.succeed();
+                        }
+                    }
+                })
+                .in_set(BtSystems::Act),
+            );
+        })
+        .build();
+    let (handle, program) = loaded(&mut app, "r.bt.ron");
+    let e = app.world_mut().spawn(BehaviorTree::new(handle)).id();
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().record(100);
+    step(&mut app, 20);
+    let rec = app.world().get::<BtAgent>(e).unwrap().recording().unwrap();
+    assert_eq!(rec.start.state.ticks, 0, "recorded from the first tick");
+    let sets: Vec<_> = rec
+        .ticks
+        .iter()
+        .filter(|t| !t.set.is_empty())
+        .map(|t| (t.tick, t.set.clone()))
+        .collect();
+    assert_eq!(sets, vec![], "the game set nothing");
+    assert_eq!(
+        wyrd_bt::sim::replay(&program, &rec, false).unwrap().divergence,
+        None
+    );
+    let script = wyrd_bt::sim::recording_script(&program, &rec, false).unwrap();
+    assert!(!script.contains("set:"), "{script}");
+    // The edited tree counts twice as fast: it celebrates 6 ticks sooner.
+    let edited = wyrd_bt::compile_str(
+        "r.bt.ron",
+        &tree(2),
+        &wyrd_bt::Vocabulary::permissive(),
+    )
+    .unwrap();
+    let report = wyrd_bt::sim::replay(&edited, &rec, true).unwrap();
+    assert!(report.changed_tree);
+    let divergence = report.divergence.expect("the edit changes what the tree does");
+    assert!(
+        divergence.tick < 20,
+        "diverges where the edit shows: {divergence}"
+    );
+}
