@@ -423,20 +423,11 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
                         })
                 })
         } else if file.ends_with(".script.ron") {
-            let sibling = format!("{}.bt.ron", file.trim_end_matches(".script.ron"));
-            let tree = args
-                .tree
-                .clone()
-                .or_else(|| last_tree.map(str::to_owned))
-                .or_else(|| Path::new(&sibling).exists().then_some(sibling));
             std::fs::read(file)
                 .map_err(|e| format!("{file}: cannot read: {e}"))
                 .and_then(|bytes| {
-                    let named = match tree {
-                        Some(_) => None,
-                        None => named_tree(file, &bytes).transpose()?,
-                    };
-                    check_script(file, &bytes, tree.as_deref().or(named.as_deref()))
+                    let tree = script_tree(file, &bytes, args.tree.as_deref(), last_tree)?;
+                    check_script(file, &bytes, tree.as_ref())
                 })
         } else if file.ends_with(".breakpoints.ron") {
             // Breakpoints are for the tree beside them (NAME.bt.ron).
@@ -515,9 +506,58 @@ fn check_breakpoints(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<Str
     }
 }
 
-/// The tree a script names in a `// tree: PATH` line (the scripts `wyrd
-/// sim --replay --emit-script` writes have one): PATH as given from the
-/// current folder, else from the script's folder.
+/// The tree a script drives, and how it was found (said on the script's
+/// lines: a script checked against the wrong tree fails with errors that
+/// make sense only against that tree).
+struct ScriptTree {
+    path: String,
+    by: &'static str,
+}
+
+/// Which tree a script is checked against: `--tree`; else the tree its
+/// `// tree: PATH` line names (the scripts `wyrd sim --replay
+/// --emit-script` writes have one): the script says what it drives, and
+/// the order of files on the line or in a folder does not (`wyrd check
+/// assets/` checked a script against whichever tree sorted before it);
+/// else NAME.bt.ron beside NAME.script.ron; else the last tree before it
+/// on the line.
+fn script_tree(
+    file: &str,
+    bytes: &[u8],
+    given: Option<&str>,
+    last_tree: Option<&str>,
+) -> Result<Option<ScriptTree>, String> {
+    if let Some(tree) = given {
+        return Ok(Some(ScriptTree {
+            path: tree.to_owned(),
+            by: "given with --tree",
+        }));
+    }
+    if let Some(named) = named_tree(file, bytes) {
+        return named.map(|path| {
+            Some(ScriptTree {
+                path,
+                by: "named by its `// tree:` line",
+            })
+        });
+    }
+    let sibling = format!("{}.bt.ron", file.trim_end_matches(".script.ron"));
+    if Path::new(&sibling).is_file() {
+        return Ok(Some(ScriptTree {
+            path: sibling,
+            by: "the tree beside it",
+        }));
+    }
+    Ok(last_tree.map(|tree| ScriptTree {
+        path: tree.to_owned(),
+        by: "the last tree before it on the line",
+    }))
+}
+
+/// The tree a script names in a `// tree: PATH` line. PATH is as `wyrd
+/// sim` was given it, from the folder it ran in: looked for from the
+/// script's folder, then the current one, then by its file name beside
+/// the script (a script saved beside its tree is found from any folder).
 fn named_tree(file: &str, bytes: &[u8]) -> Option<Result<String, String>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let named = text
@@ -526,43 +566,42 @@ fn named_tree(file: &str, bytes: &[u8]) -> Option<Result<String, String>> {
         .take_while(|l| l.trim_start().starts_with("//") || l.trim().is_empty())
         .find_map(|l| l.trim_start().strip_prefix("// tree:"))?
         .trim();
-    if Path::new(named).is_file() {
-        return Some(Ok(named.to_owned()));
-    }
-    let beside = Path::new(file)
-        .parent()
-        .map(|dir| dir.join(named))
-        .filter(|p| p.is_file());
-    Some(match beside {
-        Some(p) => Ok(p.to_string_lossy().into_owned()),
-        None => Err(format!(
-            "{file}: its `// tree: {named}` names no file (looked from the current folder and from the script's); give --tree TREE"
-        )),
-    })
+    let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+    let candidates = [
+        dir.join(named),
+        Path::new(named).to_path_buf(),
+        dir.join(Path::new(named).file_name().unwrap_or_default()),
+    ];
+    Some(
+        match candidates.iter().find(|p| p.is_file() && !named.is_empty()) {
+            Some(p) => Ok(p.to_string_lossy().into_owned()),
+            None => Err(format!(
+                "{file}: its `// tree: {named}` names no file (looked from the script's folder, from the current one, and for its file name beside the script); give --tree TREE"
+            )),
+        },
+    )
 }
 
 /// Checks a `wyrd sim` script: its syntax, and every name it uses against
 /// the tree it drives.
-fn check_script(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<String, String> {
+fn check_script(file: &str, bytes: &[u8], tree: Option<&ScriptTree>) -> Result<String, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8"))?;
     let script = wyrd_bt::sim::Script::parse(text).map_err(|e| script_error(file, text, &e))?;
-    let Some(tree) = tree else {
+    let Some(ScriptTree { path: tree, by }) = tree else {
         return Err(format!(
-            "{file}: which tree does this script drive? give --tree TREE, list the tree before it, put NAME.bt.ron beside NAME.script.ron, or name it in a `// tree: PATH` line"
+            "{file}: which tree does this script drive? give --tree TREE, name it in a `// tree: PATH` line, put NAME.bt.ron beside NAME.script.ron, or list the tree before it"
         ));
     };
     let program = load_tree_with(tree, &Vocabulary::permissive()).map_err(|e| e.message)?;
     let problems = script.check(&program);
     if problems.is_empty() {
         Ok(format!(
-            "{file}: ok ({} events, against {tree})",
+            "{file}: ok ({} events, against {tree}, {by})",
             script.events.len()
         ))
     } else {
-        Err(problems
-            .iter()
-            .map(|p| script_error(file, text, p))
-            .collect::<Vec<_>>()
-            .join("\n"))
+        let mut lines: Vec<String> = problems.iter().map(|p| script_error(file, text, p)).collect();
+        lines.push(format!("{file}: checked against {tree}, {by}"));
+        Err(lines.join("\n"))
     }
 }

@@ -54,8 +54,10 @@ wyrd.toml). Without one, action names and parameters, predicates and custom node
 are not checked, and the ok line says so. World values (World(\"NAME\", ..)) are
 checked against the vocabulary's flags files, else the flags files given.
 
-A script is checked against --tree, else the last tree before it on the line, else
-NAME.bt.ron beside NAME.script.ron; a breakpoints file against --tree, else
+A script is checked against --tree, else the tree its `// tree: PATH` line names
+(looked for from the script's folder, the current one, then by file name beside
+the script), else NAME.bt.ron beside NAME.script.ron, else the last tree before it
+on the line; each script's line says which. A breakpoints file against --tree, else
 NAME.bt.ron beside NAME.breakpoints.ron. Every faulty node of a tree is reported,
 not only the first.
 
@@ -923,8 +925,13 @@ fn replay_recording(
     match report.divergence {
         None => {
             out.push_str(&format!(
-                "{file}: ok: {} ticks replayed exactly\n",
-                report.ticks
+                "{file}: ok: {} ticks replayed exactly{}\n",
+                report.ticks,
+                if report.changed_tree {
+                    " (the tree changed since the recording, and does the same with these inputs)"
+                } else {
+                    ""
+                }
             ));
             Ok(())
         }

@@ -804,6 +804,63 @@ fn a_script_that_names_its_tree_is_checked_against_it() {
     assert!(text(&o).1.contains("names no file"), "{:?}", text(&o));
 }
 
+/// A stranger's CI (issue 24): `wyrd check assets/` checked an emitted
+/// script against whichever tree sorted before it in the folder (or was
+/// listed before it), though its `// tree:` line named the right one, and
+/// failed a correct script over file names. The script's own line wins
+/// over the file order, the tree beside it by file name is found from any
+/// folder, and every line says which tree was used.
+#[test]
+fn a_scripts_named_tree_wins_over_the_trees_listed_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = dir.path().join("assets/mine");
+    std::fs::create_dir_all(&assets).unwrap();
+    std::fs::write(
+        assets.join("guard.bt.ron"),
+        r#"(root: Sequence(name: "root", children: [Action(name: "walk", action: "Walk")]))"#,
+    )
+    .unwrap();
+    std::fs::write(
+        assets.join("miner.bt.ron"),
+        r#"(root: Sequence(name: "root", children: [Action(name: "dig", action: "Dig")]))"#,
+    )
+    .unwrap();
+    // As `wyrd sim assets/mine/guard.bt.ron --replay ... --emit-script`
+    // run from the project writes it, saved beside the tree.
+    std::fs::write(
+        assets.join("zz_guard_run1.script.ron"),
+        "// tree: assets/mine/guard.bt.ron\n(ticks: 3, events: [(tick: 2, finish: (\"root/walk\", Success))])\n",
+    )
+    .unwrap();
+    let p = |f: &str| assets.join(f).to_string_lossy().into_owned();
+    // The folder (miner sorts right before the script), from elsewhere.
+    let o = wyrd(&["check", &assets.to_string_lossy()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("zz_guard_run1.script.ron: ok") && out.contains("guard.bt.ron, named by its `// tree:` line"),
+        "{out}"
+    );
+    // Listed after another tree on the line.
+    let o = wyrd(&[
+        "check",
+        &p("guard.bt.ron"),
+        &p("miner.bt.ron"),
+        &p("zz_guard_run1.script.ron"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // `--tree` still decides, and a failure says against what.
+    let o = wyrd(&[
+        "check",
+        "--tree",
+        &p("miner.bt.ron"),
+        &p("zz_guard_run1.script.ron"),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("miner.bt.ron, given with --tree"), "{err}");
+}
+
 /// `wyrd check` refuses what the game's loader refuses: a tree in the
 /// assets folder (of `--assets` or `wyrd.toml`) that uses a file outside
 /// it. Both resolved `..` past the folder away before: the checker said
