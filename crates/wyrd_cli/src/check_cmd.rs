@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use wyrd_bt::{Vocabulary, VocabularyFile};
-use wyrd_state::FlagsFile;
+use wyrd_state::{FlagsFile, WorldState};
 
 use crate::{Failure, bad, load_tree_and_files, load_tree_with, script_error, usage, with_caret};
 
@@ -107,13 +107,35 @@ fn project_of(file: &str) -> Option<PathBuf> {
 
 /// The names a flags file declares.
 fn flags_names(path: &Path) -> Result<BTreeSet<String>, String> {
+    read_flags(path).map(|f| declared_names(&f))
+}
+
+/// A flags file, read and parsed.
+fn read_flags(path: &Path) -> Result<FlagsFile, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let f = FlagsFile::from_bytes(path, &bytes).map_err(|e| e.to_string())?;
-    Ok(f.flags
+    FlagsFile::from_bytes(path, &bytes).map_err(|e| e.to_string())
+}
+
+/// The names of a flags file's flags and counters.
+fn declared_names(f: &FlagsFile) -> BTreeSet<String> {
+    f.flags
         .iter()
         .map(|d| d.name.clone())
         .chain(f.counters.iter().map(|d| d.name.clone()))
-        .collect())
+        .collect()
+}
+
+/// Merges a flags file into the files checked before it, as the game's
+/// world state merges the files it loads: an id or a name another file
+/// declared refuses the file (the game logs it and applies none of it).
+fn merge_checked(merged: &mut WorldState, file: &FlagsFile) -> Result<(), String> {
+    merged.merge_file(file).map(|_| ()).map_err(|conflicts| {
+        conflicts
+            .iter()
+            .map(|c| format!("{}: {c}", file.path.display()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 /// Reads a vocabulary file and the flags files it names (relative to
@@ -142,14 +164,22 @@ fn context_from(
             .or_else(|| vocabulary.parent().map(Path::to_owned))
             .unwrap_or_default();
         let mut names = BTreeSet::new();
+        let mut merged = WorldState::default();
         for f in &file.world_files {
             let path = root.join(f);
-            names.extend(flags_names(&path).map_err(|e| {
+            let flags = read_flags(&path).map_err(|e| {
                 bad(format!(
                     "{e} (a world file of the vocabulary {}; give the assets folder with --assets or `assets` in {PROJECT_FILE})",
                     vocabulary.display()
                 ))
-            })?);
+            })?;
+            merge_checked(&mut merged, &flags).map_err(|e| {
+                bad(format!(
+                    "{e}\n(world files of the vocabulary {}: the game loads them together)",
+                    vocabulary.display()
+                ))
+            })?;
+            names.extend(declared_names(&flags));
             world_files.push(shown(&path));
         }
         world = Some(names);
@@ -383,6 +413,9 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
     let mut used = BTreeSet::new();
     let mut errors = Vec::new();
     let mut last_tree: Option<&str> = None;
+    // The line's flags files, merged in order as the game merges its files:
+    // one that reuses another's id or name is refused, as the game does.
+    let mut merged = WorldState::default();
     for file in &files {
         let result = if file.ends_with(".bt.ron") {
             last_tree = Some(file);
@@ -409,18 +442,16 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
             std::fs::read(path)
                 .map_err(|e| format!("{file}: cannot read: {e}"))
                 .and_then(|bytes| {
-                    FlagsFile::from_bytes(path, &bytes)
-                        .map(|f| {
-                            format!(
-                                "{file}: ok ({} flags, {} counters)",
-                                f.flags.len(),
-                                f.counters.len()
-                            )
-                        })
-                        .map_err(|e| {
-                            let text = String::from_utf8_lossy(&bytes);
-                            with_caret(&e.to_string(), Some(&text), e.line, e.column)
-                        })
+                    let f = FlagsFile::from_bytes(path, &bytes).map_err(|e| {
+                        let text = String::from_utf8_lossy(&bytes);
+                        with_caret(&e.to_string(), Some(&text), e.line, e.column)
+                    })?;
+                    merge_checked(&mut merged, &f)?;
+                    Ok(format!(
+                        "{file}: ok ({} flags, {} counters)",
+                        f.flags.len(),
+                        f.counters.len()
+                    ))
                 })
         } else if file.ends_with(".script.ron") {
             std::fs::read(file)

@@ -861,6 +861,61 @@ fn a_scripts_named_tree_wins_over_the_trees_listed_before_it() {
     assert!(err.contains("miner.bt.ron, given with --tree"), "{err}");
 }
 
+/// A stranger's CI (issue 24): two flags files that reuse one id, or one
+/// name, were each `ok`, and the game refused the second at startup ("is
+/// declared in both ...; ... was not applied"). Checked together (on the
+/// line, in a folder, or as a vocabulary's world files), they are refused
+/// as the game refuses them.
+#[test]
+fn flags_files_the_game_refuses_together_are_refused_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world.flags.ron");
+    let extra = dir.path().join("extra.flags.ron");
+    std::fs::write(
+        &world,
+        r#"(flags: [(id: "327c643f2a6b4e0c9d1f5a7b3c8e1d20", name: "ALARM", default: false)],
+            counters: [(id: "5904375b06586af41bd4c25aedc0b193", name: "ORE_MINED", default: 0)])"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &extra,
+        r#"(flags: [(id: "327c643f2a6b4e0c9d1f5a7b3c8e1d20", name: "ALARM2", default: false),
+                    (id: "a3f19c7e52d04b8e9c1f6d2a7b4e0c58", name: "ORE_MINED", default: false)])"#,
+    )
+    .unwrap();
+    let (w, x) = (world.to_str().unwrap(), extra.to_str().unwrap());
+    let o = wyrd(&["check", w, x]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("327c643f2a6b4e0c9d1f5a7b3c8e1d20")
+            && err.contains("name \"ORE_MINED\" is declared in both"),
+        "{err}"
+    );
+    // Each alone is a valid file.
+    for f in [w, x] {
+        assert_eq!(wyrd(&["check", f]).status.code(), Some(0));
+    }
+    // A vocabulary whose world files are the two.
+    let vocab = dir.path().join("game.vocabulary.json");
+    std::fs::write(
+        &vocab,
+        r#"{"format": "wyrd-vocabulary", "version": 1, "actions": [], "world_files": ["world.flags.ron", "extra.flags.ron"]}"#,
+    )
+    .unwrap();
+    let tree = dir.path().join("t.bt.ron");
+    std::fs::write(&tree, r#"(root: Wait(seconds: 1.0))"#).unwrap();
+    let o = wyrd(&[
+        "check",
+        "--vocabulary",
+        vocab.to_str().unwrap(),
+        tree.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(err.contains("declared in both"), "{err}");
+}
+
 /// `wyrd check` refuses what the game's loader refuses: a tree in the
 /// assets folder (of `--assets` or `wyrd.toml`) that uses a file outside
 /// it. Both resolved `..` past the folder away before: the checker said
