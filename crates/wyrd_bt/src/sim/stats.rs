@@ -8,7 +8,8 @@ use crate::status::{NodeState, Status};
 /// What one node did over a recording.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NodeStats {
-    /// The node's path.
+    /// The node's path; a stimulus behavior's nodes under the node it was
+    /// inserted at (`root/panic/Flee`), as in traces and scripts.
     pub path: String,
     /// Ticks that ended with the node running (the root: ticks that
     /// returned running).
@@ -125,7 +126,38 @@ pub fn recording_stats(rec: &Recording) -> Vec<NodeStats> {
         }
     }
     stats.retain(|s| !s.is_quiet());
+    for s in &mut stats {
+        if let Some(shown) = stimulus_path(rec, &s.path) {
+            s.path = shown;
+        }
+    }
     stats
+}
+
+/// A stimulus behavior's node under the node the behavior was inserted at
+/// (`~panic/Flee` inserted at `root`: `root/panic/Flee`), as traces and
+/// scripts name it; `None` for a node of the tree itself, or a behavior
+/// inserted at several nodes in the recording (its own name stays).
+fn stimulus_path(rec: &Recording, path: &str) -> Option<String> {
+    let inner = path.strip_prefix('~')?;
+    let behavior = inner.split('/').next()?;
+    let at_start = rec.start.state.stimuli.iter().filter_map(|s| {
+        let root = rec.paths.get(s.root as usize)?;
+        (root.trim_start_matches('~') == behavior)
+            .then(|| rec.paths.get(s.target as usize))
+            .flatten()
+    });
+    let inserted = rec
+        .ticks
+        .iter()
+        .flat_map(|t| &t.stimuli)
+        .filter(|s| s.behavior == behavior)
+        .map(|s| &s.at);
+    let mut targets = at_start.chain(inserted);
+    let first = targets.next()?;
+    targets
+        .all(|t| t == first)
+        .then(|| format!("{first}/{inner}"))
 }
 
 /// The statistics as a table, one line per node (what `wyrd sim --replay

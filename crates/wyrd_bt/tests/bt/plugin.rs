@@ -2009,3 +2009,52 @@ fn a_trees_own_writes_are_not_recorded_as_the_games_inputs() {
         "diverges where the edit shows: {divergence}"
     );
 }
+
+/// A stranger's game (issue 24, one path syntax): `wyrd sim --replay
+/// --stats` named a stimulus behavior's nodes by their inner names
+/// (`~panic/Flee`), where traces and scripts name them under the node the
+/// stimulus was inserted at (`root/panic/Flee`).
+#[test]
+fn recording_stats_name_a_stimulus_where_it_was_inserted() {
+    use wyrd_test_support::{MemoryAssets, TestApp, step};
+    let tree = r#"(
+        behaviors: [Sequence(name: "panic", children: [Action(action: "Flee")])],
+        root: PrioritizedList(name: "root", children: [Action(name: "idle", action: "Wander")]),
+    )"#;
+    let files = MemoryAssets::new().with("r.bt.ron", tree);
+    let mut app = TestApp::in_memory(&files, 30.0)
+        .plugins(BtPlugin::default())
+        .with(|app| {
+            app.register_bt_action("Flee");
+            app.register_bt_action("Wander");
+            app.add_systems(
+                FixedUpdate,
+                (|mut q: Query<(&mut BtActions, &mut BtAgent)>, mut n: Local<u32>| {
+                    *n += 1;
+                    for (mut actions, mut agent) in &mut q {
+                        for a in actions.iter_mut().filter(|a| a.is_running()) {
+                            if (*n).is_multiple_of(3) {
+                                a.succeed();
+                            }
+                        }
+                        if *n == 5 {
+                            agent.insert_stimulus("root", "panic", 0, 0.5).unwrap();
+                        }
+                    }
+                })
+                .in_set(BtSystems::Act),
+            );
+        })
+        .build();
+    let (handle, _) = loaded(&mut app, "r.bt.ron");
+    let e = app.world_mut().spawn(BehaviorTree::new(handle)).id();
+    app.world_mut().get_mut::<BtAgent>(e).unwrap().record(100);
+    step(&mut app, 40);
+    let rec = app.world().get::<BtAgent>(e).unwrap().recording().unwrap();
+    let paths: Vec<String> = wyrd_bt::sim::recording_stats(&rec)
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    assert!(paths.iter().any(|p| p == "root/panic/Flee"), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.contains('~')), "{paths:?}");
+}
