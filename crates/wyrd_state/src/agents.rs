@@ -35,7 +35,9 @@ pub struct PersistAgent(pub String);
 /// loading (or, spawned later, when it spawns: the key stays unset until
 /// then, and saves keep the reference by its id). [`PersistAgent`] ids
 /// count too. An entity with neither is saved as unset (its index means
-/// nothing in the next run).
+/// nothing in the next run). Give each entity its own id: a reference to
+/// an id that several entities share when loading loads unset, and the
+/// agent reports it ([`AgentProblem::UnresolvedEntity`]).
 #[derive(Component, Debug, Clone, PartialEq, Eq, Hash, Reflect)]
 #[reflect(Component, Debug)]
 pub struct PersistId(pub String);
@@ -298,10 +300,24 @@ fn unresolved(key: &str, target: Option<&str>) -> AgentProblem {
     }
 }
 
+/// The problem of a reference to `target` under `key` that several
+/// entities share the id of (`found`).
+fn ambiguous(key: &str, target: &str, found: &[Entity]) -> AgentProblem {
+    let entities: Vec<String> = found.iter().map(ToString::to_string).collect();
+    AgentProblem::UnresolvedEntity {
+        key: key.to_owned(),
+        held: format!(
+            "the entity with PersistId or PersistAgent {target:?} when saved; {} entities have that id now ({}), so it loads unset (give each its own id)",
+            found.len(),
+            entities.join(", ")
+        ),
+    }
+}
+
 /// Gives each spawned [`PersistAgent`] its saved state, with the entities
 /// its blackboard held resolved by stable id among the entities spawned
-/// now; a reference that resolves to nothing stays unset and is reported
-/// (never another entity). One with an id waits for an entity with that
+/// now; a reference that resolves to nothing, or to several entities
+/// sharing its id, stays unset and is reported (never another entity). One with an id waits for an entity with that
 /// id to spawn ([`resolve_waiting`]).
 fn hand_out(
     mut commands: Commands,
@@ -315,22 +331,15 @@ fn hand_out(
     if pending.0.is_empty() {
         return;
     }
-    let find = |id: &str| {
-        let mut all = targets
+    // The entities with a stable id: one, or all of them when several
+    // share it.
+    let find = |id: &str| -> Vec<Entity> {
+        targets
             .iter()
             .filter(|(_, p)| p.0 == id)
             .map(|(e, _)| e)
-            .chain(agents.iter().filter(|(_, p)| p.0 == id).map(|(e, _)| e));
-        let first = all.next();
-        // Two entities with one id: the reference cannot know which (a
-        // stranger's copy of the market took the farmers' walks).
-        if let Some(other) = all.next() {
-            warn!(
-                "entity id {id:?} is on more than one entity ({} and {other}, maybe more); a saved reference to it goes to the first",
-                first.map_or_else(String::new, |e| e.to_string())
-            );
-        }
-        first
+            .chain(agents.iter().filter(|(_, p)| p.0 == id).map(|(e, _)| e))
+            .collect()
     };
     for (e, id) in &agents {
         if let Some(k) = pending.0.iter().position(|(p, _)| *p == id.0) {
@@ -342,14 +351,24 @@ fn hand_out(
                 .partition(|r| r.agent == id.0);
             refs.0 = rest;
             for r in mine {
-                let found = r.target.as_deref().and_then(&find);
-                match found {
-                    Some(target) => {
+                let found = r.target.as_deref().map(&find).unwrap_or_default();
+                match found[..] {
+                    [target] => {
                         if let Some(slot) = saved.blackboard.iter_mut().find(|(k, _)| *k == r.key) {
                             slot.1 = Some(Value::Entity(target));
                         }
                     }
-                    None => {
+                    // Two entities with one id: the reference cannot know
+                    // which (a stranger's guard chased the decoy spawned
+                    // first): unset, and said, never another entity.
+                    [_, _, ..] => {
+                        let problem = ambiguous(&r.key, r.target.as_deref().unwrap_or(""), &found);
+                        warn!("agent {:?}: {problem}", id.0);
+                        if let Ok(mut agent) = bt.get_mut(e) {
+                            agent.add_problem(problem);
+                        }
+                    }
+                    [] => {
                         let problem = unresolved(&r.key, r.target.as_deref());
                         warn!("agent {:?}: {problem}", id.0);
                         if let Some(target) = &r.target {

@@ -209,6 +209,41 @@ fn entity_references_survive_a_relaunch_that_spawns_in_another_order() {
     );
 }
 
+/// A stranger's game (issue 24, 2: "never as another entity"): two
+/// entities spawned with one `PersistId` in the relaunch, and the saved
+/// reference went to the first of them with a log line only; the guard
+/// chased the decoy, `problems()` empty. The reference cannot know which:
+/// it loads unset, and the agent says why.
+#[test]
+fn an_entity_reference_to_an_id_two_entities_share_loads_unset() {
+    let (assets, saves) = folders(CHASE);
+    let mut a = app(assets.path(), saves.path());
+    let intruder = a.world_mut().spawn(PersistId("intruder".into())).id();
+    let e = spawn_grunt(&mut a);
+    a.world_mut()
+        .get_mut::<Blackboard>(e)
+        .unwrap()
+        .set("target", intruder)
+        .unwrap();
+    step(&mut a, 3);
+    quit(a);
+
+    let mut b = app(assets.path(), saves.path());
+    b.world_mut().spawn(PersistId("intruder".into()));
+    b.world_mut().spawn(PersistId("intruder".into()));
+    let e = spawn_grunt(&mut b);
+    step(&mut b, 2);
+    assert_eq!(b.world().get::<Blackboard>(e).unwrap().get("target"), None);
+    let problems = b.world().get::<BtAgent>(e).unwrap().problems().to_vec();
+    assert!(
+        problems.iter().any(
+            |p| matches!(p, AgentProblem::UnresolvedEntity { key, .. } if key == "target")
+                && p.to_string().contains("2 entities have that id")
+        ),
+        "{problems:?}"
+    );
+}
+
 /// A key holding an entity with no stable id is said when the game saves
 /// (while it can still give the entity a `PersistId`), on the agent and
 /// once, not only at the next launch, where the key loads unset. A
