@@ -201,6 +201,56 @@ fn find_literal(text: &str, needle: &str, nth: usize) -> Option<usize> {
         .or_else(|| text.match_indices(needle).nth(nth).map(|(at, _)| at))
 }
 
+/// The fields of a flag or counter declaration, as written in a file.
+const ENTRY_FIELDS: [&str; 6] = ["id", "name", "default", "version", "scope", "description"];
+
+/// A RON error in the file's words: the parser names its own types
+/// ("in `RawEntry`") and says "Expected boolean" where a designer wrote a
+/// counter's default on a flag.
+fn syntax_message(code: &ron::Error) -> String {
+    match code {
+        ron::Error::NoSuchStructField { found, outer, .. } if outer.as_deref() == Some("RawFile") => {
+            format!("unknown field `{found}`: a flags file has `flags` and `counters`")
+        }
+        ron::Error::NoSuchStructField { found, .. } => {
+            let hint = ENTRY_FIELDS
+                .iter()
+                .find(|f| found.len() >= 4 && edits(f, found) <= 2)
+                .map_or_else(String::new, |f| format!("; did you mean `{f}`?"));
+            format!(
+                "unknown field `{found}` in a flag or counter{hint} (its fields: {})",
+                ENTRY_FIELDS.join(", ")
+            )
+        }
+        ron::Error::MissingStructField { field, .. } => {
+            format!("a flag or counter without `{field}`")
+        }
+        ron::Error::ExpectedBoolean => {
+            "expected true or false: a flag's default is true or false".to_owned()
+        }
+        ron::Error::ExpectedInteger => {
+            "expected a whole number: a counter's default is one".to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The edit distance between two short words (a field's typo).
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut last = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (last + usize::from(ca != *cb)).min(row[j] + 1).min(here + 1);
+            last = here;
+        }
+    }
+    row[b.len()]
+}
+
 /// Whether a flag or counter name is one a flags file accepts: letters,
 /// digits, `_`, `.` and `-`, not empty.
 pub fn valid_name(name: &str) -> bool {
@@ -237,7 +287,7 @@ impl FlagsFile {
                     err(
                         e.span.start.line,
                         e.span.start.col,
-                        FlagsProblem::Syntax(e.code.to_string()),
+                        FlagsProblem::Syntax(syntax_message(&e.code)),
                     )
                 })?;
 

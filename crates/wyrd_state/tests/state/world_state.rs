@@ -431,6 +431,17 @@ fn bad_input_errors_name_file_line_and_column() {
         "(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", defualt: true)])",
     );
     assert!(e.to_string().contains("defualt"), "{e}");
+    // In the file's words, not the parser's (a stranger saw "in `RawEntry`"
+    // and "Expected boolean").
+    assert!(
+        e.to_string().contains("did you mean `default`?") && !e.to_string().contains("RawEntry"),
+        "{e}"
+    );
+    let e =
+        parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: 3)])");
+    assert!(e.to_string().contains("a flag's default is true or false"), "{e}");
+    let e = parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\")])");
+    assert!(e.to_string().contains("without `default`"), "{e}");
     let e = parse_err(
         "(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: true, scope: Forever)])",
     );
