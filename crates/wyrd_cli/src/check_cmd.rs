@@ -328,43 +328,27 @@ fn outside_assets(file: &str, assets: &Path) -> Result<(), String> {
 fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
     let permissive = Vocabulary::permissive();
     let vocab = ctx.vocabulary.as_ref().unwrap_or(&permissive);
-    let (p, files) = load_tree_and_files(file, vocab).map_err(|e| e.message)?;
+    let (p, files) = match load_tree_and_files(file, vocab) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            // A tree whose only errors are the vocabulary's (an unknown
+            // action) compiles without it: its world values are checked in
+            // the same run, not only once the rest is fixed.
+            let mut message = e.message;
+            if ctx.vocabulary.is_some()
+                && let Ok((p, _)) = load_tree_and_files(file, &permissive)
+                && let Err(world) = world_errors(&p, ctx)
+            {
+                message.push('\n');
+                message.push_str(&world);
+            }
+            return Err(message);
+        }
+    };
     if let Some(root) = &ctx.assets {
         outside_assets(file, root)?;
     }
-    if let Some(world) = &ctx.world {
-        let known: Vec<&str> = world.iter().map(String::as_str).collect();
-        // Each file read once, however many unknown names it has.
-        let mut texts: BTreeMap<&str, Option<String>> = BTreeMap::new();
-        let unknown: Vec<String> = p
-            .globals()
-            .iter()
-            .filter(|g| !world.contains(&g.name))
-            .map(|g| {
-                let text = texts
-                    .entry(g.file.as_str())
-                    .or_insert_with(|| std::fs::read_to_string(&g.file).ok())
-                    .as_deref();
-                let hint = wyrd_bt::closest_name(&g.name, known.iter().copied());
-                with_caret(
-                    &format!(
-                        "{}:{}:{}: no flags file declares the world value {:?}{hint} (declared in {})",
-                        g.file,
-                        g.line,
-                        g.column,
-                        g.name,
-                        ctx.world_files.join(", ")
-                    ),
-                    text,
-                    g.line,
-                    g.column,
-                )
-            })
-            .collect();
-        if !unknown.is_empty() {
-            return Err(unknown.join("\n"));
-        }
-    }
+    world_errors(&p, ctx)?;
     let mut line = format!(
         "{file}: ok ({} nodes, {} actions, {} impulses)",
         p.main_len(),
@@ -379,6 +363,47 @@ fn check_tree(file: &str, ctx: &Context) -> Result<String, String> {
         line.push_str(&format!("; not checked: {}", missing.join("; ")));
     }
     Ok(line)
+}
+
+/// The world values a compiled tree reads that no flags file of the
+/// check declares, each at its place (nothing to check without flags
+/// files).
+fn world_errors(p: &wyrd_bt::Program, ctx: &Context) -> Result<(), String> {
+    let Some(world) = &ctx.world else {
+        return Ok(());
+    };
+    let known: Vec<&str> = world.iter().map(String::as_str).collect();
+    // Each file read once, however many unknown names it has.
+    let mut texts: BTreeMap<&str, Option<String>> = BTreeMap::new();
+    let unknown: Vec<String> = p
+        .globals()
+        .iter()
+        .filter(|g| !world.contains(&g.name))
+        .map(|g| {
+            let text = texts
+                .entry(g.file.as_str())
+                .or_insert_with(|| std::fs::read_to_string(&g.file).ok())
+                .as_deref();
+            let hint = wyrd_bt::closest_name(&g.name, known.iter().copied());
+            with_caret(
+                &format!(
+                    "{}:{}:{}: no flags file declares the world value {:?}{hint} (declared in {})",
+                    g.file,
+                    g.line,
+                    g.column,
+                    g.name,
+                    ctx.world_files.join(", ")
+                ),
+                text,
+                g.line,
+                g.column,
+            )
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Err(unknown.join("\n"));
+    }
+    Ok(())
 }
 
 /// `wyrd check`: every file; 0 all ok, 1 problems, 2 usage.
@@ -631,7 +656,10 @@ fn check_script(file: &str, bytes: &[u8], tree: Option<&ScriptTree>) -> Result<S
             script.events.len()
         ))
     } else {
-        let mut lines: Vec<String> = problems.iter().map(|p| script_error(file, text, p)).collect();
+        let mut lines: Vec<String> = problems
+            .iter()
+            .map(|p| script_error(file, text, p))
+            .collect();
         lines.push(format!("{file}: checked against {tree}, {by}"));
         Err(lines.join("\n"))
     }

@@ -209,7 +209,9 @@ const ENTRY_FIELDS: [&str; 6] = ["id", "name", "default", "version", "scope", "d
 /// counter's default on a flag.
 fn syntax_message(code: &ron::Error) -> String {
     match code {
-        ron::Error::NoSuchStructField { found, outer, .. } if outer.as_deref() == Some("RawFile") => {
+        ron::Error::NoSuchStructField { found, outer, .. }
+            if outer.as_deref() == Some("RawFile") =>
+        {
             format!("unknown field `{found}`: a flags file has `flags` and `counters`")
         }
         ron::Error::NoSuchStructField { found, .. } => {
@@ -244,7 +246,9 @@ fn edits(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let here = row[j + 1];
-            row[j + 1] = (last + usize::from(ca != *cb)).min(row[j] + 1).min(here + 1);
+            row[j + 1] = (last + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(here + 1);
             last = here;
         }
     }

@@ -1989,21 +1989,21 @@ fn a_trees_own_writes_are_not_recorded_as_the_games_inputs() {
         .collect();
     assert_eq!(sets, vec![], "the game set nothing");
     assert_eq!(
-        wyrd_bt::sim::replay(&program, &rec, false).unwrap().divergence,
+        wyrd_bt::sim::replay(&program, &rec, false)
+            .unwrap()
+            .divergence,
         None
     );
     let script = wyrd_bt::sim::recording_script(&program, &rec, false).unwrap();
     assert!(!script.contains("set:"), "{script}");
     // The edited tree counts twice as fast: it celebrates 6 ticks sooner.
-    let edited = wyrd_bt::compile_str(
-        "r.bt.ron",
-        &tree(2),
-        &wyrd_bt::Vocabulary::permissive(),
-    )
-    .unwrap();
+    let edited =
+        wyrd_bt::compile_str("r.bt.ron", &tree(2), &wyrd_bt::Vocabulary::permissive()).unwrap();
     let report = wyrd_bt::sim::replay(&edited, &rec, true).unwrap();
     assert!(report.changed_tree);
-    let divergence = report.divergence.expect("the edit changes what the tree does");
+    let divergence = report
+        .divergence
+        .expect("the edit changes what the tree does");
     assert!(
         divergence.tick < 20,
         "diverges where the edit shows: {divergence}"

@@ -838,7 +838,8 @@ fn a_scripts_named_tree_wins_over_the_trees_listed_before_it() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(
-        out.contains("zz_guard_run1.script.ron: ok") && out.contains("guard.bt.ron, named by its `// tree:` line"),
+        out.contains("zz_guard_run1.script.ron: ok")
+            && out.contains("guard.bt.ron, named by its `// tree:` line"),
         "{out}"
     );
     // Listed after another tree on the line.
@@ -914,6 +915,47 @@ fn flags_files_the_game_refuses_together_are_refused_together() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(err.contains("declared in both"), "{err}");
+}
+
+/// A stranger's CI (issue 24): a misspelt world value was not reported
+/// while the same tree named an unknown action; it showed only once the
+/// action was fixed, though every faulty node is to be reported at once.
+#[test]
+fn a_world_value_typo_is_reported_beside_an_unknown_action() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("world.flags.ron"),
+        r#"(counters: [(id: "5904375b06586af41bd4c25aedc0b193", name: "ORE_MINED", default: 0)])"#,
+    )
+    .unwrap();
+    let vocab = dir.path().join("game.vocabulary.json");
+    std::fs::write(
+        &vocab,
+        r#"{"format": "wyrd-vocabulary", "version": 1, "actions": [{"name": "Celebrate", "params": []}], "world_files": ["world.flags.ron"]}"#,
+    )
+    .unwrap();
+    let tree = dir.path().join("t.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(root: Sequence(name: "root", children: [
+    Condition(check: World("ORE_MIND", Ge, 6)),
+    Action(action: "Celebrat"),
+]))"#,
+    )
+    .unwrap();
+    let o = wyrd(&[
+        "check",
+        "--vocabulary",
+        vocab.to_str().unwrap(),
+        tree.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(err.contains("\"Celebrat\""), "{err}");
+    assert!(
+        err.contains("t.bt.ron:2:29: no flags file declares the world value \"ORE_MIND\""),
+        "{err}"
+    );
 }
 
 /// `wyrd check` refuses what the game's loader refuses: a tree in the

@@ -439,7 +439,10 @@ fn bad_input_errors_name_file_line_and_column() {
     );
     let e =
         parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: 3)])");
-    assert!(e.to_string().contains("a flag's default is true or false"), "{e}");
+    assert!(
+        e.to_string().contains("a flag's default is true or false"),
+        "{e}"
+    );
     let e = parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\")])");
     assert!(e.to_string().contains("without `default`"), "{e}");
     let e = parse_err(
