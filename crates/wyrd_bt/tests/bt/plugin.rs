@@ -1930,8 +1930,8 @@ fn each_abort_and_start_is_told_once() {
 /// A stranger's game (issue 24, a recording becomes a regression test): a
 /// tree's own blackboard writes (`AddBlackboard`) were recorded as inputs
 /// the game gave, at the next tick. The emitted script then set the key
-/// the game never set, and a replay of an edited tree (adding 2 instead of
-/// 1) had the old values forced back before each tick: "replayed exactly"
+/// the game never set, and a replay of an edited tree (one adding 2, not
+/// one) had the old values forced back before each tick: "replayed exactly"
 /// where the game diverges. A recording keeps what the game changed
 /// between ticks; the tree's writes are the tree's to redo.
 #[test]
