@@ -440,19 +440,46 @@ pub struct TreeDiff {
     pub changed: Vec<String>,
     /// Nodes at a new path with an unchanged definition: (old, new).
     pub moved: Vec<(String, String)>,
+    /// Blackboard keys (type, default) and tags declared otherwise, a line
+    /// each: `+ blackboard "noise": int 0`, `~ blackboard "alarmed": bool
+    /// false -> bool true`, `- tag "b"` (a key's default changes what every
+    /// agent starts with, though no node changed).
+    pub declarations: Vec<String>,
 }
 
 impl TreeDiff {
     /// Whether the versions are the same.
     pub fn is_empty(&self) -> bool {
+        self.nodes_unchanged() && self.declarations.is_empty()
+    }
+
+    fn nodes_unchanged(&self) -> bool {
         self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
     }
 
-    /// One line: the counts and the first few paths.
+    /// One line: the counts and the first few paths (what the reload log
+    /// and `wyrd diff` print).
     pub fn summary(&self) -> String {
         if self.is_empty() {
             return "no change".into();
         }
+        if self.nodes_unchanged() {
+            return format!(
+                "no node changed; {} declaration(s) changed: {}",
+                self.declarations.len(),
+                self.declarations
+                    .iter()
+                    .take(3)
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let declared = if self.declarations.is_empty() {
+            String::new()
+        } else {
+            format!("; {} declaration(s) changed", self.declarations.len())
+        };
         let first: Vec<&str> = self
             .changed
             .iter()
@@ -462,7 +489,7 @@ impl TreeDiff {
             .map(String::as_str)
             .collect();
         format!(
-            "{} changed, {} added, {} removed ({} moved): {}",
+            "{} changed, {} added, {} removed ({} moved): {}{declared}",
             self.changed.len(),
             self.added.len(),
             self.removed.len(),
@@ -488,8 +515,46 @@ impl fmt::Display for TreeDiff {
         for (a, b) in &self.moved {
             writeln!(f, "> {a} -> {b}")?;
         }
+        for d in &self.declarations {
+            writeln!(f, "{d}")?;
+        }
         Ok(())
     }
+}
+
+/// The blackboard keys (type, default) and tags two versions of a tree
+/// declare differently, a line each (see [`TreeDiff::declarations`]).
+fn declaration_lines(a: &Program, b: &Program) -> Vec<String> {
+    type Declared = std::collections::BTreeMap<String, String>;
+    let keys = |p: &Program| -> Declared {
+        p.blackboard_keys()
+            .iter()
+            .zip(p.blackboard_types())
+            .zip(p.blackboard_defaults())
+            .map(|((k, t), d)| {
+                let shown = d.map_or_else(|| format!("{t} (unset)"), |v| format!("{t} {v}"));
+                (k.clone(), shown)
+            })
+            .collect()
+    };
+    let (ka, kb) = (keys(a), keys(b));
+    let mut lines = Vec::new();
+    let names: std::collections::BTreeSet<&String> = ka.keys().chain(kb.keys()).collect();
+    for k in names {
+        match (ka.get(k), kb.get(k)) {
+            (Some(x), Some(y)) if x != y => lines.push(format!("~ blackboard {k:?}: {x} -> {y}")),
+            (Some(_), None) => lines.push(format!("- blackboard {k:?}")),
+            (None, Some(y)) => lines.push(format!("+ blackboard {k:?}: {y}")),
+            _ => {}
+        }
+    }
+    for t in a.tag_names().iter().filter(|t| !b.tag_names().contains(t)) {
+        lines.push(format!("- tag {t:?}"));
+    }
+    for t in b.tag_names().iter().filter(|t| !a.tag_names().contains(t)) {
+        lines.push(format!("+ tag {t:?}"));
+    }
+    lines
 }
 
 /// The diff old → new by node path.
@@ -530,5 +595,6 @@ pub fn diff(old: &Program, new: &Program) -> TreeDiff {
             d.moved.push((r.clone(), a.clone()));
         }
     }
+    d.declarations = declaration_lines(old, new);
     d
 }

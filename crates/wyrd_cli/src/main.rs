@@ -447,28 +447,14 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
                 exit_code,
                 load_tree(&old).and_then(|a| Ok((a, load_tree(&new)?))),
             )?;
+            // The diff the game's reload log summarises, declarations
+            // included (a key's default or type changes what every agent
+            // starts with, though no node changed).
             let d = wyrd_bt::diff(&a, &b);
             out.push_str(&d.to_string());
-            // The declarations too: a key's default or type changes what
-            // every agent starts with, though no node changed.
-            let declared = declaration_lines(&a, &b);
-            for line in &declared {
-                out.push_str(line);
-                out.push('\n');
-            }
-            if d.is_empty() && !declared.is_empty() {
-                out.push_str(&format!(
-                    "no node changed; {} declaration(s) changed",
-                    declared.len()
-                ));
-            } else {
-                out.push_str(&d.summary());
-                if !declared.is_empty() {
-                    out.push_str(&format!("; {} declaration(s) changed", declared.len()));
-                }
-            }
+            out.push_str(&d.summary());
             out.push('\n');
-            differ_exit(exit_code && (!d.is_empty() || !declared.is_empty()))
+            differ_exit(exit_code && !d.is_empty())
         }
         Command::Save(sub) => save(sub, out),
         Command::Monitor {
@@ -952,41 +938,6 @@ fn edge_label(node: wyrd_bt::NodeView<'_>) -> Option<String> {
     let parent = node.parent()?;
     let k = parent.children().position(|c| c.index() == node.index())?;
     parent.child_role(k)
-}
-
-/// The blackboard keys (type, default) and tags two versions of a tree
-/// declare differently: `~ blackboard "alarmed": bool false -> bool true`.
-fn declaration_lines(a: &wyrd_bt::Program, b: &wyrd_bt::Program) -> Vec<String> {
-    type Declared = std::collections::BTreeMap<String, String>;
-    let keys = |p: &wyrd_bt::Program| -> Declared {
-        p.blackboard_keys()
-            .iter()
-            .zip(p.blackboard_types())
-            .zip(p.blackboard_defaults())
-            .map(|((k, t), d)| {
-                let shown = d.map_or_else(|| format!("{t} (unset)"), |v| format!("{t} {v}"));
-                (k.clone(), shown)
-            })
-            .collect()
-    };
-    let (ka, kb) = (keys(a), keys(b));
-    let mut lines = Vec::new();
-    let names: std::collections::BTreeSet<&String> = ka.keys().chain(kb.keys()).collect();
-    for k in names {
-        match (ka.get(k), kb.get(k)) {
-            (Some(x), Some(y)) if x != y => lines.push(format!("~ blackboard {k:?}: {x} -> {y}")),
-            (Some(_), None) => lines.push(format!("- blackboard {k:?}")),
-            (None, Some(y)) => lines.push(format!("+ blackboard {k:?}: {y}")),
-            _ => {}
-        }
-    }
-    for t in a.tag_names().iter().filter(|t| !b.tag_names().contains(t)) {
-        lines.push(format!("- tag {t:?}"));
-    }
-    for t in b.tag_names().iter().filter(|t| !a.tag_names().contains(t)) {
-        lines.push(format!("+ tag {t:?}"));
-    }
-    lines
 }
 
 /// Text inside a DOT string: backslashes and quotes escaped (a name

@@ -652,3 +652,40 @@ fn an_abort_not_told_yet_survives_a_reload_that_keeps_the_state() {
         slots(&app)
     );
 }
+
+/// A stranger's game (issue 24, "`wyrd diff` and the reload log agree"): a
+/// key added to a tree's blackboard logged "reloaded: no change" while
+/// `wyrd diff` listed `+ blackboard "noise": int 0`. The diff the reload
+/// log and the command print is one: declarations are part of it.
+#[test]
+fn a_changed_declaration_is_in_the_diff_the_reload_log_prints() {
+    let old = compile_str("t.bt.ron", TWO_BRANCHES, &Vocabulary::permissive()).unwrap();
+    let edited = TWO_BRANCHES
+        .replace(r#""n": 5}"#, r#""n": 5, "noise": 0}"#)
+        .replace(r#"tags: ["a", "b"]"#, r#"tags: ["a", "b", "c"]"#);
+    let new = compile_str("t.bt.ron", &edited, &Vocabulary::permissive()).unwrap();
+    let d = wyrd_bt::diff(&old, &new);
+    assert!(!d.is_empty());
+    assert_eq!(
+        d.declarations,
+        ["+ blackboard \"noise\": int 0", "+ tag \"c\""]
+    );
+    assert_eq!(
+        d.summary(),
+        "no node changed; 2 declaration(s) changed: + blackboard \"noise\": int 0, + tag \"c\""
+    );
+    assert_eq!(
+        d.to_string(),
+        "+ blackboard \"noise\": int 0\n+ tag \"c\"\n"
+    );
+    // With a node changed too, both.
+    let both = edited.replace(r#"Bb("n", Gt, 2)"#, r#"Bb("n", Ge, 2)"#);
+    let new = compile_str("t.bt.ron", &both, &Vocabulary::permissive()).unwrap();
+    let d = wyrd_bt::diff(&old, &new);
+    assert_eq!(
+        d.summary(),
+        "1 changed, 0 added, 0 removed (0 moved): root/branch_b/work/enough; 2 declaration(s) changed"
+    );
+    // The same tree: no change.
+    assert_eq!(wyrd_bt::diff(&old, &old).summary(), "no change");
+}
