@@ -6,12 +6,14 @@
 //! ```text
 //! cargo run --example first_ai                         # 300 ticks, headless
 //! cargo run --example first_ai -- --ticks 90 --save-dir /tmp/guard   # run it twice: it continues
-//! cargo run --example first_ai -- --record guard.json  # then: wyrd sim assets/first_ai/guard.bt.ron --replay guard.json
+//! cargo run --example first_ai -- --record guard.json --save-dir /tmp/rec  # a fresh save: then
+//!     wyrd sim assets/first_ai/guard.bt.ron --replay guard.json [--emit-script]
 //! cargo run --example first_ai -- --vocabulary assets/first_ai/first_ai.vocabulary.json
 //! ```
 //!
-//! It prints what the guard does on stdout (saves go to stderr); the tree
-//! and the counter are in `assets/first_ai/`.
+//! It prints what the guard does on stdout (saves go to stderr, by default
+//! to the temp folder's `wyrd-first-ai`); the tree and the counter are in
+//! `assets/first_ai/`.
 
 use std::{path::PathBuf, time::Duration};
 

@@ -443,7 +443,7 @@ pub fn recording_script(
     tree_changed(program, rec, allow_changed)?;
     if rec.start.state.ticks != 0 {
         return Err(SimError::Mismatch(format!(
-            "the recording starts after agent tick {} (its first tick is {}: its ring dropped older ticks or it began mid-run); a script starts from a fresh agent: record from the agent's first tick",
+            "the recording starts after agent tick {} (its first tick is {}: its ring dropped older ticks, or it began mid-run: an agent restored from a save continues its saved run); a script starts from a fresh agent: record from the agent's first tick (a game with a save: start it without the save)",
             rec.start.state.ticks,
             rec.ticks
                 .first()
