@@ -102,7 +102,7 @@ pub mod prelude {
         Condition, CounterChanged, CounterHandle, CounterOp, EventCompleted, FlagChanged,
         FlagHandle, FlagsFile, FlagsFileReport, Scope, StableId, WorldState, WorldStateDocument,
         WorldStateError, WorldStateFiles, WorldStateLoaded, WorldStatePlugin, WorldStateSystems,
-        world_state_ready,
+        world_state_ready, world_state_settled,
     };
 }
 
@@ -179,9 +179,22 @@ impl WorldStateFiles {
     }
 }
 
-/// Run condition: every file of [`WorldStatePlugin::files`] is merged.
+/// Run condition: every file of [`WorldStatePlugin::files`] is merged. A
+/// file that failed to load (reported in [`WorldStateFiles::failures`] and
+/// logged) keeps it false until a version of it that loads replaces it:
+/// game logic that needs the declared values does not run without them.
+/// Trees wait for [`world_state_settled`] instead.
 pub fn world_state_ready(files: Option<Res<WorldStateFiles>>) -> bool {
     files.is_some_and(|f| f.all_merged())
+}
+
+/// Run condition: every file of [`WorldStatePlugin::files`] has merged or
+/// failed, nothing is still loading ([`WorldStateFiles::all_settled`]).
+/// What behavior trees wait for before their first tick (a broken file is
+/// reported and does not hold them back forever); for game systems that
+/// should start with the trees.
+pub fn world_state_settled(files: Option<Res<WorldStateFiles>>) -> bool {
+    files.is_some_and(|f| f.all_settled())
 }
 
 impl Plugin for WorldStatePlugin {

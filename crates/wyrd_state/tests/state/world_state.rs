@@ -513,3 +513,28 @@ fn of_two_requested_files_declaring_one_id_the_later_is_refused() {
         assert!(state.flag(refused).is_err(), "{order:?}");
     }
 }
+
+/// A stranger's game: with a flags file that failed to load, the trees
+/// started (the world settled, the failure reported) while a system gated
+/// on `world_state_ready` never ran, and nothing said which condition
+/// trees wait for. `world_state_settled` is that condition.
+#[test]
+fn a_failed_file_settles_the_world_but_does_not_make_it_ready() {
+    use bevy::ecs::system::RunSystemOnce;
+    let dir = temp_assets(&[(
+        "one.flags.ron",
+        r#"(flags: [(id: "00000000000000000000000000000001", name: "ALPHA", default: true)])"#,
+    )]);
+    let mut app = app_with(dir.path(), &["one.flags.ron", "missing.flags.ron"]);
+    run_until(&mut app, "settled", |w| {
+        w.resource::<WorldStateFiles>().all_settled()
+    });
+    let world = app.world_mut();
+    assert!(world.run_system_once(wyrd_state::world_state_settled).unwrap());
+    assert!(!world.run_system_once(wyrd_state::world_state_ready).unwrap());
+    assert_eq!(
+        world.resource::<WorldStateFiles>().failures().count(),
+        1,
+        "the missing file is reported"
+    );
+}
