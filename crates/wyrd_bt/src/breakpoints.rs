@@ -194,8 +194,39 @@ impl BreakpointsDef {
                 file: file.to_owned(),
                 line: e.span.start.line,
                 column: e.span.start.col,
-                message: e.code.to_string(),
+                message: syntax_message(&e.code),
             })
+    }
+}
+
+/// A RON error in the file's words: the parser names its own types ("in
+/// enum `BreakOn`").
+fn syntax_message(code: &ron::Error) -> String {
+    match code {
+        ron::Error::NoSuchEnumVariant {
+            expected, found, ..
+        } => format!(
+            "unknown value `{found}`{} (one of {})",
+            crate::closest_name(found, expected.iter().copied()),
+            expected.join(", ")
+        ),
+        ron::Error::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => {
+            let what = match outer.as_deref() {
+                Some("BreakpointDef") => "a breakpoint",
+                Some("BreakpointsDef") => "a breakpoints file",
+                _ => "this place",
+            };
+            format!(
+                "unknown field `{found}` in {what}{} (its fields: {})",
+                crate::closest_name(found, expected.iter().copied()),
+                expected.join(", ")
+            )
+        }
+        other => other.to_string(),
     }
 }
 

@@ -363,3 +363,27 @@ fn breakpoints_written_as_a_file_read_back_the_same() {
         repo
     );
 }
+
+/// A stranger's breakpoints file: a misspelt event read "Unexpected
+/// variant named `Abortd` in enum `BreakOn`" (the parser's type); an
+/// unknown field named the parser's struct. Both in the file's words.
+#[test]
+fn a_misspelt_event_or_field_is_said_in_the_files_words() {
+    let e = BreakpointsDef::parse(
+        "g.breakpoints.ron",
+        "(breakpoints: [(node: \"root/flee\", on: Abortd)])",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("`Abortd`; did you mean \"Aborted\"?") && !e.contains("BreakOn"),
+        "{e}"
+    );
+    let e = BreakpointsDef::parse("g.breakpoints.ron", "(breakpoints: [(nod: \"root\")])")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown field `nod` in a breakpoint; did you mean \"node\"?"),
+        "{e}"
+    );
+}

@@ -169,10 +169,10 @@ fn check_reads_a_breakpoints_file_against_the_tree_beside_it() {
     let o = wyrd(&["check", &dir.path().to_string_lossy()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    // At the breakpoint's line, with the nearest path (a stranger's
-    // misspelt node had neither).
+    // At the misspelt path itself (it pointed at the breakpoint's start),
+    // with the nearest path (a stranger's misspelt node had neither).
     assert!(
-        err.contains("guard.breakpoints.ron:3:5: breakpoint 2 (root/figth was aborted): the tree has no node \"root/figth\"; did you mean \"root/fight\"?"),
+        err.contains("guard.breakpoints.ron:3:13: breakpoint 2 (root/figth was aborted): the tree has no node \"root/figth\"; did you mean \"root/fight\"?"),
         "{err}"
     );
     assert!(

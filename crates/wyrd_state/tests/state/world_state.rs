@@ -530,8 +530,16 @@ fn a_failed_file_settles_the_world_but_does_not_make_it_ready() {
         w.resource::<WorldStateFiles>().all_settled()
     });
     let world = app.world_mut();
-    assert!(world.run_system_once(wyrd_state::world_state_settled).unwrap());
-    assert!(!world.run_system_once(wyrd_state::world_state_ready).unwrap());
+    assert!(
+        world
+            .run_system_once(wyrd_state::world_state_settled)
+            .unwrap()
+    );
+    assert!(
+        !world
+            .run_system_once(wyrd_state::world_state_ready)
+            .unwrap()
+    );
     assert_eq!(
         world.resource::<WorldStateFiles>().failures().count(),
         1,
