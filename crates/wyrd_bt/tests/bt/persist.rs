@@ -587,7 +587,11 @@ fn a_key_added_first_changes_no_node_placed_with_bindings() {
     let edited = GUARD.replace("blackboard: {", "blackboard: {\"aaa\": 3, ");
     let new = compile_str("t.bt.ron", &edited, &v).unwrap();
     let d = wyrd_bt::diff(&old, &new);
-    assert!(d.is_empty(), "{d}");
+    assert!(
+        d.changed.is_empty() && d.added.is_empty() && d.removed.is_empty(),
+        "{d}"
+    );
+    assert_eq!(d.declarations, ["+ blackboard \"aaa\": int 3"]);
     // A guard saved walking restores onto the edited tree.
     let mut sim = wyrd_bt::sim::Sim::new(&old, 0);
     sim.step();
