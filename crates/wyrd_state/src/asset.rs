@@ -214,16 +214,10 @@ fn syntax_message(code: &ron::Error) -> String {
         {
             format!("unknown field `{found}`: a flags file has `flags` and `counters`")
         }
-        ron::Error::NoSuchStructField { found, .. } => {
-            let hint = ENTRY_FIELDS
-                .iter()
-                .find(|f| found.len() >= 4 && edits(f, found) <= 2)
-                .map_or_else(String::new, |f| format!("; did you mean `{f}`?"));
-            format!(
-                "unknown field `{found}` in a flag or counter{hint} (its fields: {})",
-                ENTRY_FIELDS.join(", ")
-            )
-        }
+        ron::Error::NoSuchStructField { found, .. } => format!(
+            "unknown field `{found}` in a flag or counter (its fields: {})",
+            ENTRY_FIELDS.join(", ")
+        ),
         ron::Error::MissingStructField { field, .. } => {
             format!("a flag or counter without `{field}`")
         }
@@ -235,24 +229,6 @@ fn syntax_message(code: &ron::Error) -> String {
         }
         other => other.to_string(),
     }
-}
-
-/// The edit distance between two short words (a field's typo).
-fn edits(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut last = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let here = row[j + 1];
-            row[j + 1] = (last + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(here + 1);
-            last = here;
-        }
-    }
-    row[b.len()]
 }
 
 /// Whether a flag or counter name is one a flags file accepts: letters,

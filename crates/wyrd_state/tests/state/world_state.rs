@@ -434,7 +434,9 @@ fn bad_input_errors_name_file_line_and_column() {
     // In the file's words, not the parser's (a stranger saw "in `RawEntry`"
     // and "Expected boolean").
     assert!(
-        e.to_string().contains("did you mean `default`?") && !e.to_string().contains("RawEntry"),
+        e.to_string()
+            .contains("in a flag or counter (its fields: id, name, default,")
+            && !e.to_string().contains("RawEntry"),
         "{e}"
     );
     let e =
