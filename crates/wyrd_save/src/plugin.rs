@@ -498,6 +498,7 @@ impl SaveSlot {
                 found,
                 supported,
             })
+            .or(outcome.other_key.then_some(SaveError::SignedWithAnotherKey))
             .or(missing);
         if let Some(p) = &slot.paused {
             warn!("{p}");
@@ -708,7 +709,9 @@ fn absorb(world: &mut World, results: Vec<WriteResult>, now: Duration, at_exit: 
                 slot.failures += 1;
                 let paused = matches!(
                     error,
-                    SaveError::NewerSaveInPlace { .. } | SaveError::MissingDocument { .. }
+                    SaveError::NewerSaveInPlace { .. }
+                        | SaveError::MissingDocument { .. }
+                        | SaveError::SignedWithAnotherKey
                 );
                 let retry_in = (!at_exit && !paused).then(|| slot.retry.delay(slot.failures));
                 slot.retry_at = retry_in.map(|d| now + d);

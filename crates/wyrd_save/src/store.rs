@@ -255,20 +255,39 @@ impl DocumentLoad {
                 why(self.copy(CopyKind::Backup))
             ),
         };
-        let kept: Vec<String> = self
-            .copies
-            .iter()
-            .filter_map(|c| c.quarantined_to.as_ref())
-            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .collect();
-        if !kept.is_empty() {
-            if text.is_empty() {
-                text = self.file.clone();
+        // Bad copies, and valid ones of another save point (a document
+        // that started fresh keeps them aside, not overwritten).
+        for (label, valid) in [("bad copy", false), ("copy of another save point", true)] {
+            let kept: Vec<String> = self
+                .copies
+                .iter()
+                .filter(|c| matches!(c.verdict, Verdict::Valid { .. }) == valid)
+                .filter_map(|c| c.quarantined_to.as_ref())
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            if !kept.is_empty() {
+                if text.is_empty() {
+                    text = self.file.clone();
+                }
+                text.push_str(&format!("; {label} kept as {}", kept.join(", ")));
             }
-            text.push_str(&format!("; bad copy kept as {}", kept.join(", ")));
         }
         (!text.is_empty()).then_some(text)
     }
+}
+
+/// Whether the slot's files are most likely signed with another key: at
+/// least one primary or backup exists, and every one fails its signature
+/// and nothing else (a file edited or damaged by hand fails otherwise, or
+/// beside others that verify).
+fn signed_with_another_key(docs: &[Vec<Candidate>]) -> bool {
+    let mut files = docs
+        .iter()
+        .flatten()
+        .filter(|c| c.kind != CopyKind::Temp && c.bytes.is_some())
+        .peekable();
+    files.peek().is_some()
+        && files.all(|c| c.verdict == Verdict::Invalid(LoadError::SignatureMismatch))
 }
 
 /// What loading a slot found and did. [`describe`](Self::describe) says it
@@ -291,6 +310,14 @@ pub struct LoadOutcome {
     pub mixed: bool,
     /// Quarantined files deleted to keep only the newest N.
     pub quarantine_removed: Vec<PathBuf>,
+    /// Every save file of the slot failed its signature, and only its
+    /// signature: the save was most likely signed with another key (a
+    /// misconfigured or rotated `WYRD_SAVE_KEY`), not damaged. Nothing was
+    /// loaded, moved aside or rewritten, and [`SavePlugin`](crate::SavePlugin)
+    /// pauses saving, so that the game started with the right key loads
+    /// it. (Moved aside, one wrong launch made the next right one a fresh
+    /// start.)
+    pub other_key: bool,
 }
 
 impl LoadOutcome {
@@ -333,6 +360,9 @@ impl LoadOutcome {
     pub fn describe(&self) -> String {
         if self.is_first_start() {
             return "no save yet: a fresh start".into();
+        }
+        if self.other_key {
+            return "every save file's signature fails: the save was signed with another key (the game's key or WYRD_SAVE_KEY differs from the one that saved it); nothing loaded, no file moved, saving paused".into();
         }
         let mut parts = Vec::new();
         parts.push(match self.save_point {
@@ -620,8 +650,9 @@ impl SaveStore {
                 .iter()
                 .any(|c| matches!(c.verdict, Verdict::Invalid(LoadError::NewerSchema { .. })))
         });
-        if repair {
-            self.quarantine(&mut docs, &mut outcome);
+        outcome.other_key = signed_with_another_key(&docs);
+        if repair && !outcome.other_key {
+            self.quarantine(&mut docs, &chosen, save_point, &mut outcome);
             if !newer {
                 self.repair(&docs, &chosen, &mut outcome);
             }
@@ -734,13 +765,29 @@ impl SaveStore {
         }
     }
 
-    /// Moves bad primaries and backups aside (temp files are scratch) and
-    /// keeps the newest N quarantined files of each document.
-    fn quarantine(&self, docs: &mut [Vec<Candidate>], outcome: &mut LoadOutcome) {
-        let bad = |c: &Candidate| {
-            c.kind != CopyKind::Temp && matches!(&c.verdict, Verdict::Invalid(e) if e.is_bad_file())
+    /// Moves bad primaries and backups aside (temp files are scratch), and
+    /// the valid ones of a document that starts fresh because they are of
+    /// another save point than `save_point` (the next save would overwrite
+    /// them); keeps the newest N quarantined files of each document.
+    fn quarantine(
+        &self,
+        docs: &mut [Vec<Candidate>],
+        chosen: &[Option<usize>],
+        save_point: Option<u64>,
+        outcome: &mut LoadOutcome,
+    ) {
+        let aside = |c: &Candidate, fresh: bool| {
+            c.kind != CopyKind::Temp
+                && match &c.verdict {
+                    Verdict::Invalid(e) => e.is_bad_file(),
+                    Verdict::Valid { save_point: s } => fresh && save_point != Some(*s),
+                }
         };
-        if !docs.iter().flatten().any(bad) {
+        if !docs
+            .iter()
+            .zip(chosen)
+            .any(|(cands, pick)| cands.iter().any(|c| aside(c, pick.is_none())))
+        {
             return;
         }
         let mut names: BTreeSet<String> = self
@@ -750,9 +797,9 @@ impl SaveStore {
             .into_iter()
             .collect();
         let stamp = utc_file_stamp(self.fs.now());
-        for (spec, cands) in self.documents.iter().zip(docs.iter_mut()) {
+        for ((spec, cands), pick) in self.documents.iter().zip(docs.iter_mut()).zip(chosen) {
             let mut moved = false;
-            for c in cands.iter_mut().filter(|c| bad(c)) {
+            for c in cands.iter_mut().filter(|c| aside(c, pick.is_none())) {
                 let base = format!("{}.corrupt-{stamp}", spec.file);
                 let mut name = base.clone();
                 let mut n = 2;

@@ -237,6 +237,28 @@ fn a_newer_versions_save_pauses_saving_and_stays_untouched() {
     assert_eq!(fs.paths().len(), 1, "nothing written beside it");
 }
 
+/// A launch with another key (a misconfigured or rotated key) moved every
+/// file of the slot aside, and the next launch with the right key started
+/// fresh. Now nothing is moved or written: saving is paused, said why.
+#[test]
+fn a_save_signed_with_another_key_pauses_saving_and_stays_untouched() {
+    let fs = MemFs::new();
+    let other =
+        SaveKey::new("rotated").seal(br#"{"SchemaVersion": 1, "Value": 100, "SaveCounter": 40}"#);
+    fs.put(PRIMARY, other.clone());
+    let mut app = app(&fs, None);
+    let status = app.world().resource::<SaveStatus>().clone();
+    let paused = status.paused.clone().unwrap();
+    assert!(paused.contains("another key"), "{paused}");
+    set(&mut app, 2);
+    app.world_mut().write_message(SaveRequest);
+    let (failed, _) = step(&mut app);
+    assert!(matches!(failed[0].error, SaveError::SignedWithAnotherKey));
+    assert_eq!(failed[0].retry_in, None, "no point retrying");
+    assert_eq!(fs.file(Path::new(PRIMARY)), Some(other));
+    assert_eq!(fs.paths().len(), 1, "nothing moved or written beside it");
+}
+
 /// A stranger's farm earned a coin every half second: the autosave, timed
 /// from the last change, never came, and a crash after 30 s lost them all.
 /// Timed from the first change not saved yet, the save on disk is never

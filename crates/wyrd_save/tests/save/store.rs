@@ -539,3 +539,76 @@ fn a_document_that_would_not_load_back_is_not_written() {
     );
     assert!(!s.path("save.json", CopyKind::Primary).exists());
 }
+
+/// A stranger's launch with a misconfigured key (issue 24's "never lost
+/// data"): every file of the slot failed its signature, all were moved
+/// aside as `.corrupt-`, and the next launch with the right key said "no
+/// save yet: a fresh start". When no file verifies and every one fails
+/// only its signature, the save was signed with another key: nothing is
+/// moved or rewritten, the outcome says so, and the right key loads it.
+#[test]
+fn a_save_signed_with_another_key_is_left_in_place_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = || [DocSpec::json("a.json", 1), DocSpec::json("b.json", 1)];
+    let right = SaveStore::new(dir.path(), key()).with_documents(docs());
+    let b = |n: u32| format!("{{\"SchemaVersion\": 1, \"N\": {n}}}").into_bytes();
+    right.commit_bodies(&[b(1), b(10)], 1).unwrap();
+    right.commit_bodies(&[b(2), b(20)], 2).unwrap();
+    let wrong = SaveStore::new(dir.path(), SaveKey::new("rotated")).with_documents(docs());
+    let l = wrong.load();
+    assert!(l.outcome.other_key);
+    assert_eq!(l.outcome.save_point, None);
+    assert!(!l.outcome.is_first_start());
+    let text = l.outcome.describe();
+    assert!(text.contains("signed with another key"), "{text}");
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.json", "a.json.bak", "b.json", "b.json.bak"]);
+    // The right key still loads save point 2.
+    let mut l = right.load();
+    assert_eq!(l.outcome.save_point, Some(2));
+    let a: serde_json::Value = l.take(0).unwrap();
+    assert_eq!(a["N"], 2);
+    // One file edited by hand is damage, not a key: moved aside as before.
+    fs::write(dir.path().join("a.json.bak"), b"x").unwrap();
+    let l = wrong.load();
+    assert!(!l.outcome.other_key, "one file is not even signed");
+}
+
+/// A stranger's partial restore (one document's copies from an older save
+/// point): the document started fresh, as documents never mix save points,
+/// but its older, valid files were overwritten by the next save. They are
+/// kept aside now, as a bad file is.
+#[test]
+fn a_documents_older_save_point_is_kept_aside_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = SaveStore::new(dir.path(), key()).with_documents([
+        DocSpec::json("world.json", 1),
+        DocSpec::json("profile.json", 1),
+    ]);
+    let b = |n: u32| format!("{{\"SchemaVersion\": 1, \"N\": {n}}}").into_bytes();
+    s.commit_bodies(&[b(1), b(10)], 1).unwrap();
+    let old = (
+        fs::read(dir.path().join("world.json")).unwrap(),
+        fs::read(dir.path().join("world.json.bak")).unwrap(),
+    );
+    s.commit_bodies(&[b(2), b(20)], 2).unwrap();
+    fs::write(dir.path().join("world.json"), &old.0).unwrap();
+    fs::write(dir.path().join("world.json.bak"), &old.1).unwrap();
+    let mut l = s.load();
+    let world: Option<serde_json::Value> = l.take(0);
+    assert_eq!(world, None, "no copy of save point 2: fresh");
+    assert_eq!(l.outcome.save_point, Some(2));
+    let kept = l.outcome.documents[0]
+        .copy(CopyKind::Primary)
+        .quarantined_to
+        .clone()
+        .expect("the older copy is kept aside");
+    assert_eq!(fs::read(&kept).unwrap(), old.0);
+    // The next save writes save point 3; the older copy is still there.
+    s.commit_bodies(&[b(3), b(30)], 3).unwrap();
+    assert_eq!(fs::read(&kept).unwrap(), old.0);
+}
