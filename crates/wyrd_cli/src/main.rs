@@ -612,10 +612,12 @@ fn save(sub: SaveCommand, out: &mut String) -> Result<(), Failure> {
             if !body.ends_with(b"\n") {
                 out.push('\n');
             }
-            out.push_str(&format!("-- {}: {verdict}\n", file.display()));
+            // The verdict on stderr: stdout is the document alone, ready
+            // to edit and `save sign` again.
             if verdict.starts_with("NOT") {
                 Err(bad(format!("{}: {verdict}", file.display())))
             } else {
+                eprintln!("{}: {verdict}", file.display());
                 Ok(())
             }
         }

@@ -276,6 +276,15 @@ impl DocumentLoad {
     }
 }
 
+/// A quarantined name's place in time, from what follows `.corrupt-`:
+/// its UTC stamp, then its number in that second (`-2`, `-3`...; 1 without).
+fn quarantine_order(rest: &str) -> (&str, u32) {
+    match rest.split_once("Z-") {
+        Some((stamp, n)) => (stamp, n.parse().unwrap_or(u32::MAX)),
+        None => (rest.trim_end_matches('Z'), 1),
+    }
+}
+
 /// Whether the slot's files are most likely signed with another key: at
 /// least one primary or backup exists, and every one fails its signature
 /// and nothing else (a file edited or damaged by hand fails otherwise, or
@@ -827,9 +836,13 @@ impl SaveStore {
             }
             if moved {
                 let prefix = format!("{}.corrupt-", spec.file);
-                let kept: Vec<&String> = names.iter().filter(|n| n.starts_with(&prefix)).collect();
+                let mut kept: Vec<&String> =
+                    names.iter().filter(|n| n.starts_with(&prefix)).collect();
+                // Oldest first: by UTC stamp, then by the number of a name
+                // taken in the same second (as text, `-10` sorted before
+                // `-2`, and the newer went first).
+                kept.sort_by_key(|n| quarantine_order(&n[prefix.len()..]));
                 let excess = kept.len().saturating_sub(self.quarantine_keep);
-                // Names sort by their UTC stamp: the first are the oldest.
                 let old: Vec<String> = kept.into_iter().take(excess).cloned().collect();
                 for name in old {
                     let path = self.dir.join(&name);

@@ -151,10 +151,15 @@ fn show_prints_the_document_and_the_verdict() {
         "--key-file",
         &fixture("test.key"),
     ]);
-    let (out, _) = text(&o);
+    let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0));
     assert!(out.contains("\"DebugName\": \"QST_DST_TOWER_5\""));
-    assert!(out.contains("verified: the signature holds"));
+    // The verdict on stderr: stdout is the document alone, so that
+    // `show > edited.json` can be edited and signed again (a stranger's
+    // `sign` failed on the verdict line: "trailing characters").
+    assert!(err.contains("verified: the signature holds"), "{err}");
+    assert!(!out.contains("verified"), "{out}");
+    serde_json::from_str::<serde_json::Value>(&out).expect("stdout is the JSON document");
 }
 
 #[test]

@@ -612,3 +612,38 @@ fn a_documents_older_save_point_is_kept_aside_not_overwritten() {
     s.commit_bodies(&[b(3), b(30)], 3).unwrap();
     assert_eq!(fs::read(&kept).unwrap(), old.0);
 }
+
+/// A stranger's eleven quarantines in one second: the cap sorted names as
+/// text, so `-10` went before `-2` and a newer file was deleted before an
+/// older one.
+#[test]
+fn the_quarantine_cap_keeps_the_newest_of_one_second() {
+    let fs = MemFs::new();
+    let s = SaveStore::new("/saves", key())
+        .with_fs(fs.clone())
+        .with_documents([DocSpec::new::<Doc>("save.json", 1)])
+        .with_quarantine_keep(3);
+    let stamp = "save.json.corrupt-2026-12-01T00-00-00Z";
+    fs.put(format!("/saves/{stamp}"), b"1".to_vec());
+    for n in 2..=11 {
+        fs.put(format!("/saves/{stamp}-{n}"), vec![n]);
+    }
+    fs.put("/saves/save.json", b"bad".to_vec());
+    s.load();
+    let mut kept: Vec<String> = fs
+        .paths()
+        .into_iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| p.contains(".corrupt-"))
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            format!("/saves/{stamp}-10"),
+            format!("/saves/{stamp}-11"),
+            format!("/saves/{stamp}-12"),
+        ],
+        "the three newest: -12 is the file moved aside now"
+    );
+}
