@@ -187,6 +187,8 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
     let mut lines = Vec::new();
     let what = match (is_agents_file(a), is_agents_file(b)) {
         (true, true) => "agents",
+        // Two folders of a game that saves no world state: its documents.
+        (false, false) if !has_world_state(a) && !has_world_state(b) => "documents",
         (false, false) => {
             world_lines(&world_state(a, key)?, &world_state(b, key)?, &mut lines);
             "flags, counters or events"
@@ -218,6 +220,20 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
             &mut lines,
         );
     }
+    // The game's own documents of two folders, value by value (a CI gate
+    // comparing two saves saw only the world state and the agents).
+    if a.is_dir() && b.is_dir() {
+        let mut names: BTreeSet<String> = documents(a)?.into_iter().collect();
+        names.extend(documents(b)?);
+        names.retain(|n| n != "world_state.json" && n != "agents.json");
+        for name in &names {
+            let (left, right) = (json_document(a, name, key)?, json_document(b, name, key)?);
+            json_lines(name, "", left.as_ref(), right.as_ref(), &mut lines);
+        }
+        if !names.is_empty() && what != "documents" {
+            what = "flags, counters, events, agents or the game's documents";
+        }
+    }
     if !like && (a.is_dir() || b.is_dir()) {
         lines_note(out);
     }
@@ -230,6 +246,88 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
         }
     }
     Ok(!lines.is_empty())
+}
+
+/// Whether a save folder has a world-state document (either copy).
+fn has_world_state(dir: &Path) -> bool {
+    !dir.is_dir()
+        || dir.join("world_state.json").exists()
+        || dir.join("world_state.json.bak").exists()
+}
+
+/// A document of a save folder as JSON, from the first of its primary and
+/// backup whose signature holds (`None`: the folder has neither file).
+fn json_document(
+    dir: &Path,
+    name: &str,
+    key: &SaveKey,
+) -> Result<Option<serde_json::Value>, Failure> {
+    let mut found = None;
+    for path in [dir.join(name), dir.join(format!("{name}.bak"))] {
+        if !path.is_file() {
+            continue;
+        }
+        let bytes = read_save(&path)?;
+        match key.open(&bytes) {
+            Ok(body) => {
+                return serde_json::from_slice(body)
+                    .map(Some)
+                    .map_err(|e| bad(format!("{}: not JSON: {e}", path.display())));
+            }
+            Err(e) => found = Some(format!("{}: {e}", path.display())),
+        }
+    }
+    match found {
+        Some(why) => Err(bad(format!(
+            "{}: no copy of {name} verifies ({why})",
+            dir.display()
+        ))),
+        None => Ok(None),
+    }
+}
+
+/// The values of two versions of a document that differ, a line each by
+/// their path in it (`profile.json: Coins: 100 -> 5`); the save slot's own
+/// fields (its save point, its documents) are not the game's.
+fn json_lines(
+    doc: &str,
+    at: &str,
+    left: Option<&serde_json::Value>,
+    right: Option<&serde_json::Value>,
+    lines: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    if left == right {
+        return;
+    }
+    if let (Some(Value::Object(l)), Some(Value::Object(r))) = (left, right) {
+        let keys: BTreeSet<&String> = l.keys().chain(r.keys()).collect();
+        for k in keys {
+            if at.is_empty() && (k == "SaveCounter" || k == "SlotDocuments") {
+                continue;
+            }
+            let path = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            json_lines(doc, &path, l.get(k), r.get(k), lines);
+        }
+        return;
+    }
+    let shown = |v: Option<&Value>| match v {
+        None => "(not saved)".to_owned(),
+        Some(v) => {
+            let text = v.to_string();
+            if text.chars().count() > 80 {
+                format!("{}…", text.chars().take(80).collect::<String>())
+            } else {
+                text
+            }
+        }
+    };
+    let at = if at.is_empty() { "(the document)" } else { at };
+    lines.push(format!("{doc}: {at}: {} -> {}", shown(left), shown(right)));
 }
 
 /// Said when a file is compared with a folder: only the world state is.

@@ -346,3 +346,46 @@ fn diff_compares_the_saved_agents_and_exit_code_says_they_differ() {
          agent   grunt: tree: grunt.bt.ron (content aa) -> grunt.bt.ron (content bb)\n"
     );
 }
+
+/// A stranger's CI gate on saves: two Drone quest folders differing only in
+/// the game's own `profile.json` (coins, a paid reward's record) said "no
+/// differences", exit 0. Two folders compare every document: the game's
+/// own ones value by value.
+#[test]
+fn save_diff_compares_the_games_own_documents_too() {
+    let key = fixture("test.key");
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let profile = |coins: u32, events: &str| {
+        format!(
+            "{{\"SchemaVersion\": 1, \"Coins\": {coins}, \"CompletedEvents\": [{events}], \"SaveCounter\": 3}}"
+        )
+    };
+    sign(a.path(), "profile.json", &profile(100, "\"tower_5\""));
+    sign(b.path(), "profile.json", &profile(5, ""));
+    let o = wyrd(&[
+        "save",
+        "diff",
+        a.path().to_str().unwrap(),
+        b.path().to_str().unwrap(),
+        "--key-file",
+        &key,
+        "--exit-code",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "profile.json: Coins: 100 -> 5\n\
+         profile.json: CompletedEvents: [\"tower_5\"] -> []\n"
+    );
+    // The same documents: no difference.
+    let o = wyrd(&[
+        "save",
+        "diff",
+        a.path().to_str().unwrap(),
+        a.path().to_str().unwrap(),
+        "--key-file",
+        &key,
+        "--exit-code",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
