@@ -248,7 +248,7 @@ fn a_save_signed_with_another_key_pauses_saving_and_stays_untouched() {
     fs.put(PRIMARY, other.clone());
     let mut app = app(&fs, None);
     let status = app.world().resource::<SaveStatus>().clone();
-    let paused = status.paused.clone().unwrap();
+    let paused = status.paused.unwrap();
     assert!(paused.contains("another key"), "{paused}");
     set(&mut app, 2);
     app.world_mut().write_message(SaveRequest);
