@@ -82,11 +82,26 @@ impl<'a> NodeView<'a> {
         self.kind().info()
     }
 
-    /// The kind, and for an action the action's name (`Action Shoot`).
+    /// The kind, and for an action the action's name (`Action Shoot`),
+    /// for a custom node its kind (`Custom NextPost`).
     pub fn label(&self) -> String {
-        match self.action() {
-            Some(a) => format!("Action {}", a.name()),
-            None => self.kind_name().to_owned(),
+        match (self.action(), self.custom_kind()) {
+            (Some(a), _) => format!("Action {}", a.name()),
+            (None, Some(kind)) => format!("Custom {kind}"),
+            (None, None) => self.kind_name().to_owned(),
+        }
+    }
+
+    /// For a custom node, the kind the game registered
+    /// (`Custom(kind: "NextPost")`: `NextPost`).
+    pub fn custom_kind(&self) -> Option<&'a str> {
+        match self.kind() {
+            crate::program::Kind::Custom { custom } => self
+                .program
+                .customs
+                .get(custom as usize)
+                .map(|c| c.kind.as_str()),
+            _ => None,
         }
     }
 

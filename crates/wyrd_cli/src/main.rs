@@ -717,11 +717,65 @@ fn load_tree_and_files(
     // Every node's error, not only the first: one run of `check` (or of
     // any command) shows all there is to fix; a misspelt key or behavior
     // with the nearest declared one. The files' texts are those loaded.
-    let program = wyrd_bt::compile_all(file, &files, vocabulary).map_err(|errors| {
+    let explain = |errors: Vec<wyrd_bt::BtError>| {
         let text: Vec<String> = errors.iter().map(|e| e.explain(&files)).collect();
         bad(text.join("\n"))
-    })?;
+    };
+    let program = match wyrd_bt::compile_all(file, &files, vocabulary) {
+        Ok(program) => program,
+        // Without the game's vocabulary (a permissive one), a custom node
+        // kind is the game's code the tool does not have: it stands in for
+        // it (any children, fails when ticked), as it accepts any action
+        // and predicate, and the ok line says custom nodes were not checked.
+        Err(errors) if vocabulary.permissive && !unknown_customs(&errors).is_empty() => {
+            let mut stand_in = wyrd_bt::Vocabulary::permissive();
+            for kind in unknown_customs(&errors) {
+                stand_in.customs.insert(kind, std::sync::Arc::new(StandIn));
+            }
+            wyrd_bt::compile_all(file, &files, &stand_in).map_err(explain)?
+        }
+        Err(errors) => return Err(explain(errors)),
+    };
     Ok((program, files))
+}
+
+/// The custom node kinds a compile did not know.
+fn unknown_customs(errors: &[wyrd_bt::BtError]) -> Vec<String> {
+    let mut kinds: Vec<String> = errors
+        .iter()
+        .filter_map(|e| match &e.problem {
+            wyrd_bt::BtProblem::UnknownCustom(kind) => Some(kind.clone()),
+            _ => None,
+        })
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// A custom node kind the tool has no code for: any number of children,
+/// fails when ticked (`wyrd sim` says so).
+struct StandIn;
+
+impl wyrd_bt::CustomNode for StandIn {
+    fn arity(&self) -> (usize, usize) {
+        (0, usize::MAX)
+    }
+    fn tick(&self, _ctx: &mut wyrd_bt::CustomCtx<'_, '_>) -> wyrd_bt::Status {
+        wyrd_bt::Status::Failure
+    }
+}
+
+/// The custom node kinds of a program (its game's code: the tools have
+/// none, and `wyrd sim` ticks them as failing).
+fn custom_kinds(program: &wyrd_bt::Program) -> Vec<String> {
+    let mut kinds: Vec<String> = program
+        .nodes()
+        .filter_map(|n| n.custom_kind().map(str::to_owned))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
 }
 
 /// A script error with its place in the script shown.
@@ -741,6 +795,12 @@ fn sim(
     out: &mut String,
 ) -> Result<(), Failure> {
     let program = load_tree(tree)?;
+    let customs = custom_kinds(&program);
+    if !customs.is_empty() {
+        eprintln!(
+            "note: custom nodes {customs:?} are the game's code: wyrd sim has none, they fail when ticked"
+        );
+    }
     let text =
         std::fs::read_to_string(script_path).map_err(|e| bad(format!("{script_path}: {e}")))?;
     let mut script = wyrd_bt::sim::Script::parse(&text)
@@ -974,7 +1034,7 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
         let name = n.name();
         let (detail, params) = match n.action() {
             Some(a) => (format!("!{}", a.name()), bindings(a)),
-            None => (n.kind_name().to_owned(), String::new()),
+            None => (n.label(), String::new()),
         };
         let mut text = if name == detail.trim_start_matches('!') {
             detail

@@ -963,6 +963,55 @@ fn a_world_value_typo_is_reported_beside_an_unknown_action() {
     );
 }
 
+/// A stranger's CI (issue 24): a tree with a game's custom node
+/// (`Custom(kind: "NextPost")`) was refused by `wyrd graph` and `wyrd sim`,
+/// by `wyrd check` without a vocabulary (whose ok line says custom nodes
+/// are not checked), and by the check of a script or breakpoints file
+/// beside it (after the tree itself was `ok`). Without the game's code
+/// the tools stand in for the kind: structure is checked and drawn, and
+/// `sim` says the node fails there.
+#[test]
+fn a_tree_with_a_custom_node_is_checked_drawn_and_simulated_without_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("guard.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(root: Sequence(name: "root", children: [
+    Custom(name: "next", kind: "NextPost"),
+    Action(name: "walk", action: "Walk"),
+]))"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("guard.script.ron"),
+        "(ticks: 3, events: [])",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("guard.breakpoints.ron"),
+        "(breakpoints: [(node: \"root/walk\")])",
+    )
+    .unwrap();
+    let t = tree.to_str().unwrap();
+    let o = wyrd(&["check", dir.path().to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("custom nodes"),
+        "the ok line says what it did not check: {out}"
+    );
+    for format in ["dot", "mermaid"] {
+        let o = wyrd(&["graph", t, "--format", format]);
+        assert_eq!(o.status.code(), Some(0), "{format}: {:?}", text(&o));
+        assert!(text(&o).0.contains("NextPost"), "{format}: {:?}", text(&o));
+    }
+    let script = dir.path().join("guard.script.ron");
+    let o = wyrd(&["sim", t, "--script", script.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(err.contains("\"NextPost\""), "sim says it stood in: {err}");
+}
+
 /// `wyrd check` refuses what the game's loader refuses: a tree in the
 /// assets folder (of `--assets` or `wyrd.toml`) that uses a file outside
 /// it. Both resolved `..` past the folder away before: the checker said
