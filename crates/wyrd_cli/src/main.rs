@@ -805,6 +805,16 @@ fn sim(
         std::fs::read_to_string(script_path).map_err(|e| bad(format!("{script_path}: {e}")))?;
     let mut script = wyrd_bt::sim::Script::parse(&text)
         .map_err(|e| bad(script_error(script_path, &text, &e)))?;
+    // Every name the script uses, before any tick (a misspelt path ran the
+    // ticks before it, then failed there; `wyrd check` found it at once).
+    let problems = script.check(&program);
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems
+            .iter()
+            .map(|p| script_error(script_path, &text, p))
+            .collect();
+        return Err(bad(lines.join("\n")));
+    }
     if ticks.is_some() {
         script.ticks = ticks;
     }

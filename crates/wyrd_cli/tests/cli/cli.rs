@@ -559,6 +559,25 @@ fn check_validates_sim_scripts_against_their_tree() {
         ),
         "{err}"
     );
+    // `wyrd sim` finds them before the first tick too (it ran the ticks
+    // before a misspelt path, then failed there), with nothing on stdout.
+    let o = wyrd(&[
+        "sim",
+        &case("std_switch_changes_case.bt.ron"),
+        "--script",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let (out, err) = text(&o);
+    assert!(out.is_empty(), "no tick ran: {out}");
+    assert!(
+        err.contains("bad.script.ron:3:5: event 1 (tick 1)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bad.script.ron:4:5: event 2 (tick 2)"),
+        "{err}"
+    );
     // No tree to check against: said so.
     let o = wyrd(&["check", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
