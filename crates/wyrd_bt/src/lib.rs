@@ -61,7 +61,12 @@
 //!   "{cover}", "speed": 3.5})`), the right side of a comparison
 //!   (`Bb("ammo", Lt, "{max_ammo}")`), predicate arguments
 //!   (`Predicate("within", {"of": "{target}", "meters": 8.0})`). The
-//!   compiler resolves each to a key index and checks its type.
+//!   compiler resolves each to a key index and checks its type. A
+//!   predicate registered with its arguments
+//!   (`app.register_bt_predicate_args("within", &[("of", ValueType::Vec3),
+//!   ("meters", ValueType::Float)], f)`) has each call checked against
+//!   them: a misspelt, missing or mistyped argument is an error at the
+//!   call, in the game and in `wyrd check`.
 //!   Entities, vectors and strings compare with `Eq` / `Ne` only.
 //! - **Subtrees**: a named behavior declares `parameters` (a default or a
 //!   type each); `Use(behavior: "attack", with: {"target": "{enemy}",

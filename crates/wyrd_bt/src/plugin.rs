@@ -245,6 +245,19 @@ pub trait BtAppExt {
         name: &str,
         f: impl Fn(&Blackboard, &crate::PredicateArgs<'_>) -> bool + Send + Sync + 'static,
     ) -> &mut Self;
+    /// Registers a predicate with the arguments it reads, by name and type:
+    /// `app.register_bt_predicate_args("within", &[("of", ValueType::Vec3),
+    /// ("meters", ValueType::Float)], |bb, args| ..)`. Trees calling it are
+    /// checked when they load and by `wyrd check`: an argument misspelt,
+    /// missing or of another type is an error at its place (with
+    /// [`register_bt_predicate_with`](Self::register_bt_predicate_with) it
+    /// reads as missing, and the predicate decides what that means).
+    fn register_bt_predicate_args(
+        &mut self,
+        name: &str,
+        args: &[(&'static str, crate::ValueType)],
+        f: impl Fn(&Blackboard, &crate::PredicateArgs<'_>) -> bool + Send + Sync + 'static,
+    ) -> &mut Self;
     /// Registers a custom composite or decorator for `Custom(kind: "name")`.
     fn register_bt_node(&mut self, kind: &str, node: impl CustomNode) -> &mut Self;
     /// Registers an action type ([`bt_action!`](crate::bt_action)): its
@@ -293,6 +306,20 @@ impl BtAppExt for App {
             .get_resource_or_init::<BtRegistry>()
             .clone();
         reg.edit(|v| v.add_predicate_with(name, f));
+        self
+    }
+
+    fn register_bt_predicate_args(
+        &mut self,
+        name: &str,
+        args: &[(&'static str, crate::ValueType)],
+        f: impl Fn(&Blackboard, &crate::PredicateArgs<'_>) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        let reg = self
+            .world_mut()
+            .get_resource_or_init::<BtRegistry>()
+            .clone();
+        reg.edit(|v| v.add_predicate_args(name, args, f));
         self
     }
 

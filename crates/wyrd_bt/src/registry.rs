@@ -195,6 +195,11 @@ pub struct Vocabulary {
     pub schemas: HashMap<String, Vec<ParamSpec>>,
     /// Registered predicates.
     pub predicates: HashMap<String, PredicateFn>,
+    /// The arguments of predicates registered with theirs
+    /// ([`add_predicate_args`](Self::add_predicate_args)): a tree's call is
+    /// checked by name and type (a misspelt argument made the predicate
+    /// read nothing and never hold, silently).
+    pub predicate_args: HashMap<String, Vec<ParamSpec>>,
     /// Registered custom composites and decorators.
     pub customs: HashMap<String, Arc<dyn CustomNode>>,
     /// Accept any action and predicate name (tools: `wyrd check`,
@@ -251,6 +256,30 @@ impl Vocabulary {
         f: impl Fn(&Blackboard, &PredicateArgs<'_>) -> bool + Send + Sync + 'static,
     ) {
         self.predicates.insert(name.to_owned(), Arc::new(f));
+    }
+
+    /// Registers a predicate with the arguments it reads, by name and
+    /// type: trees that call it are checked against them when they load
+    /// (and by `wyrd check`), each argument given, none unknown, each of
+    /// its type (a constant, or a blackboard key of that type).
+    pub fn add_predicate_args(
+        &mut self,
+        name: &str,
+        args: &[(&'static str, ValueType)],
+        f: impl Fn(&Blackboard, &PredicateArgs<'_>) -> bool + Send + Sync + 'static,
+    ) {
+        self.add_predicate_with(name, f);
+        self.predicate_args.insert(
+            name.to_owned(),
+            args.iter()
+                .map(|&(name, ty)| ParamSpec {
+                    name,
+                    ty,
+                    default: None,
+                    output: false,
+                })
+                .collect(),
+        );
     }
 
     /// Registers an action type with its parameter schema.

@@ -1,6 +1,7 @@
 //! The game's vocabulary as a file (the format is documented on
 //! [`VocabularyFile`]).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,8 @@ pub const VOCABULARY_FORMAT: &str = "wyrd-vocabulary";
 ///     { "name": "Wave" }
 ///   ],
 ///   "predicates": ["within"],
+///   "predicate_args": { "within": [
+///       { "name": "of", "type": "Vec3" }, { "name": "meters", "type": "float" } ] },
 ///   "nodes": [ { "kind": "Majority", "min_children": 1, "max_children": null } ],
 ///   "world_files": ["guard/world.flags.ron"]
 /// }
@@ -47,6 +50,8 @@ pub const VOCABULARY_FORMAT: &str = "wyrd-vocabulary";
 ///   `String`); `default` is the value a tree may leave out (absent:
 ///   required); `output` marks a port the action writes.
 /// - `predicates`: names usable in `Predicate("name")`.
+/// - `predicate_args`: the arguments of the predicates registered with
+///   theirs ([`Vocabulary::add_predicate_args`]), checked by name and type.
 /// - `nodes`: custom composites and decorators (`Custom(kind: ..)`) with
 ///   the number of children they take.
 /// - `world_files`: asset paths of the flags files whose flags and counters
@@ -66,6 +71,9 @@ pub struct VocabularyFile {
     /// Registered predicates, sorted.
     #[serde(default)]
     pub predicates: Vec<String>,
+    /// The arguments of predicates registered with theirs, by predicate.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub predicate_args: BTreeMap<String, Vec<ParamDecl>>,
     /// Registered custom nodes, sorted by kind.
     #[serde(default)]
     pub nodes: Vec<NodeDecl>,
@@ -205,6 +213,22 @@ impl VocabularyFile {
         actions.sort_by(|a, b| a.name.cmp(&b.name));
         let mut predicates: Vec<String> = vocabulary.predicates.keys().cloned().collect();
         predicates.sort();
+        let predicate_args = vocabulary
+            .predicate_args
+            .iter()
+            .map(|(name, args)| {
+                let args = args
+                    .iter()
+                    .map(|p| ParamDecl {
+                        name: p.name.to_owned(),
+                        ty: p.ty.name().to_owned(),
+                        default: None,
+                        output: false,
+                    })
+                    .collect();
+                (name.clone(), args)
+            })
+            .collect();
         let mut nodes: Vec<NodeDecl> = vocabulary
             .customs
             .iter()
@@ -226,6 +250,7 @@ impl VocabularyFile {
             version: VOCABULARY_VERSION,
             actions,
             predicates,
+            predicate_args,
             nodes,
             world_files,
         }
@@ -290,6 +315,23 @@ impl VocabularyFile {
         }
         for name in &self.predicates {
             v.add_predicate(name, |_| false);
+        }
+        for (name, args) in &self.predicate_args {
+            let mut schema = Vec::with_capacity(args.len());
+            for p in args {
+                let ty = type_from_name(&p.ty).ok_or_else(|| VocabularyError::UnknownType {
+                    action: format!("predicate {name}"),
+                    param: p.name.clone(),
+                    ty: p.ty.clone(),
+                })?;
+                schema.push(ParamSpec {
+                    name: Box::leak(p.name.clone().into_boxed_str()),
+                    ty,
+                    default: None,
+                    output: false,
+                });
+            }
+            v.predicate_args.insert(name.clone(), schema);
         }
         for n in &self.nodes {
             v.customs.insert(

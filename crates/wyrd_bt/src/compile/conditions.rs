@@ -268,6 +268,9 @@ impl Compiler<'_> {
                     let p = self.param(file, v, &format!("argument {k:?} of {name}"))?;
                     bound.push((k.as_str().into(), p));
                 }
+                if let Some(schema) = self.vocab.predicate_args.get(name) {
+                    self.predicate_args_fit(file, name, &bound, schema)?;
+                }
                 let known = args
                     .is_empty()
                     .then(|| self.predicate_index.get(name))
@@ -334,5 +337,73 @@ impl Compiler<'_> {
             [one] => self.check(file, one),
             many => self.check(file, &Check::All(many.to_vec())),
         }
+    }
+}
+
+impl Compiler<'_> {
+    /// A predicate's call against the arguments it was registered with:
+    /// none unknown (the nearest name said), each given, each of its type.
+    fn predicate_args_fit(
+        &self,
+        file: &str,
+        name: &str,
+        bound: &[(Box<str>, crate::program::Param)],
+        schema: &[crate::registry::ParamSpec],
+    ) -> Result<(), BtError> {
+        let fail = |at: &str, problem: String| {
+            Err(self.err_at(
+                file,
+                at,
+                BtProblem::PredicateArgument {
+                    predicate: name.to_owned(),
+                    problem,
+                },
+            ))
+        };
+        let known = || {
+            schema
+                .iter()
+                .map(|s| format!("{} ({})", s.name, s.ty.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (k, _) in bound {
+            if !schema.iter().any(|s| s.name == &**k) {
+                let hint = crate::compile::errors::closest_name(k, schema.iter().map(|s| s.name));
+                return fail(
+                    k,
+                    format!("no argument {k:?}{hint} (its arguments: {})", known()),
+                );
+            }
+        }
+        for spec in schema {
+            let Some((_, p)) = bound.iter().find(|(k, _)| &**k == spec.name) else {
+                return fail(
+                    name,
+                    format!(
+                        "argument {:?} ({}) is not given (its arguments: {})",
+                        spec.name,
+                        spec.ty.name(),
+                        known()
+                    ),
+                );
+            };
+            let fits = match p {
+                Param::Const(v) => spec.ty.fit(*v).is_some(),
+                Param::Key { ty, .. } => spec.ty.accepts_type(*ty),
+            };
+            if !fits {
+                return fail(
+                    spec.name,
+                    format!(
+                        "argument {:?} is a {}, given a {}",
+                        spec.name,
+                        spec.ty.name(),
+                        p.value_type().name()
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 }

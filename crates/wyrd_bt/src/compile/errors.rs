@@ -322,6 +322,15 @@ pub enum BtProblem {
     /// A predicate no system registered.
     #[error("unknown predicate {0:?}: register it with app.register_bt_predicate({0:?}, ..)")]
     UnknownPredicate(String),
+    /// A predicate's call does not fit the arguments it was registered
+    /// with ([`Vocabulary::add_predicate_args`](crate::Vocabulary::add_predicate_args)).
+    #[error("predicate {predicate:?}: {problem}")]
+    PredicateArgument {
+        /// The predicate.
+        predicate: String,
+        /// What does not fit, in words.
+        problem: String,
+    },
     /// A custom node kind no system registered.
     #[error("unknown custom node kind {0:?}: register it with app.register_bt_node({0:?}, ..)")]
     UnknownCustom(String),

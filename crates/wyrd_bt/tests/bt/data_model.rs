@@ -390,7 +390,73 @@ fn predicates_take_arguments_resolved_to_keys() {
     );
 }
 
+/// A stranger's guard (issue 24's checks): `Predicate("near", {"point":
+/// .., "metres": 8.0})` for a predicate reading `"meters"` loaded and
+/// checked `ok`; the predicate read nothing and never held, silently. A
+/// predicate registered with its arguments has every call checked: an
+/// unknown name (with the nearest), a missing one, one of another type;
+/// the vocabulary file carries them, so `wyrd check` says the same.
+#[test]
+fn a_predicates_declared_arguments_are_checked_where_it_is_called() {
+    let mut vocab = Vocabulary::default();
+    vocab.add_action("Shoot");
+    vocab.add_predicate_args(
+        "within",
+        &[("of", ValueType::Vec2), ("meters", ValueType::Float)],
+        |_, args| {
+            let (Some(of), Some(m)) = (args.get::<Vec2>("of"), args.get::<f32>("meters")) else {
+                return false;
+            };
+            of.length() <= m
+        },
+    );
+    let tree = |args: &str| {
+        format!(
+            r#"(
+        blackboard: {{"enemy_at": (0.0, 0.0), "label": "x"}},
+        root: Sequence(name: "root", children: [
+            Condition(check: Predicate("within", {args})),
+            Action(action: "Shoot"),
+        ]),
+    )"#
+        )
+    };
+    // As written: fine (an int constant fits a float).
+    compile_str(
+        "t.bt.ron",
+        &tree(r#"{"of": "{enemy_at}", "meters": 8}"#),
+        &vocab,
+    )
+    .unwrap();
+    let file = wyrd_bt::VocabularyFile::of(&vocab);
+    let from_file = wyrd_bt::VocabularyFile::from_json(&file.to_json())
+        .unwrap()
+        .to_vocabulary()
+        .unwrap();
+    for (args, says) in [
+        (
+            r#"{"of": "{enemy_at}", "metres": 8.0}"#,
+            r#"predicate "within": no argument "metres"; did you mean "meters"? (its arguments: of (Vec2), meters (float))"#,
+        ),
+        (
+            r#"{"of": "{enemy_at}"}"#,
+            r#"predicate "within": argument "meters" (float) is not given"#,
+        ),
+        (
+            r#"{"of": "{label}", "meters": 8.0}"#,
+            r#"predicate "within": argument "of" is a Vec2, given a String"#,
+        ),
+    ] {
+        for v in [&vocab, &from_file] {
+            let e = error(&tree(args), v);
+            assert!(e.to_string().contains(says), "{args}: {e}");
+            assert_eq!(e.line, 4, "{args}: at the call: {e}");
+        }
+    }
+}
+
 bt_action! {
+    /// Moves to a point.bt_action! {
     /// Moves to a point.
     pub struct MoveTo {
         /// Where to.
