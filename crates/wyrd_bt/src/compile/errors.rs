@@ -856,7 +856,11 @@ impl Compiler<'_> {
                 file,
                 def,
                 BtProblem::Arity {
-                    kind: def.kind_name().into(),
+                    // A custom node by the kind the game registered.
+                    kind: match def {
+                        NodeDef::Custom(d) => format!("Custom {}", d.kind),
+                        _ => def.kind_name().into(),
+                    },
                     min,
                     max,
                     found: n,

@@ -151,6 +151,19 @@ fn a_custom_leaf_writes_an_output_the_next_sibling_reads_in_the_same_tick() {
         &vocab,
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    // A custom leaf given a child is named by its kind (a stranger read
+    // "a Custom needs exactly 0 children" with two kinds in the tree).
+    let e = compile_str(
+        "sync.bt.ron",
+        r#"(root: Custom(name: "think", kind: "AddTo", children: [Wait(seconds: 1.0)]))"#,
+        &vocab,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("a Custom AddTo needs exactly 0 children, it has 1"),
+        "{e}"
+    );
     let mut sim = Sim::new(&program, 1).with_repeat(false);
     let first = sim.step();
     assert_eq!(first.status, Status::Success, "{first:?}");
