@@ -34,6 +34,42 @@ pub struct BtAsset {
     pub program: Arc<Program>,
 }
 
+/// Why a tree file did not load: every error found in it (and the files it
+/// uses), each with its file:line:column and, for a misspelt key or
+/// behavior, the nearest declared one, as the log and `wyrd check` say
+/// them. Its text is what a failed load reports (Bevy's load state,
+/// `AgentProblem::TreeNotLoaded`), one error per line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{shown}")]
+pub struct BtLoadError {
+    errors: Vec<BtError>,
+    shown: String,
+}
+
+impl BtLoadError {
+    /// The errors, in the order `wyrd check` prints them (the main file's
+    /// first, then by file, line and column).
+    pub fn errors(&self) -> &[BtError] {
+        &self.errors
+    }
+
+    /// Errors with their hints (`; did you mean "hunger"?`), one a line.
+    fn new(errors: Vec<BtError>, files: &HashMap<String, ParsedFile>) -> Self {
+        let shown = errors
+            .iter()
+            .map(|e| format!("{e}{}", e.hint(files)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        BtLoadError { errors, shown }
+    }
+}
+
+impl From<BtError> for BtLoadError {
+    fn from(e: BtError) -> Self {
+        BtLoadError::new(vec![e], &HashMap::new())
+    }
+}
+
 /// Loads and compiles `*.bt.ron` files, checking names against the app's
 /// [`BtRegistry`]. A bad file is an error (with file:line:column); the
 /// previous version of an asset, if any, stays in use.
@@ -62,14 +98,14 @@ fn log_with_source(e: &BtError, text: Option<&str>) {
 impl AssetLoader for BtLoader {
     type Asset = BtAsset;
     type Settings = ();
-    type Error = BtError;
+    type Error = BtLoadError;
 
     async fn load(
         &self,
         reader: &mut dyn Reader,
         _settings: &(),
         ctx: &mut LoadContext<'_>,
-    ) -> Result<BtAsset, BtError> {
+    ) -> Result<BtAsset, BtLoadError> {
         let main = ctx.path().path().to_string_lossy().replace('\\', "/");
         let io = |file: &str, error: String| BtError {
             file: file.to_owned(),
@@ -84,7 +120,7 @@ impl AssetLoader for BtLoader {
         reader
             .read_to_end(&mut bytes)
             .await
-            .map_err(|e| io(&main, e.to_string()))?;
+            .map_err(|e| BtLoadError::from(io(&main, e.to_string())))?;
         let mut files: HashMap<String, ParsedFile> = HashMap::new();
         let mut todo = vec![(main.clone(), Source::Asked(bytes))];
         while let Some((path, source)) = todo.pop() {
@@ -111,17 +147,17 @@ impl AssetLoader for BtLoader {
                             };
                             // Shown at the `Use`, in the file that has it.
                             log_with_source(&e, files.get(&e.file).map(|f| f.text.as_str()));
-                            return Err(e);
+                            return Err(e.into());
                         }
                     }
                 }
             };
-            let (def, text) = parse_tree_all(&path, &bytes).map_err(|mut errors| {
+            let (def, text) = parse_tree_all(&path, &bytes).map_err(|errors| {
                 let text = String::from_utf8_lossy(&bytes);
                 for e in &errors {
                     log_with_source(e, Some(&text));
                 }
-                errors.swap_remove(0)
+                BtLoadError::new(errors, &files)
             })?;
             for used in file_uses(&path, &def) {
                 let (line, column) = used.position(&text);
@@ -141,7 +177,7 @@ impl AssetLoader for BtLoader {
                         },
                     };
                     log_with_source(&e, Some(&text));
-                    return Err(e);
+                    return Err(e.into());
                 }
                 todo.push((
                     used.path,
@@ -155,13 +191,14 @@ impl AssetLoader for BtLoader {
             files.insert(path, ParsedFile { def, text });
         }
         let vocab = self.registry.snapshot();
-        // Every faulty node logged (a designer fixes them in one edit);
-        // the first is the load's error.
-        let program = compile_all(&main, &files, &vocab).map_err(|mut errors| {
+        // Every faulty node logged (a designer fixes them in one edit),
+        // and every one in the load's error (the agents' problem, a test's
+        // `wait_loaded`): the first alone hid the rest and the hints.
+        let program = compile_all(&main, &files, &vocab).map_err(|errors| {
             for e in &errors {
                 error!("{}", e.explain(&files));
             }
-            errors.swap_remove(0)
+            BtLoadError::new(errors, &files)
         })?;
         Ok(BtAsset {
             program: Arc::new(program),

@@ -411,7 +411,7 @@ mod view;
 mod vocab_file;
 
 pub use agent::{BehaviorTree, BtAgent, RunMode};
-pub use asset::{BtAsset, BtLoader};
+pub use asset::{BtAsset, BtLoadError, BtLoader};
 pub use blackboard::{Blackboard, BlackboardError};
 pub use breakpoints::{
     BreakHit, BreakOn, BreakWatch, BreakpointDef, BreakpointError, Breakpoints, BreakpointsDef,

@@ -269,12 +269,12 @@ pub(crate) fn report_failed_trees(
     }
 }
 
-/// Why a tree file did not load, in words: the compiler's error (file,
-/// line, column, the line itself) when it did not compile, without the
-/// loader's preamble and Bevy's backtrace.
+/// Why a tree file did not load, in words: the compiler's errors (file,
+/// line, column, the nearest name), every one, when it did not compile,
+/// without the loader's preamble and Bevy's backtrace.
 fn load_error_text(error: &bevy::asset::AssetLoadError) -> String {
     if let bevy::asset::AssetLoadError::AssetLoaderError(e) = error {
-        if let Some(bt) = e.error().downcast_ref::<crate::compile::BtError>() {
+        if let Some(bt) = e.error().downcast_ref::<crate::asset::BtLoadError>() {
             return bt.to_string();
         }
         let text = e.error().to_string();

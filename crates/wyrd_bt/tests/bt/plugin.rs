@@ -1430,9 +1430,10 @@ fn a_misspelt_tree_path_gets_the_file_it_is_near() {
 fn agents_of_a_tree_that_failed_to_load_say_why() {
     use wyrd_test_support::{MemoryAssets, TestApp, step, wait_loaded};
     let broken = r#"(
-    blackboard: {"hunger": 0.5},
+    blackboard: {"hunger": 0.5, "thirst": 0.1},
     root: Sequence(name: "root", children: [
         Condition(name: "hungry", check: Bb("hungr", Gt, 0.7)),
+        Condition(name: "thirsty", check: Bb("thirts", Gt, 0.7)),
     ]),
 )"#;
     let files = MemoryAssets::new().with("broken.bt.ron", broken);
@@ -1469,9 +1470,28 @@ fn agents_of_a_tree_that_failed_to_load_say_why() {
             text.contains("hungr") && text.contains("4:"),
             "{text} (loader: {err})"
         );
+        // Every error, with its hint, as the log and `wyrd check` say (a
+        // stranger's test saw the first only, without the hint).
+        assert!(
+            text.contains("broken.bt.ron:4:") && text.contains("did you mean \"hunger\"?"),
+            "{text}"
+        );
+        assert!(
+            text.contains("broken.bt.ron:5:") && text.contains("did you mean \"thirst\"?"),
+            "{text}"
+        );
     }
+    assert!(
+        err.contains("did you mean \"thirst\"?"),
+        "the load's error: {err}"
+    );
     // Fixed and reloaded: the agents tick, the problem is gone.
-    files.insert("broken.bt.ron", &broken.replace("hungr", "hunger"));
+    files.insert(
+        "broken.bt.ron",
+        &broken
+            .replace("hungr", "hunger")
+            .replace("thirts", "thirst"),
+    );
     app.world()
         .resource::<AssetServer>()
         .reload("broken.bt.ron");
@@ -2029,15 +2049,17 @@ fn recording_stats_name_a_stimulus_where_it_was_inserted() {
             app.register_bt_action("Wander");
             app.add_systems(
                 FixedUpdate,
-                (|mut q: Query<(&mut BtActions, &mut BtAgent)>, mut n: Local<u32>| {
-                    *n += 1;
+                // By the agent's own ticks: the updates before it spawned
+                // depend on how fast the tree loads.
+                (|mut q: Query<(&mut BtActions, &mut BtAgent)>| {
                     for (mut actions, mut agent) in &mut q {
+                        let n = agent.state().ticks();
                         for a in actions.iter_mut().filter(|a| a.is_running()) {
-                            if (*n).is_multiple_of(3) {
+                            if n.is_multiple_of(3) {
                                 a.succeed();
                             }
                         }
-                        if *n == 5 {
+                        if n == 5 {
                             agent.insert_stimulus("root", "panic", 0, 0.5).unwrap();
                         }
                     }
