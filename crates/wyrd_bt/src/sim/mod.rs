@@ -704,6 +704,31 @@ impl<'p> Sim<'p> {
             }
             let go_on = out(&r, &sim);
             records.push(r);
+            // The tick's expectations, once its record is out (a failed
+            // one is the last line a reader sees before the error).
+            for (n, e) in script
+                .events
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.tick == tick)
+            {
+                let Some((path, want)) = &e.expect else {
+                    continue;
+                };
+                let is = sim.status_of(path);
+                if is != Some(want.status()) {
+                    return Err(SimError::Event {
+                        position: script.position(n),
+                        number: n + 1,
+                        tick,
+                        error: Box::new(SimError::Mismatch(format!(
+                            "expected {path:?} to be {} after tick {tick}; it is {}",
+                            want.status().as_str(),
+                            is.map_or("not in the tree", Status::as_str)
+                        ))),
+                    });
+                }
+            }
             if !go_on {
                 break;
             }

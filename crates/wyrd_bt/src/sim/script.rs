@@ -25,6 +25,34 @@ pub enum SimMode {
     NextTick,
 }
 
+/// A node's status a script expects at the end of a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Expected {
+    /// Not ticked in this activation (or never).
+    Idle,
+    /// Running.
+    Running,
+    /// Succeeded.
+    Success,
+    /// Failed.
+    Failure,
+    /// Skipped (a precondition's `skip_if`).
+    Skipped,
+}
+
+impl Expected {
+    /// As the interpreter's status.
+    pub fn status(self) -> Status {
+        match self {
+            Expected::Idle => Status::Idle,
+            Expected::Running => Status::Running,
+            Expected::Success => Status::Success,
+            Expected::Failure => Status::Failure,
+            Expected::Skipped => Status::Skipped,
+        }
+    }
+}
+
 /// A stimulus insertion in a script.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +98,11 @@ pub struct Event {
     /// Restart the tree.
     #[serde(default)]
     pub restart: bool,
+    /// After this tick, the node at this path has this status
+    /// (`expect: ("root/fight/Shoot", Running)`): a run whose tree does
+    /// otherwise fails there, naming the event (a script as a test).
+    #[serde(default)]
+    pub expect: Option<(String, Expected)>,
 }
 
 /// A timeline for [`Sim`].
@@ -222,6 +255,12 @@ impl Script {
                 && !program.globals.iter().any(|g| g.name == *name)
             {
                 say(format!("the tree reads no world value {name:?}"));
+            }
+            if let Some((path, _)) = &e.expect
+                && program.node(path).is_none()
+            {
+                let hint = crate::closest_name(path, program.paths.iter().map(String::as_str));
+                say(format!("no node has the path {path:?}{hint}"));
             }
         }
         problems

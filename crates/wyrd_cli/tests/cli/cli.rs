@@ -1031,6 +1031,70 @@ fn a_tree_with_a_custom_node_is_checked_drawn_and_simulated_without_the_game() {
     assert!(err.contains("\"NextPost\""), "sim says it stood in: {err}");
 }
 
+/// A stranger's CI (issue 24): a sim script could assert only through
+/// breakpoints; without them `wyrd sim` exited 0 whatever the tree did.
+/// `expect: (PATH, Status)` checks a node's status after its tick: the run
+/// fails at the first that does not hold, naming the event; `wyrd check`
+/// checks the path.
+#[test]
+fn a_script_expects_node_statuses_and_fails_where_one_does_not_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("guard.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(
+    blackboard: {"enemy": false},
+    root: PrioritizedList(name: "root", children: [
+        GuardSequence(name: "fight", children: [Condition(check: Is("enemy")), Action(name: "Shoot", action: "Shoot")]),
+        Action(name: "Patrol", action: "Patrol"),
+    ]),
+)"#,
+    )
+    .unwrap();
+    let script = dir.path().join("guard.script.ron");
+    let run = |events: &str| {
+        std::fs::write(&script, format!("(ticks: 5, events: [{events}])")).unwrap();
+        wyrd(&[
+            "sim",
+            tree.to_str().unwrap(),
+            "--script",
+            script.to_str().unwrap(),
+        ])
+    };
+    let holds = r#"(tick: 1, expect: ("root/Patrol", Running)),
+        (tick: 3, set: ("enemy", true)),
+        (tick: 3, expect: ("root/fight/Shoot", Running)),
+        (tick: 3, expect: ("root/Patrol", Idle))"#;
+    let o = run(holds);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = run(&format!(
+        "{holds}, (tick: 4, expect: (\"root/Patrol\", Running))"
+    ));
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let (out, err) = text(&o);
+    assert!(
+        err.contains(
+            "event 5 (tick 4): expected \"root/Patrol\" to be running after tick 4; it is idle"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        out.lines().count(),
+        4,
+        "the ticks up to the failed one: {out}"
+    );
+    // A path the tree does not have: `check` says so, with the nearest.
+    let o = run(r#"(tick: 1, expect: ("root/Patrl", Running))"#);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o)
+            .1
+            .contains("no node has the path \"root/Patrl\"; did you mean \"root/Patrol\"?"),
+        "{:?}",
+        text(&o)
+    );
+}
+
 /// `wyrd check` refuses what the game's loader refuses: a tree in the
 /// assets folder (of `--assets` or `wyrd.toml`) that uses a file outside
 /// it. Both resolved `..` past the folder away before: the checker said
