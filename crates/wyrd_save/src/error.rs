@@ -145,13 +145,13 @@ pub enum SaveError {
         /// The save point of the slot's other documents.
         save_point: u64,
     },
-    /// Saving is paused: every file of the slot fails its signature, and
-    /// only its signature, so the save was most likely signed with another
-    /// key ([`LoadOutcome::other_key`](crate::LoadOutcome::other_key));
+    /// Saving is paused: no file of the slot verifies, and one fails only
+    /// its signature, so the save was most likely signed with another key,
+    /// or edited in both copies ([`LoadOutcome::other_key`](crate::LoadOutcome::other_key));
     /// the files are kept as they are for the game started with the right
-    /// key.
+    /// key ([`UnverifiedSave`](crate::UnverifiedSave) says how else).
     #[error(
-        "not saved: the slot's files are signed with another key (the game's key or WYRD_SAVE_KEY differs from the one that saved them) and are kept as they are"
+        "not saved: the slot's files are signed with another key (the game's key or WYRD_SAVE_KEY differs from the one that saved them) or edited in both copies, and are kept as they are"
     )]
     SignedWithAnotherKey,
     /// The slot has no documents registered.

@@ -190,7 +190,7 @@ pub use signed::{
 };
 pub use store::{
     CommitReport, CopyKind, CopyReport, DEFAULT_MAX_SIZE, DEFAULT_QUARANTINE_KEEP, DocSpec,
-    DocumentLoad, LoadOutcome, SaveStore, SlotLoad, Verdict,
+    DocumentLoad, LoadOutcome, SaveStore, SlotLoad, UnverifiedSave, Verdict,
 };
 pub use ticks::{
     UNIX_EPOCH_TICKS, now_ticks, system_time_to_ticks, ticks_to_unix_seconds, utc_file_stamp,
@@ -202,6 +202,6 @@ pub mod prelude {
     pub use crate::{
         CompletedEvents, CopyKind, DocumentLoad, LoadOutcome, MissingDocument, ReloadRequest,
         SaveAppExt, SaveCompleted, SaveDocument, SaveFailed, SaveKey, SaveLoaded, SavePlugin,
-        SaveRequest, SaveSlot, SaveStatus, SaveSystems,
+        SaveRequest, SaveSlot, SaveStatus, SaveSystems, UnverifiedSave,
     };
 }

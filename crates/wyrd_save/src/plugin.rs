@@ -122,6 +122,9 @@ pub struct SavePlugin {
     pub fs: Option<Arc<dyn SaveFs>>,
     /// What to do when a document of the slot is missing.
     pub missing_document: MissingDocument,
+    /// What to do when no file of the slot verifies while one fails only
+    /// its signature (another key, or edited in both copies).
+    pub unverified: crate::UnverifiedSave,
 }
 
 impl SavePlugin {
@@ -136,7 +139,17 @@ impl SavePlugin {
             retry: RetryPolicy::default(),
             fs: None,
             missing_document: MissingDocument::default(),
+            unverified: crate::UnverifiedSave::default(),
         }
+    }
+
+    /// Sets what to do when no file of the slot verifies while one fails
+    /// only its signature ([`UnverifiedSave`](crate::UnverifiedSave)): keep
+    /// it and pause saving (the default), or start fresh (a game that
+    /// changed its key on purpose).
+    pub fn with_unverified(mut self, policy: crate::UnverifiedSave) -> Self {
+        self.unverified = policy;
+        self
     }
 
     /// Sets what to do when a document of the slot is missing.
@@ -602,7 +615,8 @@ impl Plugin for SavePlugin {
         }
         let mut store = SaveStore::new(&self.dir, self.key.clone())
             .with_max_size(self.max_size)
-            .with_quarantine_keep(self.quarantine_keep);
+            .with_quarantine_keep(self.quarantine_keep)
+            .with_unverified(self.unverified);
         if let Some(fs) = &self.fs {
             store = store.with_shared_fs(fs.clone());
         }

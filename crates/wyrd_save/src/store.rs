@@ -2,6 +2,7 @@
 //! primary, a backup and a temp file; loading picks the newest complete save
 //! point and repairs the rest. The format is in the crate docs.
 
+use bevy::reflect::std_traits::ReflectDefault;
 use std::any::Any;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -285,18 +286,18 @@ fn quarantine_order(rest: &str) -> (&str, u32) {
     }
 }
 
-/// Whether the slot's files are most likely signed with another key: at
-/// least one primary or backup exists, and every one fails its signature
-/// and nothing else (a file edited or damaged by hand fails otherwise, or
-/// beside others that verify).
+/// Whether the slot's files are most likely signed with another key (or
+/// edited in both copies): none verifies, a complete temp file included (a
+/// temp that verifies proves the key), and a primary or backup fails its
+/// signature and nothing else. Other damage beside it (an empty or cut
+/// file) does not make it bad files: with the wrong key, moving them aside
+/// was the loss.
 fn signed_with_another_key(docs: &[Vec<Candidate>]) -> bool {
-    let mut files = docs
-        .iter()
-        .flatten()
-        .filter(|c| c.kind != CopyKind::Temp && c.bytes.is_some())
-        .peekable();
-    files.peek().is_some()
-        && files.all(|c| c.verdict == Verdict::Invalid(LoadError::SignatureMismatch))
+    let files = || docs.iter().flatten();
+    !files().any(|c| matches!(c.verdict, Verdict::Valid { .. }))
+        && files().any(|c| {
+            c.kind != CopyKind::Temp && c.verdict == Verdict::Invalid(LoadError::SignatureMismatch)
+        })
 }
 
 /// What loading a slot found and did. [`describe`](Self::describe) says it
@@ -319,10 +320,11 @@ pub struct LoadOutcome {
     pub mixed: bool,
     /// Quarantined files deleted to keep only the newest N.
     pub quarantine_removed: Vec<PathBuf>,
-    /// Every save file of the slot failed its signature, and only its
-    /// signature: the save was most likely signed with another key (a
-    /// misconfigured or rotated `WYRD_SAVE_KEY`), not damaged. Nothing was
-    /// loaded, moved aside or rewritten, and [`SavePlugin`](crate::SavePlugin)
+    /// No file of the slot verified, and one failed only its signature:
+    /// the save was most likely signed with another key (a misconfigured
+    /// or rotated `WYRD_SAVE_KEY`) or edited in both copies. With
+    /// [`UnverifiedSave::KeepAndPause`] (the default) nothing was loaded,
+    /// moved aside or rewritten, and [`SavePlugin`](crate::SavePlugin)
     /// pauses saving, so that the game started with the right key loads
     /// it. (Moved aside, one wrong launch made the next right one a fresh
     /// start.)
@@ -371,7 +373,7 @@ impl LoadOutcome {
             return "no save yet: a fresh start".into();
         }
         if self.other_key {
-            return "every save file's signature fails: the save was signed with another key (the game's key or WYRD_SAVE_KEY differs from the one that saved it); nothing loaded, no file moved, saving paused".into();
+            return "no save file verifies: the save was signed with another key (the game's key or WYRD_SAVE_KEY differs from the one that saved it) or edited in both copies; nothing loaded, no file moved, saving paused".into();
         }
         let mut parts = Vec::new();
         parts.push(match self.save_point {
@@ -467,6 +469,27 @@ pub struct SaveStore {
     documents: Vec<DocSpec>,
     max_size: u64,
     quarantine_keep: usize,
+    unverified: UnverifiedSave,
+}
+
+/// What loading does with a slot none of whose files verifies while one
+/// fails only its signature: most likely signed with another key (a
+/// misconfigured or rotated key, a development build's save), or edited
+/// in both copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bevy::reflect::Reflect)]
+#[reflect(Debug, Default)]
+pub enum UnverifiedSave {
+    /// Nothing is loaded, moved aside or rewritten, and
+    /// [`SavePlugin`](crate::SavePlugin) pauses saving
+    /// ([`SaveError::SignedWithAnotherKey`](crate::SaveError::SignedWithAnotherKey)):
+    /// the game started with the right key loads the save as it was (the
+    /// default). Moved aside, one launch with the wrong key made the next
+    /// right one a fresh start; this session's progress is not saved.
+    #[default]
+    KeepAndPause,
+    /// The files are moved aside as bad ones are, and the slot starts
+    /// fresh and saves: for a game that changed its key on purpose.
+    StartFresh,
 }
 
 struct Candidate {
@@ -490,7 +513,15 @@ impl SaveStore {
             documents: Vec::new(),
             max_size: DEFAULT_MAX_SIZE,
             quarantine_keep: DEFAULT_QUARANTINE_KEEP,
+            unverified: UnverifiedSave::default(),
         }
+    }
+
+    /// What loading does with a slot none of whose files verifies while
+    /// one fails only its signature ([`UnverifiedSave`]).
+    pub fn with_unverified(mut self, policy: UnverifiedSave) -> Self {
+        self.unverified = policy;
+        self
     }
 
     /// Uses another file system (tests: [`MemFs`](crate::testing::MemFs)).
@@ -659,7 +690,8 @@ impl SaveStore {
                 .iter()
                 .any(|c| matches!(c.verdict, Verdict::Invalid(LoadError::NewerSchema { .. })))
         });
-        outcome.other_key = signed_with_another_key(&docs);
+        outcome.other_key =
+            self.unverified == UnverifiedSave::KeepAndPause && signed_with_another_key(&docs);
         if repair && !outcome.other_key {
             self.quarantine(&mut docs, &chosen, save_point, &mut outcome);
             if !newer {

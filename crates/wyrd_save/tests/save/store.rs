@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use wyrd_save::testing::MemFs;
 use wyrd_save::{
-    CopyKind, DocSpec, LoadError, SaveKey, SaveStore, SaveWriter, Verdict, insert_save_counter,
+    CopyKind, DocSpec, LoadError, SaveKey, SaveStore, SaveWriter, UnverifiedSave, Verdict,
+    insert_save_counter,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -572,10 +573,40 @@ fn a_save_signed_with_another_key_is_left_in_place_and_said() {
     assert_eq!(l.outcome.save_point, Some(2));
     let a: serde_json::Value = l.take(0).unwrap();
     assert_eq!(a["N"], 2);
-    // One file edited by hand is damage, not a key: moved aside as before.
+    // Damage beside it (a cut file) does not make the rest bad files:
+    // still kept (moving them aside with the wrong key was the loss).
     fs::write(dir.path().join("a.json.bak"), b"x").unwrap();
     let l = wrong.load();
-    assert!(!l.outcome.other_key, "one file is not even signed");
+    assert!(l.outcome.other_key, "{}", l.outcome.describe());
+    assert!(dir.path().join("b.json.bak").exists(), "nothing moved");
+    // A game that changed its key on purpose starts fresh and saves.
+    let fresh = SaveStore::new(dir.path(), SaveKey::new("rotated"))
+        .with_documents(docs())
+        .with_unverified(UnverifiedSave::StartFresh);
+    let l = fresh.load();
+    assert!(!l.outcome.other_key);
+    assert!(
+        !dir.path().join("b.json").exists(),
+        "moved aside as bad files"
+    );
+}
+
+/// A temp file that verifies proves the key: primaries and backups that
+/// fail their signature beside it are bad files (an interrupted save over
+/// damaged copies), not another key's save.
+#[test]
+fn a_temp_that_verifies_is_not_another_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    save(&s, &doc(1), 1);
+    let mut edited = fs::read(s.path("save.json", CopyKind::Primary)).unwrap();
+    let last = edited.len() - 3;
+    edited[last] ^= 1;
+    fs::write(s.path("save.json", CopyKind::Primary), &edited).unwrap();
+    fs::write(s.path("save.json", CopyKind::Backup), &edited).unwrap();
+    fs::write(s.path("save.json", CopyKind::Temp), sealed(2, &doc(2))).unwrap();
+    let (d, _, point, words) = load(&s);
+    assert_eq!((d, point), (Some(doc(2)), Some(2)), "{words}");
 }
 
 /// A stranger's partial restore (one document's copies from an older save
