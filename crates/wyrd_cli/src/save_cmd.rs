@@ -221,14 +221,22 @@ pub(crate) fn diff(a: &Path, b: &Path, key: &SaveKey, out: &mut String) -> Resul
         );
     }
     // The game's own documents of two folders, value by value (a CI gate
-    // comparing two saves saw only the world state and the agents).
+    // comparing two saves saw only the world state and the agents), each
+    // the copy the game would load.
     if a.is_dir() && b.is_dir() {
-        let mut names: BTreeSet<String> = documents(a)?.into_iter().collect();
-        names.extend(documents(b)?);
-        names.retain(|n| n != "world_state.json" && n != "agents.json");
+        let (left, left_skipped) = game_documents(a, key)?;
+        let (right, right_skipped) = game_documents(b, key)?;
+        let names: BTreeSet<&String> = left.keys().chain(right.keys()).collect();
         for name in &names {
-            let (left, right) = (json_document(a, name, key)?, json_document(b, name, key)?);
-            json_lines(name, "", left.as_ref(), right.as_ref(), &mut lines);
+            json_lines(name, "", left.get(*name), right.get(*name), &mut lines);
+        }
+        for (dir, skipped) in [(a, &left_skipped), (b, &right_skipped)] {
+            for name in skipped {
+                out.push_str(&format!(
+                    "({name} in {}: not compared, no copy of it loads)\n",
+                    dir.display()
+                ));
+            }
         }
         if !names.is_empty() && what != "documents" {
             what = "flags, counters, events, agents or the game's documents";
@@ -255,35 +263,31 @@ fn has_world_state(dir: &Path) -> bool {
         || dir.join("world_state.json.bak").exists()
 }
 
-/// A document of a save folder as JSON, from the first of its primary and
-/// backup whose signature holds (`None`: the folder has neither file).
-fn json_document(
+/// The game's own documents of a save folder (not the world state's or the
+/// agents'), each as the copy the slot would load (the same save point for
+/// all, as the game chooses it), and the names of those with no copy that
+/// loads (a stray unsigned file beside the slot, a damaged document).
+fn game_documents(
     dir: &Path,
-    name: &str,
     key: &SaveKey,
-) -> Result<Option<serde_json::Value>, Failure> {
-    let mut found = None;
-    for path in [dir.join(name), dir.join(format!("{name}.bak"))] {
-        if !path.is_file() {
+) -> Result<(BTreeMap<String, serde_json::Value>, Vec<String>), Failure> {
+    let names = documents(dir)?;
+    let store = SaveStore::new(dir, key.clone())
+        .with_documents(names.iter().map(|n| DocSpec::json(n.clone(), u32::MAX)));
+    let mut survey = store.survey();
+    let (mut loaded, mut skipped) = (BTreeMap::new(), Vec::new());
+    for (i, name) in names.iter().enumerate() {
+        if name == "world_state.json" || name == "agents.json" {
             continue;
         }
-        let bytes = read_save(&path)?;
-        match key.open(&bytes) {
-            Ok(body) => {
-                return serde_json::from_slice(body)
-                    .map(Some)
-                    .map_err(|e| bad(format!("{}: not JSON: {e}", path.display())));
+        match survey.take::<serde_json::Value>(i) {
+            Some(doc) => {
+                loaded.insert(name.clone(), doc);
             }
-            Err(e) => found = Some(format!("{}: {e}", path.display())),
+            None => skipped.push(name.clone()),
         }
     }
-    match found {
-        Some(why) => Err(bad(format!(
-            "{}: no copy of {name} verifies ({why})",
-            dir.display()
-        ))),
-        None => Ok(None),
-    }
+    Ok((loaded, skipped))
 }
 
 /// The values of two versions of a document that differ, a line each by
@@ -298,6 +302,16 @@ fn json_lines(
 ) {
     use serde_json::Value;
     if left == right {
+        return;
+    }
+    // Lists of one length item by item (a change deep in a long list was
+    // two lines that looked alike, cut at 80 characters).
+    if let (Some(Value::Array(l)), Some(Value::Array(r))) = (left, right)
+        && l.len() == r.len()
+    {
+        for (i, (x, y)) in l.iter().zip(r).enumerate() {
+            json_lines(doc, &format!("{at}[{i}]"), Some(x), Some(y), lines);
+        }
         return;
     }
     if let (Some(Value::Object(l)), Some(Value::Object(r))) = (left, right) {

@@ -377,7 +377,9 @@ fn save_diff_compares_the_games_own_documents_too() {
         "profile.json: Coins: 100 -> 5\n\
          profile.json: CompletedEvents: [\"tower_5\"] -> []\n"
     );
-    // The same documents: no difference.
+    // The same documents: no difference. A stray unsigned file beside the
+    // slot (the game's settings) is said, not a failure of the diff.
+    std::fs::write(a.path().join("settings.json"), "{\"volume\": 3}").unwrap();
     let o = wyrd(&[
         "save",
         "diff",
@@ -388,4 +390,22 @@ fn save_diff_compares_the_games_own_documents_too() {
         "--exit-code",
     ]);
     assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(stdout(&o).contains("(settings.json in "), "{o:?}");
+    // A list of one length, item by item.
+    let (c, d) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    sign(c.path(), "profile.json", &profile(1, "\"a\", \"b\", \"c\""));
+    sign(d.path(), "profile.json", &profile(1, "\"a\", \"x\", \"c\""));
+    let o = wyrd(&[
+        "save",
+        "diff",
+        c.path().to_str().unwrap(),
+        d.path().to_str().unwrap(),
+        "--key-file",
+        &key,
+    ]);
+    assert_eq!(
+        stdout(&o),
+        "profile.json: CompletedEvents[1]: \"b\" -> \"x\"\n",
+        "{o:?}"
+    );
 }
