@@ -733,6 +733,25 @@ impl<'p> Sim<'p> {
                 break;
             }
         }
+        // An expectation the run never reached (`--ticks` fewer, a
+        // breakpoint's stop) is a failure, not a pass: a script as a test
+        // would test nothing.
+        let last = records.last().map_or(0, |r| r.tick);
+        if let Some((n, e)) = script
+            .events
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.expect.is_some() && e.tick > last)
+        {
+            return Err(SimError::Event {
+                position: script.position(n),
+                number: n + 1,
+                tick: e.tick,
+                error: Box::new(SimError::Mismatch(format!(
+                    "the run ended at tick {last}: this expectation was never checked"
+                ))),
+            });
+        }
         Ok(records)
     }
 

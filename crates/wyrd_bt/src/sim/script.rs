@@ -25,10 +25,13 @@ pub enum SimMode {
     NextTick,
 }
 
-/// A node's status a script expects at the end of a tick.
+/// A node's status a script expects at the end of a tick: the status the
+/// tree holds for it then, which is that of the node's last tick (a node
+/// the tick did not reach keeps the status it ended with, as
+/// `wyrd sim`'s lines and the inspector show it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub enum Expected {
-    /// Not ticked in this activation (or never).
+    /// Never ticked, or halted (a running node stopped by its parent).
     Idle,
     /// Running.
     Running,
@@ -99,8 +102,9 @@ pub struct Event {
     #[serde(default)]
     pub restart: bool,
     /// After this tick, the node at this path has this status
-    /// (`expect: ("root/fight/Shoot", Running)`): a run whose tree does
-    /// otherwise fails there, naming the event (a script as a test).
+    /// (`expect: ("root/fight/Shoot", Running)`; see [`Expected`]): a run
+    /// whose tree does otherwise fails there, naming the event (a script
+    /// as a test), and so does a run that ends before the tick.
     #[serde(default)]
     pub expect: Option<(String, Expected)>,
 }

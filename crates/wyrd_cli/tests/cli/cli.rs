@@ -1083,6 +1083,25 @@ fn a_script_expects_node_statuses_and_fails_where_one_does_not_hold() {
         4,
         "the ticks up to the failed one: {out}"
     );
+    // A run that ends before an expectation (`--ticks 2`) fails: it was
+    // never checked.
+    std::fs::write(&script, format!("(ticks: 5, events: [{holds}])")).unwrap();
+    let o = wyrd(&[
+        "sim",
+        tree.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+        "--ticks",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    assert!(
+        text(&o)
+            .1
+            .contains("the run ended at tick 2: this expectation was never checked"),
+        "{:?}",
+        text(&o)
+    );
     // A path the tree does not have: `check` says so, with the nearest.
     let o = run(r#"(tick: 1, expect: ("root/Patrl", Running))"#);
     assert_eq!(o.status.code(), Some(1));
