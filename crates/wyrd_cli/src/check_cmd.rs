@@ -92,6 +92,10 @@ fn expand(paths: &[String]) -> Result<Vec<String>, Failure> {
             return Err(usage(format!("{p}: no such file or folder")));
         }
     }
+    // One file named twice (a folder and a file in it) is checked once: its
+    // flags would conflict with themselves.
+    let mut seen = BTreeSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| PathBuf::from(f))));
     Ok(files)
 }
 
@@ -440,7 +444,9 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
     let mut last_tree: Option<&str> = None;
     // The line's flags files, merged in order as the game merges its files:
     // one that reuses another's id or name is refused, as the game does.
-    let mut merged = WorldState::default();
+    // One world per project (`wyrd.toml`): two games in one repository
+    // do not load each other's files.
+    let mut worlds: BTreeMap<Option<PathBuf>, WorldState> = BTreeMap::new();
     for file in &files {
         let result = if file.ends_with(".bt.ron") {
             last_tree = Some(file);
@@ -471,7 +477,7 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
                         let text = String::from_utf8_lossy(&bytes);
                         with_caret(&e.to_string(), Some(&text), e.line, e.column)
                     })?;
-                    merge_checked(&mut merged, &f)?;
+                    merge_checked(worlds.entry(project_of(file)).or_default(), &f)?;
                     Ok(format!(
                         "{file}: ok ({} flags, {} counters)",
                         f.flags.len(),
@@ -607,7 +613,7 @@ fn named_value_place(
 /// make sense only against that tree).
 struct ScriptTree {
     path: String,
-    by: &'static str,
+    by: String,
 }
 
 /// Which tree a script is checked against: `--tree`; else the tree its
@@ -626,28 +632,41 @@ fn script_tree(
     if let Some(tree) = given {
         return Ok(Some(ScriptTree {
             path: tree.to_owned(),
-            by: "given with --tree",
+            by: "given with --tree".into(),
         }));
     }
-    if let Some(named) = named_tree(file, bytes) {
-        return named.map(|path| {
-            Some(ScriptTree {
+    // A `// tree:` line that names no file (the tree renamed or moved
+    // since) falls back to the others, said on the script's line.
+    let unnamed = match named_tree(file, bytes) {
+        Some(Ok(path)) => {
+            return Ok(Some(ScriptTree {
                 path,
-                by: "named by its `// tree:` line",
-            })
-        });
-    }
+                by: "named by its `// tree:` line".into(),
+            }));
+        }
+        Some(Err(why)) => Some(why),
+        None => None,
+    };
     let sibling = format!("{}.bt.ron", file.trim_end_matches(".script.ron"));
-    if Path::new(&sibling).is_file() {
-        return Ok(Some(ScriptTree {
+    let fallback = if Path::new(&sibling).is_file() {
+        Some(ScriptTree {
             path: sibling,
-            by: "the tree beside it",
-        }));
+            by: "the tree beside it".into(),
+        })
+    } else {
+        last_tree.map(|tree| ScriptTree {
+            path: tree.to_owned(),
+            by: "the last tree before it on the line".into(),
+        })
+    };
+    match (fallback, unnamed) {
+        (Some(mut tree), Some(_)) => {
+            tree.by = format!("{} (its `// tree:` line names no file)", tree.by);
+            Ok(Some(tree))
+        }
+        (None, Some(why)) => Err(why),
+        (tree, None) => Ok(tree),
     }
-    Ok(last_tree.map(|tree| ScriptTree {
-        path: tree.to_owned(),
-        by: "the last tree before it on the line",
-    }))
 }
 
 /// The tree a script names in a `// tree: PATH` line. PATH is as `wyrd

@@ -874,6 +874,22 @@ fn a_scripts_named_tree_wins_over_the_trees_listed_before_it() {
         &p("zz_guard_run1.script.ron"),
     ]);
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // A `// tree:` line left behind by a rename falls back to the tree
+    // beside the script, and says so.
+    std::fs::write(
+        assets.join("guard.script.ron"),
+        "// tree: assets/mine/old_guard.bt.ron\n(ticks: 3, events: [(tick: 2, finish: (\"root/walk\", Success))])\n",
+    )
+    .unwrap();
+    let o = wyrd(&["check", &p("guard.script.ron")]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert!(
+        text(&o)
+            .0
+            .contains("the tree beside it (its `// tree:` line names no file)"),
+        "{:?}",
+        text(&o)
+    );
     // `--tree` still decides, and a failure says against what.
     let o = wyrd(&[
         "check",
@@ -917,10 +933,35 @@ fn flags_files_the_game_refuses_together_are_refused_together() {
             && err.contains("name \"ORE_MINED\" is declared in both"),
         "{err}"
     );
-    // Each alone is a valid file.
+    // Each alone is a valid file, and one named twice (the folder and the
+    // file) does not conflict with itself.
     for f in [w, x] {
         assert_eq!(wyrd(&["check", f]).status.code(), Some(0));
     }
+    let alone = tempfile::tempdir().unwrap();
+    let one = alone.path().join("world.flags.ron");
+    std::fs::copy(&world, &one).unwrap();
+    let o = wyrd(&[
+        "check",
+        alone.path().to_str().unwrap(),
+        one.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    // Two games (a `wyrd.toml` each) are two worlds: the same name in both
+    // is no conflict.
+    let games = tempfile::tempdir().unwrap();
+    for game in ["a", "b"] {
+        let d = games.path().join(game);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("wyrd.toml"), "").unwrap();
+        std::fs::write(
+            d.join("world.flags.ron"),
+            r#"(flags: [(id: "327c643f2a6b4e0c9d1f5a7b3c8e1d20", name: "DOOR_OPEN", default: false)])"#,
+        )
+        .unwrap();
+    }
+    let o = wyrd(&["check", games.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     // A vocabulary whose world files are the two.
     let vocab = dir.path().join("game.vocabulary.json");
     std::fs::write(
