@@ -359,6 +359,8 @@ impl Recorder {
         for (k, seen) in self.values.iter_mut().enumerate() {
             *seen = blackboard.get_index(k as u16);
         }
+        // Tags too (a custom node may set them).
+        self.tags = blackboard.tags();
         for k in 0..self.nodes.len().min(state.mem.nodes().len()) {
             let now = state.mem.nodes()[k].raw();
             if now != self.nodes[k] {

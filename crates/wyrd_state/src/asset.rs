@@ -225,7 +225,7 @@ fn syntax_message(code: &ron::Error) -> String {
             "expected true or false: a flag's default is true or false".to_owned()
         }
         ron::Error::ExpectedInteger => {
-            "expected a whole number: a counter's default is one".to_owned()
+            "expected a whole number (a counter's default, a `version`)".to_owned()
         }
         other => other.to_string(),
     }

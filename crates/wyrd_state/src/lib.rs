@@ -194,7 +194,9 @@ pub fn world_state_ready(files: Option<Res<WorldStateFiles>>) -> bool {
 /// reported and does not hold them back forever); for game systems that
 /// should start with the trees.
 pub fn world_state_settled(files: Option<Res<WorldStateFiles>>) -> bool {
-    files.is_some_and(|f| f.all_settled())
+    // Without the world state's plugin there is nothing to wait for, as
+    // the trees see it.
+    files.is_none_or(|f| f.all_settled())
 }
 
 impl Plugin for WorldStatePlugin {
