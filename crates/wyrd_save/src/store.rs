@@ -840,6 +840,9 @@ impl SaveStore {
         let stamp = utc_file_stamp(self.fs.now());
         for ((spec, cands), pick) in self.documents.iter().zip(docs.iter_mut()).zip(chosen) {
             let mut moved = false;
+            // Valid copies moved aside now are a save, not damage: the cap
+            // does not delete them in the load that kept them.
+            let mut spared: BTreeSet<String> = BTreeSet::new();
             for c in cands.iter_mut().filter(|c| aside(c, pick.is_none())) {
                 let base = format!("{}.corrupt-{stamp}", spec.file);
                 let mut name = base.clone();
@@ -856,6 +859,9 @@ impl SaveStore {
                                 .file_name()
                                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
                         );
+                        if matches!(c.verdict, Verdict::Valid { .. }) {
+                            spared.insert(name.clone());
+                        }
                         names.insert(name);
                         c.quarantined_to = Some(target);
                         moved = true;
@@ -868,8 +874,10 @@ impl SaveStore {
             }
             if moved {
                 let prefix = format!("{}.corrupt-", spec.file);
-                let mut kept: Vec<&String> =
-                    names.iter().filter(|n| n.starts_with(&prefix)).collect();
+                let mut kept: Vec<&String> = names
+                    .iter()
+                    .filter(|n| n.starts_with(&prefix) && !spared.contains(*n))
+                    .collect();
                 // Oldest first: by UTC stamp, then by the number of a name
                 // taken in the same second (as text, `-10` sorted before
                 // `-2`, and the newer went first).

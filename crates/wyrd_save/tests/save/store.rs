@@ -642,6 +642,23 @@ fn a_documents_older_save_point_is_kept_aside_not_overwritten() {
     // The next save writes save point 3; the older copy is still there.
     s.commit_bodies(&[b(3), b(30)], 3).unwrap();
     assert_eq!(fs::read(&kept).unwrap(), old.0);
+    // A cap of none keeps no bad file, but a save moved aside in the same
+    // load is not deleted by it.
+    fs::write(dir.path().join("world.json"), &old.0).unwrap();
+    fs::write(dir.path().join("world.json.bak"), &old.1).unwrap();
+    let capped = SaveStore::new(dir.path(), key())
+        .with_documents([
+            DocSpec::json("world.json", 1),
+            DocSpec::json("profile.json", 1),
+        ])
+        .with_quarantine_keep(0);
+    let l = capped.load();
+    let kept = l.outcome.documents[0]
+        .copy(CopyKind::Primary)
+        .quarantined_to
+        .clone()
+        .expect("kept aside");
+    assert_eq!(fs::read(&kept).unwrap(), old.0);
 }
 
 /// A stranger's eleven quarantines in one second: the cap sorted names as
