@@ -211,11 +211,18 @@
 //! `World("THREAT")`; `Check(..)`, any condition, 1 or 0) mapped into 0..1
 //! by its `range` (clamped; `(100, 0)` falls as the input rises) and
 //! shaped by its `curve` (`Linear`, `Power(2.0)`, `Logistic(steepness:,
-//! midpoint:)`, `Step(t)`, `invert: true`), combined by the Utility's
+//! midpoint:)`, `Step(t)`; `invert: true` takes 1 minus the curve's
+//! value, after the curve: `Power(0.5)` inverted at 0.1 is 1 − √0.1),
+//! combined by the Utility's
 //! `combine` (`Product` with the usual compensation for many factors, the
 //! default; `Sum`, a weighted average; `Min` / `Max`, StateTree's AND /
 //! OR), times the score's `weight` (default 1; no considerations: the
 //! score is the weight). An unset key or unknown world value reads 0.
+//! A `commit` keeps the tree's decision tied to time: an agent whose tree
+//! has a Utility with a `commit` walks its tree every tick (it cannot skip
+//! a quiet one, as a commitment that ends may hand the choice to another
+//! option): with `commit: 0` (the margin alone against dithering) a quiet
+//! crowd costs a third as much per tick.
 //!
 //! ```ron
 //! Utility(name: "needs", margin: 0.15, commit: 1.0, children: [

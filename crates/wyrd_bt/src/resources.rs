@@ -111,7 +111,10 @@ pub struct BtStats {
     pub decide_ns: u64,
     /// Time in `BtSystems::Act`, last step, in nanoseconds.
     pub act_ns: u64,
-    /// Agent ticks per second (smoothed).
+    /// Agent ticks per second of the schedule's time (smoothed): the
+    /// ticks of a step over the step's length (`Time::delta`), not over
+    /// the wall clock (a headless app stepped by hand runs its 30 Hz steps
+    /// as fast as it can).
     pub ticks_per_second: f32,
     /// The trees were held in the last fixed step: a debugger's pause
     /// ([`BtSettings::paused`], no step asked) or the world state still
