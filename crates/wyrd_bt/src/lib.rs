@@ -222,7 +222,8 @@
 //! has a Utility with a `commit` walks its tree every tick (it cannot skip
 //! a quiet one, as a commitment that ends may hand the choice to another
 //! option): with `commit: 0` (the margin alone against dithering) a quiet
-//! crowd costs a third as much per tick.
+//! crowd's tree tick took a third of the time (45 against 120 ns per
+//! agent-tick in a new user's 10,000-agent crowd).
 //!
 //! ```ron
 //! Utility(name: "needs", margin: 0.15, commit: 1.0, children: [
