@@ -64,6 +64,9 @@ enum Rec {
     Restart,
     /// Outputs.
     Status(Status),
+    /// The tick skipped its walk (quiet): the tree decided nothing anew,
+    /// and a replay, which walks every tick, does not compare decisions.
+    Skipped,
     Node {
         node: u32,
         from: u8,
@@ -351,6 +354,9 @@ impl Recorder {
         status: Status,
     ) {
         self.push(program, Rec::Status(status));
+        if state.last_tick() == Some(crate::runtime::TickKind::Skipped) {
+            self.push(program, Rec::Skipped);
+        }
         // The tree's own writes (`SetBlackboard`, `AddBlackboard`...) are
         // the tree's to redo when replayed: only what changes between this
         // tick and the next is the game's input. Recorded as inputs, they
@@ -436,6 +442,7 @@ impl Recorder {
                 }
                 Rec::Restart => start.state.reset(program, &mut start.actions),
                 Rec::Status(_)
+                | Rec::Skipped
                 | Rec::Node { .. }
                 | Rec::Action { .. }
                 | Rec::Score(_)
@@ -504,6 +511,7 @@ impl Recorder {
                 }),
                 Rec::Restart => t.restart = true,
                 Rec::Status(s) => t.status = s.as_str().to_owned(),
+                Rec::Skipped => t.skipped = true,
                 Rec::Node { node, from, to } => t.nodes.push((node, from, to)),
                 Rec::Action { node, event } => t.actions.push((
                     node,
@@ -711,6 +719,11 @@ pub struct RecordedTick {
     /// an agent of a tick tier counts in the schedule's steps. 0: `step_us`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub count_us: u32,
+    /// The agent skipped this tick's walk (nothing it reads changed): the
+    /// tree decided nothing anew, and a replay, which walks every tick,
+    /// does not compare this tick's utility decisions.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
     /// Blackboard values the game changed since the last tick (`None`:
     /// unset). The tree's own writes are not here: a replay redoes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -337,6 +337,9 @@ fn compile_with(
         }
     }
     c.p.skippable = !c.p.nodes.iter().any(|n| n.kind.timed());
+    c.p.commits = (0..c.p.nodes.len() as u32)
+        .filter_map(|i| Some((i, c.p.nodes[i as usize].kind.commit_ms()?)))
+        .collect();
     c.p.random = c.p.nodes.iter().any(|n| n.kind.uses_random());
     c.p.resumable = c.p.skippable
         && c.p.impulses.is_empty()

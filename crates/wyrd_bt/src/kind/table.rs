@@ -1033,11 +1033,19 @@ impl Kind {
         }
     }
 
-    /// It reads time (the row's `timed`, and a `Utility` with a
-    /// commitment time): a walk with unchanged inputs may still decide
-    /// otherwise.
+    /// It reads time (the row's `timed`): a walk with unchanged inputs may
+    /// still decide otherwise. (A `Utility`'s commitment time is kept
+    /// apart, in `Program::commits`: its end alone wakes a quiet agent.)
     pub const fn timed(&self) -> bool {
-        self.info().timed || matches!(self, Kind::Utility { commit_ms, .. } if *commit_ms > 0)
+        self.info().timed
+    }
+
+    /// A `Utility`'s commitment time (ms), if it has one.
+    pub const fn commit_ms(&self) -> Option<u32> {
+        match self {
+            Kind::Utility { commit_ms, .. } if *commit_ms > 0 => Some(*commit_ms),
+            _ => None,
+        }
     }
 
     /// Whether a node of this kind is resumable by the resume shortcut

@@ -26,7 +26,9 @@ pub(crate) use actions::slot_node;
 pub use actions::{ActionState, ActiveAction, BtActions};
 
 pub(crate) use interp::Interp;
-pub(crate) use shortcuts::{inputs_key, quiet_since_walk, resume_point, skip_walk, walked};
+pub(crate) use shortcuts::{
+    commitment_ended, inputs_key, quiet_since_walk, resume_point, skip_walk, walked,
+};
 pub use state::{AgentState, SnapshotStimulus, StateSnapshot};
 pub use stimuli::{MAX_STIMULI, Stimulus, StimulusError};
 pub use trace::{
@@ -123,7 +125,18 @@ pub fn tick_agent_traced(
 ) -> Status {
     // Most ticks of a settled crowd change nothing the tree reads: those
     // are decided here, before any interpreter state is set up.
-    let quiet = quiet_since_walk(program, state, blackboard, &env);
+    let quiet = quiet_since_walk(program, state, blackboard, &env)
+        && (program.commits.is_empty()
+            || !commitment_ended(
+                program,
+                state,
+                state.now_ms.wrapping_add(dt_ms),
+                if env.dt_us > 0 {
+                    env.dt_us
+                } else {
+                    dt_ms.saturating_mul(1000)
+                },
+            ));
     if quiet && skip_walk(state, actions, dt_ms) {
         if let Some(t) = trace.as_deref_mut() {
             t.clear();

@@ -115,3 +115,25 @@ pub(crate) mod walked {
 pub(crate) fn inputs_key(blackboard: u64, world: u64) -> (u32, u32) {
     (blackboard as u32, world as u32)
 }
+
+/// Whether a commitment a Utility kept at the last walk ends by this tick
+/// (agent time `now_ms` after it advanced, durations counted in ticks of
+/// `count_us`, as `Interp::elapsed` counts them): the walk must happen, as
+/// the decision may go to another option now. Ended commitments a walk saw
+/// are marked ([`COMMIT_OVER`](super::utility::COMMIT_OVER)) and wake nothing.
+#[inline]
+pub(crate) fn commitment_ended(
+    program: &Program,
+    state: &AgentState,
+    now_ms: u32,
+    count_us: u32,
+) -> bool {
+    let dt = u64::from(count_us.max(1));
+    let ticks_of = |ms: u32| (u64::from(ms) * 1_000_000 + dt * 501) / (dt * 1000);
+    program.commits.iter().any(|&(u, commit_ms)| {
+        let start = state.mem.aux_word(program.nodes[u as usize].aux as usize);
+        start != super::utility::COMMIT_OVER
+            && state.mem.node(u as usize).status() == Status::Running
+            && ticks_of(now_ms.wrapping_sub(start)) >= ticks_of(commit_ms)
+    })
+}

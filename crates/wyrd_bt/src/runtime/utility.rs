@@ -34,6 +34,12 @@ use crate::program::{Kind, MAX_OPTIONS, NONE, ScoreSource, UtilityInfo};
 /// "No child" in a Utility's cursor.
 const UNCHOSEN: u16 = u16::MAX;
 
+/// A Utility's aux word (the start of its running child's commitment) once
+/// a walk saw the commitment end: quiet ticks may skip their walk again
+/// (see `commitment_ended`). A start at exactly this agent time (49 days
+/// in) reads as a commitment already over.
+pub(crate) const COMMIT_OVER: u32 = u32::MAX;
+
 /// The best option: its index, and whether it tied with another.
 struct Pick {
     k: usize,
@@ -73,7 +79,12 @@ impl Interp<'_> {
             let r = running as usize;
             tried |= 1 << r;
             let start = *self.aux_of(i);
-            let committed = commit_ms > 0 && !self.elapsed(start, commit_ms);
+            let committed =
+                commit_ms > 0 && start != COMMIT_OVER && !self.elapsed(start, commit_ms);
+            if commit_ms > 0 && !committed {
+                // Seen over: it no longer wakes a quiet agent.
+                *self.aux_of(i) = COMMIT_OVER;
+            }
             // A child that the game's report ends takes it before any
             // challenger is tried: the game finished it, often changing the
             // very inputs that now favour another option (eating lowers

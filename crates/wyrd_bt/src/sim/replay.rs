@@ -325,7 +325,9 @@ fn replay_from<'p>(
             .iter()
             .map(|c| ChoiceByPath::of(c, &recorded_path))
             .collect();
-        if decided != recorded {
+        // A skipped tick decided nothing anew in the game; the replay
+        // walks every tick (its decisions there are the kept ones).
+        if !t.skipped && decided != recorded {
             let k = decided
                 .iter()
                 .zip(&recorded)

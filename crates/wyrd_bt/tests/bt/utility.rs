@@ -56,6 +56,81 @@ fn scores_are_evaluated_only_when_an_input_changed() {
     assert_eq!(p.path(d[0].chosen), "root/sleep");
 }
 
+/// A new user's crowd (issue 29's utility): a `commit` made the tree walk
+/// every tick, 2.7 times the tree's time, though while committed the
+/// running child is kept whatever the scores. A quiet tick now skips its
+/// walk unless a commitment the last walk kept has ended since, and the
+/// decisions are those of a tree that always walks, tick for tick:
+/// hunger rises past fatigue during the commitment, and sleep takes over
+/// at the first tick after it ends, as before.
+#[test]
+fn a_committed_utility_skips_quiet_ticks_and_decides_as_if_it_walked() {
+    let p = compile(
+        r#"(blackboard: {"hunger": 0.9, "fatigue": 0.2}, root: Utility(name: "root", margin: 0.1, commit: 0.5, children: [
+            Action(name: "eat", action: "Eat", score: (consider: [(input: Bb("hunger"))])),
+            Action(name: "sleep", action: "Sleep", score: (consider: [(input: Bb("fatigue"))])),
+        ]))"#,
+    );
+    let run = |always_walk: bool| {
+        let mut state = wyrd_bt::AgentState::new(&p, 1);
+        let mut bb = Blackboard::new();
+        bb.bind(&p);
+        let mut actions = BtActions::default();
+        let mut trace = wyrd_bt::TickTrace::default();
+        let mut lines = Vec::new();
+        let mut walks = 0;
+        for tick in 1..=40 {
+            if tick == 3 {
+                bb.set("hunger", 0.1).unwrap();
+                bb.set("fatigue", 0.9).unwrap();
+            }
+            let env = wyrd_bt::TickEnv {
+                always_walk,
+                ..Default::default()
+            };
+            wyrd_bt::tick_agent_traced(
+                &p,
+                &mut state,
+                &mut bb,
+                &mut actions,
+                33,
+                env,
+                Some(&mut trace),
+            );
+            if state.last_tick() == Some(wyrd_bt::TickKind::Walked) {
+                walks += 1;
+            }
+            let running: Vec<String> = actions
+                .iter()
+                .filter(|a| a.is_running())
+                .map(|a| p.path(a.leaf()).to_owned())
+                .collect();
+            lines.push((tick, running));
+        }
+        (lines, walks)
+    };
+    let (walked, all) = run(true);
+    let (skipping, walks) = run(false);
+    assert_eq!(skipping, walked, "the same decisions, tick for tick");
+    assert_eq!(walked[0].1, ["root/eat"]);
+    assert_eq!(
+        walked[39].1,
+        ["root/sleep"],
+        "sleep took over after the commitment"
+    );
+    let took_over = walked.iter().find(|(_, r)| r == &["root/sleep"]).unwrap().0;
+    assert!(
+        took_over > 3,
+        "not before the commitment ended: {took_over}"
+    );
+    // The first ticks, the changed inputs, the end of the commitment, the
+    // takeover and the tick after it (a halted action unsettles the walk):
+    // a handful of the 40 a tree that always walks takes (and it took all
+    // 40 before, the commitment counted as time).
+    assert_eq!(all, 40);
+    assert!(walks <= 6, "{walks} walks");
+}
+
 /// Equal scores: the agent's seeded random numbers pick, so two seeds may
 /// pick differently and one seed always picks the same.
 #[test]
@@ -154,11 +229,15 @@ fn the_recorder_keeps_the_scores_and_replays_a_utility_tree_exactly() {
     let program = agent.program().unwrap().clone();
     let choices: Vec<&wyrd_bt::RecordedChoice> =
         rec.ticks.iter().flat_map(|t| &t.utility).collect();
+    // A decision per walked tick: quiet ticks skip their walk, committed
+    // or not (they walked every tick while a commitment counted as time).
+    let skipped = rec.ticks.iter().filter(|t| t.skipped).count();
+    assert!(skipped > 0, "quiet ticks skip");
     assert!(
-        choices.len() > 250,
-        "a decision per walked tick: {}",
-        choices.len()
+        rec.ticks.iter().all(|t| t.skipped == t.utility.is_empty()),
+        "a decision in every walked tick, none in a skipped one"
     );
+    assert_eq!(choices.len() + skipped, 300);
     assert!(choices.iter().all(|c| c.scores.len() == 5));
     assert!(
         choices.iter().filter(|c| c.why.starts_with("beat")).count() >= 3,
