@@ -42,6 +42,31 @@ pub(crate) fn check_text(c: &Check) -> String {
     }
 }
 
+/// A check as tools show it (the guard line of `wyrd graph`, the
+/// inspector and the remote monitor): [`check_text`] with what `Any`,
+/// `All` and a predicate's arguments hold (`?any(?grenade_near, ?health_low)`,
+/// `?within(meters=8, of={target})`), where a node's automatic name keeps
+/// the short form (paths must not change).
+pub(crate) fn check_display(c: &Check) -> String {
+    let list = |name: &str, cs: &[Check]| {
+        let parts: Vec<String> = cs.iter().map(check_display).collect();
+        format!("?{name}({})", parts.join(", "))
+    };
+    match c {
+        Check::All(cs) => list("all", cs),
+        Check::Any(cs) => list("any", cs),
+        Check::Not(c) => format!("?not({})", check_display(c).trim_start_matches('?')),
+        Check::Predicate(p, args) if !args.is_empty() => {
+            let args: Vec<String> = args
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.text()))
+                .collect();
+            format!("?{p}({})", args.join(", "))
+        }
+        other => check_text(other),
+    }
+}
+
 impl<'a> Compiler<'a> {
     pub(crate) fn ms(&self, file: &str, def: &NodeDef, seconds: f32) -> Result<u32, BtError> {
         if !seconds.is_finite() || seconds < 0.0 {
@@ -313,10 +338,10 @@ impl<'a> Compiler<'a> {
         self.p.signatures.push(crate::registry::fnv64(&own));
         // What the node checks, for tools (its guard line).
         let checks: Vec<String> = match def {
-            NodeDef::Condition(c) | NodeDef::Rule(c) => vec![check_text(&c.check)],
-            NodeDef::Guard(g) => g.when.iter().map(check_text).collect(),
-            NodeDef::Impulse(i) => i.when.iter().map(check_text).collect(),
-            NodeDef::Threshold(t) => vec![check_text(&t.check)],
+            NodeDef::Condition(c) | NodeDef::Rule(c) => vec![check_display(&c.check)],
+            NodeDef::Guard(g) => g.when.iter().map(check_display).collect(),
+            NodeDef::Impulse(i) => i.when.iter().map(check_display).collect(),
+            NodeDef::Threshold(t) => vec![check_display(&t.check)],
             _ => Vec::new(),
         };
         self.p.check_texts.push(checks.join(" & "));

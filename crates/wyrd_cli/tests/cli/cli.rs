@@ -493,6 +493,12 @@ fn graph_writes_dot_and_mermaid() {
         dot.contains("style=dashed, label=\"redirect\""),
         "the scared impulse's jump is drawn"
     );
+    // A condition of several checks shows them (a new user's graph read
+    // `?any` for `Any([Is("grenade_near"), ...])`).
+    assert!(
+        dot.contains("in_danger\\n?any(?grenade_near, ?health_low, ?scared)"),
+        "{dot}"
+    );
     // Issue 23: the detached behaviors (stimulus targets) are drawn, each
     // in its own dashed box, and conditions show what they check.
     assert!(
