@@ -375,7 +375,8 @@ impl Program {
     }
 
     /// Whether an agent whose inputs did not change may skip its walk (no
-    /// timers, counters, repeats or custom nodes).
+    /// timers, counters, repeats or custom nodes; a Utility's commitment
+    /// wakes it when it ends).
     pub fn is_skippable(&self) -> bool {
         self.skippable
     }

@@ -341,7 +341,10 @@ fn compile_with(
         .filter_map(|i| Some((i, c.p.nodes[i as usize].kind.commit_ms()?)))
         .collect();
     c.p.random = c.p.nodes.iter().any(|n| n.kind.uses_random());
+    // (A commitment's end decides too: resuming assumes nothing but a
+    // report does; Utility rows are not resumable anyway.)
     c.p.resumable = c.p.skippable
+        && c.p.commits.is_empty()
         && c.p.impulses.is_empty()
         && c.p.nodes.iter().all(|n| n.kind.resumable(n.instant));
     c.p.max_concurrent_actions = max_concurrent(&c.p, 0);

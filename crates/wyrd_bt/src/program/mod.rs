@@ -392,8 +392,9 @@ pub struct Program {
     /// Number of cursors an agent needs.
     pub(crate) cursor_count: u32,
     /// Whether a walk with unchanged inputs is guaranteed to change nothing
-    /// (no timers, counters, repeats or custom nodes): such agents skip the
-    /// walk when nothing they read changed.
+    /// (no timers, counters, repeats or custom nodes), but for the end of a
+    /// Utility's commitment (`commits`, checked apart): such agents skip
+    /// the walk when nothing they read changed.
     pub(crate) skippable: bool,
     /// The Utilities with a commitment time, and that time (ms): the only
     /// time a skippable program's decisions depend on. A quiet tick skips

@@ -36,8 +36,8 @@ const UNCHOSEN: u16 = u16::MAX;
 
 /// A Utility's aux word (the start of its running child's commitment) once
 /// a walk saw the commitment end: quiet ticks may skip their walk again
-/// (see `commitment_ended`). A start at exactly this agent time (49 days
-/// in) reads as a commitment already over.
+/// (see `commitment_ended`). A commitment starting at this agent time is
+/// stored a millisecond earlier (`choose`).
 pub(crate) const COMMIT_OVER: u32 = u32::MAX;
 
 /// The best option: its index, and whether it tied with another.
@@ -59,7 +59,20 @@ impl Interp<'_> {
         }
     }
 
+    /// A walk that draws a random number here (a tie) is not one a quiet
+    /// tick may stand for: skipped, the draw would not happen, and the
+    /// agent's random numbers would part from a tree that walks every tick
+    /// (a replay's): it counts as unsettled, and the next tick walks.
     fn utility(&mut self, i: u32, u: u32, commit_ms: u32, random: bool) -> Status {
+        let rng_before = self.st.mem.rng();
+        let status = self.utility_walk(i, u, commit_ms, random);
+        if self.st.mem.rng() != rng_before {
+            self.unsettled = true;
+        }
+        status
+    }
+
+    fn utility_walk(&mut self, i: u32, u: u32, commit_ms: u32, random: bool) -> Status {
         let info = self.p.utilities[u as usize];
         let count = self.child_count(i);
         let mut scores = [f32::NEG_INFINITY; MAX_OPTIONS];
@@ -150,7 +163,10 @@ impl Interp<'_> {
             UNCHOSEN
         };
         self.set_cursor_at(i as usize, kept);
-        *self.aux_of(i) = self.st.now_ms;
+        // A start at the mark's own time would read as a commitment over:
+        // a millisecond earlier is within the ticks' rounding.
+        let now = self.st.now_ms;
+        *self.aux_of(i) = if now == COMMIT_OVER { now - 1 } else { now };
         let c = self.child(i, p.k);
         self.trace_choice(i, c, reason, p.tie);
     }

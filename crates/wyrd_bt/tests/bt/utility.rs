@@ -131,6 +131,55 @@ fn a_committed_utility_skips_quiet_ticks_and_decides_as_if_it_walked() {
     assert!(walks <= 6, "{walks} walks");
 }
 
+/// The review of the commitment's skip: a walk that draws a random number
+/// (challengers tied) and keeps the running child could not be stood for
+/// by a skipped tick, which draws nothing: the agent's random numbers
+/// parted from a tree that walks every tick. Such a walk now counts as
+/// unsettled (the next tick walks): the random state, tick for tick, is
+/// that of a tree that always walks.
+#[test]
+fn tied_challengers_that_fail_keep_the_random_numbers_of_a_walking_tree() {
+    wyrd_bt::bt_action! {
+        /// Goes to an entity (fails without starting while none is set).
+        pub struct GoTo { /// Where.
+            pub to: Entity }
+    }
+    let mut vocab = Vocabulary::permissive();
+    vocab.add_action_type::<GoTo>();
+    let p = compile_str(
+        "u.bt.ron",
+        r#"(blackboard: {"tgt": Entity}, root: Utility(name: "root", margin: 0.1, children: [
+            Action(name: "work", action: "Work", score: (weight: 0.5)),
+            Action(name: "a", action: "GoTo", params: {"to": "{tgt}"}, score: (weight: 0.9)),
+            Action(name: "b", action: "GoTo", params: {"to": "{tgt}"}, score: (weight: 0.9)),
+        ]))"#,
+        &vocab,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let run = |always_walk: bool| {
+        let mut state = wyrd_bt::AgentState::new(&p, 7);
+        let mut bb = Blackboard::new();
+        bb.bind(&p);
+        let mut actions = BtActions::default();
+        (1..=20)
+            .map(|_| {
+                let env = wyrd_bt::TickEnv {
+                    always_walk,
+                    ..Default::default()
+                };
+                wyrd_bt::tick_agent(&p, &mut state, &mut bb, &mut actions, 33, env);
+                let snapshot = state.snapshot();
+                (
+                    snapshot.rng,
+                    actions.iter().map(|a| a.leaf()).collect::<Vec<_>>(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (skipping, walking) = (run(false), run(true));
+    assert_eq!(skipping, walking);
+}
+
 /// Equal scores: the agent's seeded random numbers pick, so two seeds may
 /// pick differently and one seed always picks the same.
 #[test]
