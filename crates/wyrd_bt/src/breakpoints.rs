@@ -158,6 +158,25 @@ impl BreakpointsDef {
         crate::compile::outline::list_places(text, "breakpoints")
     }
 
+    /// Where breakpoint `number` (from 1) of a breakpoints file's text
+    /// writes the string `value` (`node: "root/fle"`): 1-based line and
+    /// column inside its quotes, as the parser reads the file, for an
+    /// error about that value to point at it (`None`: no such field).
+    pub fn value_place(text: &str, number: usize, value: &str) -> Option<(usize, usize)> {
+        use crate::compile::outline::{Body, outline};
+        let top = outline(text)?;
+        let Body::List(items) = &top.unwrapped().field("breakpoints")?.body else {
+            return None;
+        };
+        let Body::Named(_, fields) = &items.get(number.checked_sub(1)?)?.unwrapped().body else {
+            return None;
+        };
+        fields
+            .iter()
+            .find(|f| matches!(&f.value.body, Body::Str(s) if s == value))
+            .map(|f| crate::compile::line_col(text, f.value.start + 1))
+    }
+
     /// Parses a breakpoints file; `file` names it in errors.
     /// The breakpoints as a file's text, one breakpoint per line (what
     /// [`BreakpointsDef::parse`] reads back to the same breakpoints).

@@ -228,6 +228,15 @@ impl Plugin for BtPlugin {
     }
 }
 
+/// Edits the app's vocabulary (the [`BtRegistry`], made if missing): what
+/// every `register_bt_*` does.
+fn edit_vocabulary(app: &mut App, f: impl FnOnce(&mut crate::Vocabulary)) {
+    app.world_mut()
+        .get_resource_or_init::<BtRegistry>()
+        .clone()
+        .edit(f);
+}
+
 /// Registration of game code's actions, predicates and nodes.
 pub trait BtAppExt {
     /// Registers an action name trees may use.
@@ -275,11 +284,9 @@ pub trait BtAppExt {
 
 impl BtAppExt for App {
     fn register_bt_action(&mut self, name: &str) -> &mut Self {
-        let reg = self
-            .world_mut()
-            .get_resource_or_init::<BtRegistry>()
-            .clone();
-        reg.edit(|v| v.add_action(name));
+        edit_vocabulary(self, |v| {
+            v.add_action(name);
+        });
         self
     }
 
@@ -288,11 +295,9 @@ impl BtAppExt for App {
         name: &str,
         f: impl Fn(&Blackboard) -> bool + Send + Sync + 'static,
     ) -> &mut Self {
-        let reg = self
-            .world_mut()
-            .get_resource_or_init::<BtRegistry>()
-            .clone();
-        reg.edit(|v| v.add_predicate(name, f));
+        edit_vocabulary(self, |v| {
+            v.add_predicate(name, f);
+        });
         self
     }
 
@@ -301,11 +306,9 @@ impl BtAppExt for App {
         name: &str,
         f: impl Fn(&Blackboard, &crate::PredicateArgs<'_>) -> bool + Send + Sync + 'static,
     ) -> &mut Self {
-        let reg = self
-            .world_mut()
-            .get_resource_or_init::<BtRegistry>()
-            .clone();
-        reg.edit(|v| v.add_predicate_with(name, f));
+        edit_vocabulary(self, |v| {
+            v.add_predicate_with(name, f);
+        });
         self
     }
 
@@ -315,29 +318,23 @@ impl BtAppExt for App {
         args: &[(&'static str, crate::ValueType)],
         f: impl Fn(&Blackboard, &crate::PredicateArgs<'_>) -> bool + Send + Sync + 'static,
     ) -> &mut Self {
-        let reg = self
-            .world_mut()
-            .get_resource_or_init::<BtRegistry>()
-            .clone();
-        reg.edit(|v| v.add_predicate_args(name, args, f));
+        edit_vocabulary(self, |v| {
+            v.add_predicate_args(name, args, f);
+        });
         self
     }
 
     fn register_bt_node(&mut self, kind: &str, node: impl CustomNode) -> &mut Self {
-        let reg = self
-            .world_mut()
-            .get_resource_or_init::<BtRegistry>()
-            .clone();
-        reg.edit(|v| v.add_custom(kind, node));
+        edit_vocabulary(self, |v| {
+            v.add_custom(kind, node);
+        });
         self
     }
 
     fn add_bt_action<A: crate::BtAction>(&mut self) -> &mut Self {
-        let reg = self
-            .world_mut()
-            .get_resource_or_init::<BtRegistry>()
-            .clone();
-        reg.edit(|v| v.add_action_type::<A>());
+        edit_vocabulary(self, |v| {
+            v.add_action_type::<A>();
+        });
         self
     }
 

@@ -6,7 +6,9 @@
 use std::fmt;
 
 /// A node's (or tree's) status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash, bevy::reflect::Reflect)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Hash, bevy::reflect::Reflect, serde::Deserialize,
+)]
 // The reflected type path from before the move (scenes and remote clients
 // name types by it).
 #[type_path = "wyrd_bt::runtime"]

@@ -189,6 +189,41 @@ fn type_from_name(name: &str) -> Option<ValueType> {
     .find(|t| t.name() == name)
 }
 
+/// A schema as the file writes it.
+fn decls_of(schema: &[ParamSpec]) -> Vec<ParamDecl> {
+    schema
+        .iter()
+        .map(|p| ParamDecl {
+            name: p.name.to_owned(),
+            ty: p.ty.name().to_owned(),
+            default: p.default,
+            output: p.output,
+        })
+        .collect()
+}
+
+/// The schema a file declares for `owner` (an action, `predicate NAME`).
+/// Names are leaked to the `'static` names schemas use (a tool reads one
+/// vocabulary per run).
+fn schema_of(owner: &str, params: &[ParamDecl]) -> Result<Vec<ParamSpec>, VocabularyError> {
+    params
+        .iter()
+        .map(|p| {
+            let ty = type_from_name(&p.ty).ok_or_else(|| VocabularyError::UnknownType {
+                action: owner.to_owned(),
+                param: p.name.clone(),
+                ty: p.ty.clone(),
+            })?;
+            Ok(ParamSpec {
+                name: Box::leak(p.name.clone().into_boxed_str()),
+                ty,
+                default: p.default,
+                output: p.output,
+            })
+        })
+        .collect()
+}
+
 impl VocabularyFile {
     /// The file of a vocabulary (sorted, so that it diffs well).
     pub fn of(vocabulary: &Vocabulary) -> VocabularyFile {
@@ -197,17 +232,7 @@ impl VocabularyFile {
             .keys()
             .map(|name| ActionDecl {
                 name: name.clone(),
-                params: vocabulary.schemas.get(name).map(|schema| {
-                    schema
-                        .iter()
-                        .map(|p| ParamDecl {
-                            name: p.name.to_owned(),
-                            ty: p.ty.name().to_owned(),
-                            default: p.default,
-                            output: p.output,
-                        })
-                        .collect()
-                }),
+                params: vocabulary.schemas.get(name).map(|schema| decls_of(schema)),
             })
             .collect();
         actions.sort_by(|a, b| a.name.cmp(&b.name));
@@ -216,18 +241,7 @@ impl VocabularyFile {
         let predicate_args = vocabulary
             .predicate_args
             .iter()
-            .map(|(name, args)| {
-                let args = args
-                    .iter()
-                    .map(|p| ParamDecl {
-                        name: p.name.to_owned(),
-                        ty: p.ty.name().to_owned(),
-                        default: None,
-                        output: false,
-                    })
-                    .collect();
-                (name.clone(), args)
-            })
+            .map(|(name, args)| (name.clone(), decls_of(args)))
             .collect();
         let mut nodes: Vec<NodeDecl> = vocabulary
             .customs
@@ -296,20 +310,7 @@ impl VocabularyFile {
                 v.add_action(&a.name);
                 continue;
             };
-            let mut schema = Vec::with_capacity(params.len());
-            for p in params {
-                let ty = type_from_name(&p.ty).ok_or_else(|| VocabularyError::UnknownType {
-                    action: a.name.clone(),
-                    param: p.name.clone(),
-                    ty: p.ty.clone(),
-                })?;
-                schema.push(ParamSpec {
-                    name: Box::leak(p.name.clone().into_boxed_str()),
-                    ty,
-                    default: p.default,
-                    output: p.output,
-                });
-            }
+            let schema = schema_of(&a.name, params)?;
             v.add_action(&a.name);
             v.schemas.insert(a.name.clone(), schema);
         }
@@ -317,20 +318,7 @@ impl VocabularyFile {
             v.add_predicate(name, |_| false);
         }
         for (name, args) in &self.predicate_args {
-            let mut schema = Vec::with_capacity(args.len());
-            for p in args {
-                let ty = type_from_name(&p.ty).ok_or_else(|| VocabularyError::UnknownType {
-                    action: format!("predicate {name}"),
-                    param: p.name.clone(),
-                    ty: p.ty.clone(),
-                })?;
-                schema.push(ParamSpec {
-                    name: Box::leak(p.name.clone().into_boxed_str()),
-                    ty,
-                    default: None,
-                    output: false,
-                });
-            }
+            let schema = schema_of(&format!("predicate {name}"), args)?;
             v.predicate_args.insert(name.clone(), schema);
         }
         for n in &self.nodes {

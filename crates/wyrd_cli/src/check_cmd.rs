@@ -549,7 +549,7 @@ fn check_breakpoints(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<Str
             message,
             ..
         } if places.get(number - 1).is_some() => {
-            let (line, column) = named_value_place(text, &places, *number - 1, message);
+            let (line, column) = named_value_place(text, places[number - 1], *number, message);
             with_caret(
                 &format!("{file}:{line}:{column}: breakpoint {number} ({name}): {message}"),
                 Some(text),
@@ -568,44 +568,20 @@ fn check_breakpoints(file: &str, bytes: &[u8], tree: Option<&str>) -> Result<Str
     }
 }
 
-/// Where an error about breakpoint `k` points: at the first quoted name
-/// its message gives (`the tree has no node "root/fle"`), found inside the
-/// breakpoint's text, else at the breakpoint.
+/// Where an error about breakpoint `number` points: at the value its
+/// message names (`the tree has no node "root/fle"`), as the parser places
+/// it, else at the breakpoint.
 fn named_value_place(
     text: &str,
-    places: &[(usize, usize)],
-    k: usize,
+    at: (usize, usize),
+    number: usize,
     message: &str,
 ) -> (usize, usize) {
-    let at = places[k];
-    let offset = |(line, column): (usize, usize)| {
-        text.split_inclusive('\n')
-            .take(line - 1)
-            .map(str::len)
-            .sum::<usize>()
-            + text.split_inclusive('\n').nth(line - 1).map_or(0, |l| {
-                l.char_indices().nth(column - 1).map_or(0, |(i, _)| i)
-            })
-    };
-    let (start, end) = (
-        offset(at),
-        places.get(k + 1).map_or(text.len(), |&next| offset(next)),
-    );
-    let quoted = message
+    message
         .split('"')
         .nth(1)
-        .filter(|name| !name.is_empty())
-        .map(|name| format!("\"{name}\""));
-    let found = quoted.and_then(|q| text.get(start..end)?.find(&q).map(|i| start + i + 1));
-    match found {
-        Some(i) => {
-            let before = &text[..i];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            (line, column)
-        }
-        None => at,
-    }
+        .and_then(|name| wyrd_bt::BreakpointsDef::value_place(text, number, name))
+        .unwrap_or(at)
 }
 
 /// The tree a script drives, and how it was found (said on the script's

@@ -716,14 +716,14 @@ impl<'p> Sim<'p> {
                     continue;
                 };
                 let is = sim.status_of(path);
-                if is != Some(want.status()) {
+                if is != Some(*want) {
                     return Err(SimError::Event {
                         position: script.position(n),
                         number: n + 1,
                         tick,
                         error: Box::new(SimError::Mismatch(format!(
                             "expected {path:?} to be {} after tick {tick}; it is {}",
-                            want.status().as_str(),
+                            want.as_str(),
                             is.map_or("not in the tree", Status::as_str)
                         ))),
                     });

@@ -25,37 +25,6 @@ pub enum SimMode {
     NextTick,
 }
 
-/// A node's status a script expects at the end of a tick: the status the
-/// tree holds for it then, which is that of the node's last tick (a node
-/// the tick did not reach keeps the status it ended with, as
-/// `wyrd sim`'s lines and the inspector show it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum Expected {
-    /// Never ticked, or halted (a running node stopped by its parent).
-    Idle,
-    /// Running.
-    Running,
-    /// Succeeded.
-    Success,
-    /// Failed.
-    Failure,
-    /// Skipped (a precondition's `skip_if`).
-    Skipped,
-}
-
-impl Expected {
-    /// As the interpreter's status.
-    pub fn status(self) -> Status {
-        match self {
-            Expected::Idle => Status::Idle,
-            Expected::Running => Status::Running,
-            Expected::Success => Status::Success,
-            Expected::Failure => Status::Failure,
-            Expected::Skipped => Status::Skipped,
-        }
-    }
-}
-
 /// A stimulus insertion in a script.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -102,11 +71,14 @@ pub struct Event {
     #[serde(default)]
     pub restart: bool,
     /// After this tick, the node at this path has this status
-    /// (`expect: ("root/fight/Shoot", Running)`; see [`Expected`]): a run
-    /// whose tree does otherwise fails there, naming the event (a script
-    /// as a test), and so does a run that ends before the tick.
+    /// (`expect: ("root/fight/Shoot", Running)`): a run whose tree does
+    /// otherwise fails there, naming the event (a script as a test), and
+    /// so does a run that ends before the tick. The status is the one the
+    /// tree holds for the node then, that of its last tick: a node the
+    /// tick did not reach keeps the status it ended with (`Idle`: never
+    /// ticked, or halted), as `wyrd sim`'s lines and the inspector show it.
     #[serde(default)]
-    pub expect: Option<(String, Expected)>,
+    pub expect: Option<(String, Status)>,
 }
 
 /// A timeline for [`Sim`].
