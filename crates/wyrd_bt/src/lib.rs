@@ -471,6 +471,6 @@ pub mod prelude {
         ActionId, ActionRuns, ActionState, AgentProblem, BehaviorTree, Blackboard, BtAction,
         BtActions, BtAgent, BtAppExt, BtAsset, BtBreakpointHit, BtBreakpoints, BtBreakpointsFile,
         BtBreakpointsPlugin, BtGlobals, BtPlugin, BtSettings, BtStats, BtSystems, BtTier, BtTiers,
-        Out, RunMode, Running, Status, Sym, Value, bt_action,
+        Out, RunMode, Running, Status, Sym, Value, ValueType, bt_action,
     };
 }
