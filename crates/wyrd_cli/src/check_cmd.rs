@@ -441,6 +441,9 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
     };
     let mut used = BTreeSet::new();
     let mut errors = Vec::new();
+    // Each error shown once: one in a file of behaviors is met again by
+    // every checked tree that uses it, and by the file itself.
+    let mut shown = BTreeSet::new();
     let mut last_tree: Option<&str> = None;
     // The line's flags files, merged in order as the game merges its files:
     // one that reuses another's id or name is refused, as the game does.
@@ -511,7 +514,7 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
                 out.push_str(&line);
                 out.push('\n');
             }
-            Err(e) => errors.push(e),
+            Err(e) => errors.push(once_each(file, &e, &mut shown)),
         }
     }
     for origin in used {
@@ -521,6 +524,39 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
         Ok(())
     } else {
         Err(bad(errors.join("\n")))
+    }
+}
+
+/// The errors of `file` that `shown` does not have yet (each an error line
+/// with the source lines and caret under it), which it then has; an error
+/// all of whose errors were shown says so in a line of its own.
+fn once_each(file: &str, error: &str, shown: &mut BTreeSet<String>) -> String {
+    // A source line (`7 |     root: ..`) or a caret line (`  |   ^`).
+    let is_source = |line: &str| {
+        line.starts_with(|c: char| c.is_ascii_digit() || c == ' ')
+            && line
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start()
+                .starts_with('|')
+    };
+    let mut blocks: Vec<String> = Vec::new();
+    for line in error.lines() {
+        match blocks.last_mut() {
+            Some(block) if is_source(line) => {
+                block.push('\n');
+                block.push_str(line);
+            }
+            _ => blocks.push(line.to_owned()),
+        }
+    }
+    let new: Vec<String> = blocks
+        .into_iter()
+        .filter(|block| shown.insert(block.clone()))
+        .collect();
+    if new.is_empty() {
+        format!("{file}: fails with the error above")
+    } else {
+        new.join("\n")
     }
 }
 

@@ -744,7 +744,7 @@ fn unknown_customs(errors: &[wyrd_bt::BtError]) -> Vec<String> {
     let mut kinds: Vec<String> = errors
         .iter()
         .filter_map(|e| match &e.problem {
-            wyrd_bt::BtProblem::UnknownCustom(kind) => Some(kind.clone()),
+            wyrd_bt::BtProblem::UnknownCustom { kind, .. } => Some(kind.clone()),
             _ => None,
         })
         .collect();

@@ -204,6 +204,12 @@ pub fn agents(In(params): Params, world: &mut World) -> BrpResult {
             "tags": tags_of(agent, bb),
         }));
     }
+    if let Some(t) = &tree
+        && out.is_empty()
+        && program_of(world, t).is_none()
+    {
+        return Err(unknown_tree(world, t));
+    }
     // None running it, or none could: a name no tree has is a typo.
     if let Some(r) = &running
         && out.is_empty()
@@ -297,6 +303,9 @@ pub fn crowd(In(params): Params, world: &mut World) -> BrpResult {
         states.push(agent.state());
     }
     let Some(program) = program else {
+        if program_of(world, &tree).is_none() {
+            return Err(unknown_tree(world, &tree));
+        }
         return Err(bad(format!(
             "no agent runs {}",
             shown(&Value::from(tree.as_str()))
@@ -383,19 +392,33 @@ fn program_of(world: &mut World, tree: &str) -> Option<std::sync::Arc<wyrd_bt::P
     })
 }
 
-/// The trees loaded, to name in an error.
-fn trees_loaded(world: &World) -> String {
-    let mut trees: Vec<&str> = world
+/// A tree no agent runs and none loaded: the error names the loaded tree
+/// nearest it and every loaded one (a misspelt `"tree"` filter answered an
+/// empty crowd, as if no agent ran a tree there is).
+fn unknown_tree(world: &mut World, tree: &str) -> BrpError {
+    let mut trees: Vec<String> = world
         .get_resource::<bevy::asset::Assets<wyrd_bt::BtAsset>>()
-        .map(|a| a.iter().map(|(_, a)| a.program.source()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|(_, a)| a.program.source().to_owned())
+                .collect()
+        })
         .unwrap_or_default();
+    let mut agents = world.query::<&BtAgent>();
+    trees.extend(agents.iter(world).map(|a| a.tree_source().to_owned()));
+    trees.retain(|t| !t.is_empty());
     trees.sort_unstable();
     trees.dedup();
-    if trees.is_empty() {
+    let hint = wyrd_bt::closest_name(tree, trees.iter().map(String::as_str));
+    let loaded = if trees.is_empty() {
         "none".to_owned()
     } else {
         trees.join(", ")
-    }
+    };
+    bad(format!(
+        "no tree {} is loaded{hint} (loaded: {loaded})",
+        shown(&Value::from(tree))
+    ))
 }
 
 /// A breakpoint's `"when"` written as a tree file writes it (a string)
@@ -429,11 +452,7 @@ pub fn breakpoints_set(In(params): Params, world: &mut World) -> BrpResult {
         serde_json::from_value(list).map_err(|e| bad(format!("a breakpoint of {tree}: {e}")))?;
     let def = BreakpointsDef { breakpoints };
     let Some(program) = program_of(world, &tree) else {
-        return Err(bad(format!(
-            "no tree {} is loaded (loaded: {})",
-            shown(&Value::from(tree.as_str())),
-            trees_loaded(world)
-        )));
+        return Err(unknown_tree(world, &tree));
     };
     if let Err(errors) = wyrd_bt::Breakpoints::resolve(&def, &program, "wyrd.breakpoints.set") {
         let text: Vec<String> = errors.iter().map(ToString::to_string).collect();

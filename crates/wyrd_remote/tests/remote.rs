@@ -140,8 +140,17 @@ fn agents_and_trees_are_the_agents_own_state() {
     assert_eq!(shooting["agents"][0]["name"], "guard");
     let patrolling = call(&mut app, "wyrd.agents", json!({"running": "root/patrol"})).unwrap();
     assert_eq!(patrolling["agents"][0]["name"], "other");
-    let none = call(&mut app, "wyrd.agents", json!({"tree": "other.bt.ron"})).unwrap();
-    assert_eq!(none["agents"], json!([]));
+    // A tree no agent runs and none loaded is a typo, not an empty crowd
+    // (it answered `[]`).
+    let err = call(&mut app, "wyrd.agents", json!({"tree": "gaurd.bt.ron"})).unwrap_err();
+    assert_eq!(
+        err,
+        "no tree \"gaurd.bt.ron\" is loaded; did you mean \"guard.bt.ron\"? (loaded: guard.bt.ron)"
+    );
+    let err = call(&mut app, "wyrd.crowd", json!({"tree": "gaurd.bt.ron"})).unwrap_err();
+    assert!(err.contains("did you mean \"guard.bt.ron\"?"), "{err}");
+    let both = call(&mut app, "wyrd.agents", json!({"tree": "guard.bt.ron"})).unwrap();
+    assert_eq!(both["agents"].as_array().unwrap().len(), 2);
     // A node no tree has is a typo, not an empty crowd (it answered `[]`).
     let err = call(&mut app, "wyrd.agents", json!({"running": "Shot"})).unwrap_err();
     assert_eq!(
@@ -190,7 +199,7 @@ fn crowd_counts_are_the_agents_in_each_node() {
     assert_eq!(count("root/fight/Shoot"), 1);
     assert_eq!(count("root/patrol"), 1);
     let err = call(&mut g.app, "wyrd.crowd", json!({"tree": "nope.bt.ron"})).unwrap_err();
-    assert!(err.contains("no agent runs \"nope.bt.ron\""), "{err}");
+    assert!(err.contains("no tree \"nope.bt.ron\" is loaded"), "{err}");
 }
 
 #[test]

@@ -280,11 +280,14 @@ impl Compiler<'_> {
                     None => {
                         let f = self.vocab.predicates.get(name).cloned();
                         if f.is_none() && !self.vocab.permissive {
-                            return Err(self.err_at(
-                                file,
-                                name,
-                                BtProblem::UnknownPredicate(name.clone()),
-                            ));
+                            let (hint, known) =
+                                super::errors::registered_near(name, self.vocab.predicates.keys());
+                            let problem = BtProblem::UnknownPredicate {
+                                name: name.clone(),
+                                hint,
+                                known,
+                            };
+                            return Err(self.err_at(file, name, problem));
                         }
                         self.p.predicates.push(PredicateSlot {
                             name: name.clone(),

@@ -204,11 +204,14 @@ pub enum BtProblem {
     },
     /// An action no system registered.
     #[error(
-        "unknown action {name:?} (known: {known}): register it with app.register_bt_action({name:?}) or app.add_bt_action::<T>()"
+        "unknown action {name:?}{hint} (known: {known}): register it with app.register_bt_action({name:?}) or app.add_bt_action::<T>()"
     )]
     UnknownAction {
         /// What was written.
         name: String,
+        /// `; did you mean "Shoot"?` for a registered action near it, else
+        /// empty.
+        hint: String,
         /// The registered actions.
         known: String,
     },
@@ -320,8 +323,18 @@ pub enum BtProblem {
         op: crate::value::Op,
     },
     /// A predicate no system registered.
-    #[error("unknown predicate {0:?}: register it with app.register_bt_predicate({0:?}, ..)")]
-    UnknownPredicate(String),
+    #[error(
+        "unknown predicate {name:?}{hint} (known: {known}): register it with app.register_bt_predicate({name:?}, ..)"
+    )]
+    UnknownPredicate {
+        /// What was written.
+        name: String,
+        /// `; did you mean "can_see"?` for a registered predicate near it,
+        /// else empty.
+        hint: String,
+        /// The registered predicates.
+        known: String,
+    },
     /// A predicate's call does not fit the arguments it was registered
     /// with ([`Vocabulary::add_predicate_args`](crate::Vocabulary::add_predicate_args)).
     #[error("predicate {predicate:?}: {problem}")]
@@ -332,8 +345,18 @@ pub enum BtProblem {
         problem: String,
     },
     /// A custom node kind no system registered.
-    #[error("unknown custom node kind {0:?}: register it with app.register_bt_node({0:?}, ..)")]
-    UnknownCustom(String),
+    #[error(
+        "unknown custom node kind {kind:?}{hint} (known: {known}): register it with app.register_bt_node({kind:?}, ..)"
+    )]
+    UnknownCustom {
+        /// What was written.
+        kind: String,
+        /// `; did you mean "Majority"?` for a registered kind near it, else
+        /// empty.
+        hint: String,
+        /// The registered custom kinds.
+        known: String,
+    },
     /// A blackboard key the file does not declare.
     #[error("unknown blackboard key {0:?} (declare it under `blackboard`)")]
     UnknownKey(String),
@@ -623,6 +646,23 @@ pub fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Str
         .filter(|(d, _)| *d <= limit)
         .min()
         .map_or_else(String::new, |(_, k)| format!("; did you mean {k:?}?"))
+}
+
+/// The hint and the sorted list (`none` for none) of the registered names
+/// a misspelt `name` is reported against.
+pub(super) fn registered_near<'a>(
+    name: &str,
+    registered: impl Iterator<Item = &'a String>,
+) -> (String, String) {
+    let mut known: Vec<&str> = registered.map(String::as_str).collect();
+    known.sort_unstable();
+    let hint = closest_name(name, known.iter().copied());
+    let known = if known.is_empty() {
+        "none".to_owned()
+    } else {
+        known.join(", ")
+    };
+    (hint, known)
 }
 
 /// Node kinds as written in files, for error messages: every compiled kind

@@ -199,19 +199,16 @@ pub(crate) fn lower(
                 Some(id) => *id,
                 None if c.vocab.permissive => ActionId::of(&d.action),
                 None => {
-                    let mut known: Vec<&str> = c.vocab.actions.keys().map(String::as_str).collect();
-                    known.sort_unstable();
+                    let (hint, known) =
+                        super::errors::registered_near(&d.action, c.vocab.actions.keys());
                     return Err(c.err_part(
                         file,
                         "action",
                         &d.action,
                         BtProblem::UnknownAction {
                             name: d.action.clone(),
-                            known: if known.is_empty() {
-                                "none".into()
-                            } else {
-                                known.join(", ")
-                            },
+                            hint,
+                            known,
                         },
                     ));
                 }
@@ -416,7 +413,13 @@ pub(crate) fn lower(
         }
         NodeDef::Custom(d) => {
             let Some(node) = c.vocab.customs.get(&d.kind).cloned() else {
-                return Err(c.err_at(file, &d.kind, BtProblem::UnknownCustom(d.kind.clone())));
+                let (hint, known) = super::errors::registered_near(&d.kind, c.vocab.customs.keys());
+                let problem = BtProblem::UnknownCustom {
+                    kind: d.kind.clone(),
+                    hint,
+                    known,
+                };
+                return Err(c.err_at(file, &d.kind, problem));
             };
             let (min, max) = node.arity();
             arity(c, min, max)?;

@@ -56,7 +56,7 @@ fn each_malformed_tree_has_its_own_error() {
     expect(
         "unknown_predicate.bt.ron",
         3,
-        |p| matches!(p, BtProblem::UnknownPredicate(_)),
+        |p| matches!(p, BtProblem::UnknownPredicate { .. }),
         "can_fly",
     );
     expect(
@@ -249,7 +249,7 @@ fn each_malformed_tree_has_its_own_error() {
     expect(
         "unknown_custom.bt.ron",
         2,
-        |p| matches!(p, BtProblem::UnknownCustom(_)),
+        |p| matches!(p, BtProblem::UnknownCustom { .. }),
         "Majority",
     );
 }
@@ -572,6 +572,50 @@ fn a_misspelt_kind_says_the_nearest_one() {
     );
     let e = wyrd_bt::parse_tree("t.bt.ron", b"(root: Dance(children: []))").unwrap_err();
     assert!(!e.to_string().contains("did you mean"), "{e}");
+}
+
+/// A misspelt action, predicate or custom node kind says the registered
+/// name nearest it, as a misspelt kind, key or behavior does (a new user's
+/// `Predicate("can_se")` said only "register it", while the game had
+/// registered "can_see"); a name far from every registered one does not
+/// guess.
+#[test]
+fn a_misspelt_action_predicate_or_custom_kind_says_the_nearest_registered_one() {
+    struct Majority;
+    impl wyrd_bt::CustomNode for Majority {
+        fn tick(&self, _: &mut wyrd_bt::CustomCtx<'_, '_>) -> wyrd_bt::Status {
+            wyrd_bt::Status::Success
+        }
+    }
+    let mut vocab = Vocabulary::default();
+    vocab.add_action("Shoot");
+    vocab.add_action("Reload");
+    vocab.add_predicate("can_see", |_| true);
+    vocab.add_custom("Majority", Majority);
+    let error = |root: &str| {
+        let text = format!("(root: {root})");
+        let files = load_tree_files("t.bt.ron", &mut |_| Ok(text.as_bytes().to_vec())).unwrap();
+        compile("t.bt.ron", &files, &vocab).unwrap_err().to_string()
+    };
+    let e = error(r#"Action(action: "Shoto")"#);
+    assert!(
+        e.contains(r#"unknown action "Shoto"; did you mean "Shoot"?"#),
+        "{e}"
+    );
+    assert!(e.contains("known: Reload, Shoot"), "{e}");
+    let e = error(r#"Condition(check: Predicate("can_se"))"#);
+    assert!(
+        e.contains(r#"unknown predicate "can_se"; did you mean "can_see"?"#),
+        "{e}"
+    );
+    assert!(e.contains("known: can_see"), "{e}");
+    let e = error(r#"Custom(kind: "Majorty", children: [Succeed()])"#);
+    assert!(
+        e.contains(r#"unknown custom node kind "Majorty"; did you mean "Majority"?"#),
+        "{e}"
+    );
+    let e = error(r#"Condition(check: Predicate("teleported"))"#);
+    assert!(!e.contains("did you mean"), "{e}");
 }
 
 /// Characters outside ASCII anywhere in a tree (a no-break space pasted

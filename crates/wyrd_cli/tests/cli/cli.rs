@@ -834,6 +834,37 @@ fn a_script_that_names_its_tree_is_checked_against_it() {
     assert!(text(&o).1.contains("names no file"), "{:?}", text(&o));
 }
 
+/// An error in a file of behaviors that a checked tree uses is shown once,
+/// not again for each file that reaches it: `wyrd check assets/` printed
+/// a broken `lib.bt.ron`'s error for `main.bt.ron` and again for itself.
+/// The tree that uses it still fails, and says where.
+#[test]
+fn an_error_in_a_used_file_is_shown_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("main.bt.ron"),
+        r#"(root: Sequence(name: "root", children: [Use(behavior: "patrol", file: "lib.bt.ron")]))"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("lib.bt.ron"),
+        "(\n    blackboard: {\"health\": 10},\n    behaviors: [Sequence(name: \"patrol\", children: [Condition(check: Bb(\"helth\", Lt, 3))])],\n    root: Use(behavior: \"patrol\"),\n)\n",
+    )
+    .unwrap();
+    let o = wyrd(&["check", &dir.path().to_string_lossy()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert_eq!(
+        err.matches("unknown blackboard key \"helth\"").count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("main.bt.ron: fails with the error above"),
+        "the tree that uses it says so: {err}"
+    );
+}
+
 /// A stranger's CI (issue 24): `wyrd check assets/` checked an emitted
 /// script against whichever tree sorted before it in the folder (or was
 /// listed before it), though its `// tree:` line named the right one, and
