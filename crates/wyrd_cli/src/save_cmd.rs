@@ -18,7 +18,10 @@ fn documents(dir: &Path) -> Result<Vec<String>, Failure> {
     let mut docs = BTreeSet::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.contains(".corrupt-") || !entry.path().is_file() {
+        let aside = [false, true]
+            .into_iter()
+            .any(|valid| name.contains(&format!(".{}", wyrd_save::aside_prefix(valid))));
+        if aside || !entry.path().is_file() {
             continue;
         }
         let base = name
@@ -89,7 +92,11 @@ pub(crate) fn status(
                 let mut v: Vec<String> = rd
                     .flatten()
                     .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| n.starts_with(&format!("{}.corrupt-", d.file)))
+                    .filter(|n| {
+                        [false, true].into_iter().any(|valid| {
+                            n.starts_with(&format!("{}.{}", d.file, wyrd_save::aside_prefix(valid)))
+                        })
+                    })
                     .collect();
                 v.sort();
                 v

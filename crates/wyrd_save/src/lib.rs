@@ -66,6 +66,7 @@
 //! | `NAME.bak` | backup: the same bytes as the primary after every completed save |
 //! | `NAME.tmp` | scratch; a complete one is what an interrupted save left |
 //! | `NAME.corrupt-YYYY-MM-DDTHH-MM-SSZ[-K]` | a bad primary or backup moved aside (UTC, `K` from 2 for name clashes); the newest N kept (default [`DEFAULT_QUARANTINE_KEEP`]) |
+//! | `NAME.kept-YYYY-MM-DDTHH-MM-SSZ[-K]` | a valid copy of another save point, moved aside when its document started fresh (documents never mix save points; a partial restore from an older backup): a save, not damage, kept rather than overwritten; the newest N kept, as above |
 //!
 //! There is no manifest and no journal: the save counter inside each signed
 //! document is the commit record.
@@ -190,7 +191,7 @@ pub use signed::{
 };
 pub use store::{
     CommitReport, CopyKind, CopyReport, DEFAULT_MAX_SIZE, DEFAULT_QUARANTINE_KEEP, DocSpec,
-    DocumentLoad, LoadOutcome, SaveStore, SlotLoad, UnverifiedSave, Verdict,
+    DocumentLoad, LoadOutcome, SaveStore, SlotLoad, UnverifiedSave, Verdict, aside_prefix,
 };
 pub use ticks::{
     UNIX_EPOCH_TICKS, now_ticks, system_time_to_ticks, ticks_to_unix_seconds, utc_file_stamp,

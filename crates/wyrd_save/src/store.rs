@@ -277,6 +277,13 @@ impl DocumentLoad {
     }
 }
 
+/// What follows a document's name in a copy moved aside: `corrupt-` for a
+/// bad copy, `kept-` for a valid copy of another save point (a save, not
+/// damage: "corrupt" on it sent a player to delete their older save).
+pub fn aside_prefix(valid: bool) -> &'static str {
+    if valid { "kept-" } else { "corrupt-" }
+}
+
 /// A quarantined name's place in time, from what follows `.corrupt-`:
 /// its UTC stamp, then its number in that second (`-2`, `-3`...; 1 without).
 fn quarantine_order(rest: &str) -> (&str, u32) {
@@ -844,7 +851,8 @@ impl SaveStore {
             // does not delete them in the load that kept them.
             let mut spared: BTreeSet<String> = BTreeSet::new();
             for c in cands.iter_mut().filter(|c| aside(c, pick.is_none())) {
-                let base = format!("{}.corrupt-{stamp}", spec.file);
+                let valid = matches!(c.verdict, Verdict::Valid { .. });
+                let base = format!("{}.{}{stamp}", spec.file, aside_prefix(valid));
                 let mut name = base.clone();
                 let mut n = 2;
                 while names.contains(&name) {
@@ -859,7 +867,7 @@ impl SaveStore {
                                 .file_name()
                                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
                         );
-                        if matches!(c.verdict, Verdict::Valid { .. }) {
+                        if valid {
                             spared.insert(name.clone());
                         }
                         names.insert(name);
@@ -872,8 +880,13 @@ impl SaveStore {
                     ),
                 }
             }
-            if moved {
-                let prefix = format!("{}.corrupt-", spec.file);
+            // The cap, on bad copies and on valid ones apart.
+            for prefix in [false, true]
+                .into_iter()
+                .filter(|_| moved)
+                .map(aside_prefix)
+            {
+                let prefix = format!("{}.{prefix}", spec.file);
                 let mut kept: Vec<&String> = names
                     .iter()
                     .filter(|n| n.starts_with(&prefix) && !spared.contains(*n))

@@ -639,6 +639,9 @@ fn a_documents_older_save_point_is_kept_aside_not_overwritten() {
         .clone()
         .expect("the older copy is kept aside");
     assert_eq!(fs::read(&kept).unwrap(), old.0);
+    // Named as a save kept, not as damage.
+    let name = kept.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("world.json.kept-"), "{name}");
     // The next save writes save point 3; the older copy is still there.
     s.commit_bodies(&[b(3), b(30)], 3).unwrap();
     assert_eq!(fs::read(&kept).unwrap(), old.0);
