@@ -491,7 +491,8 @@ impl AgentState {
     }
 
     /// Keys a condition read before the game set them: bit `k` for key `k`
-    /// (keys from 63 on share bit 63). Such a condition does not hold.
+    /// (the first 64 keys of the tree; a later key is not noted). Such a
+    /// condition does not hold.
     pub fn unset_reads(&self) -> u64 {
         self.mem.unset()
     }
