@@ -165,8 +165,10 @@
 //! - **Skipped.** A node with nothing to do (`RunOnce` after its run, a
 //!   masked node) reports `Skipped`; sequences and selectors carry on, a
 //!   composite whose children all skipped is skipped itself. A `Parallel`
-//!   counts a skipped child neither as success nor failure (like BT.CPP, a
-//!   parallel whose success needs it then waits forever).
+//!   whose `success` is `All` (the default) counts a skipped child as a
+//!   success; with `success: Count(n)` a skipped child counts neither way
+//!   (as BT.CPP 4.x's `ParallelNode` with its default threshold -1 and
+//!   with a count).
 //!
 //! ## In an app
 //!

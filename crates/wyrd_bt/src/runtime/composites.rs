@@ -235,10 +235,12 @@ impl Interp<'_> {
     /// activation not ticked again; after each child it decides (successes
     /// reached the success threshold: Success; failures reached the failure
     /// threshold, or the success threshold can no longer be reached:
-    /// Failure), then stops and halts the running children. Skipped
-    /// children neither succeed nor fail (BT.CPP counts them as successes
-    /// only for a "all" threshold; here they never count, and they can
-    /// still succeed on a later tick).
+    /// Failure), then stops and halts the running children. A skipped
+    /// child counts toward success with the "all" threshold (BT.CPP 4.x
+    /// `ParallelNode::tick`: `success_threshold_ < 0 && success_count_ +
+    /// skipped_count >= required`, checked after each child, so that all
+    /// skipped succeeds too), never with a count (then all skipped: the
+    /// parallel is skipped).
     pub(super) fn parallel(&mut self, i: u32, success: u16, failure: u16) -> Status {
         let count = self.child_count(i);
         let need_ok = if success == 0 {
@@ -271,7 +273,10 @@ impl Interp<'_> {
                 Status::Skipped => skipped += 1,
                 Status::Running | Status::Idle => {}
             }
-            let result = if ok >= need_ok {
+            // With "all" (BT.CPP's default -1), a skipped child counts
+            // toward success (BT.CPP 4.x `ParallelNode::tick`); with a
+            // count, only successes do.
+            let result = if ok >= need_ok || (success == 0 && ok + skipped >= need_ok) {
                 Status::Success
             } else if bad >= need_fail || count - bad < need_ok {
                 Status::Failure

@@ -561,7 +561,7 @@ fn typed_action_errors_name_the_parameter_and_its_place() {
             r#"action: "MoveTo""#,
             r#"action: "MoveToo""#,
             "MoveToo",
-            "unknown action \"MoveToo\" (known: FindTarget, MoveTo)",
+            "unknown action \"MoveToo\"; did you mean \"MoveTo\"? (known: FindTarget, MoveTo)",
         ),
     ];
     for (from, to, needle, says) in cases {
