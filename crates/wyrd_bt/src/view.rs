@@ -28,7 +28,7 @@
 
 use std::fmt;
 
-use crate::kind::{Family, Kind, KindInfo};
+use crate::kind::{Kind, KindInfo};
 use crate::program::{ActionInfo, ImpulseInfo, NONE, Program};
 use crate::runtime::{AgentState, NodeState, Status, Stimulus, TickKind};
 pub use crate::status::RuleFlags;
@@ -105,9 +105,10 @@ impl<'a> NodeView<'a> {
         }
     }
 
-    /// Whether it is a leaf (action, condition, rule, timer).
+    /// Whether it is a leaf (action, condition, rule, timer, or a custom
+    /// node without children).
     pub fn is_leaf(&self) -> bool {
-        self.kind().info().family == Family::Leaf
+        self.program.nodes[self.index as usize].is_leaf()
     }
 
     /// Whether it belongs to a detached behavior (a stimulus's), outside

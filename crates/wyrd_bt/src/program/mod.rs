@@ -123,6 +123,14 @@ pub struct GlobalRef {
     pub column: usize,
 }
 
+impl Node {
+    /// Whether it is a leaf: a leaf kind, or the game's custom node
+    /// without children (BT.CPP's action nodes written as the game's own).
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.kind.is_leaf() || (self.child_count == 0 && matches!(self.kind, Kind::Custom { .. }))
+    }
+}
+
 /// One node of the flat program (depth-first order).
 #[derive(Debug, Clone)]
 pub(crate) struct Node {

@@ -293,7 +293,7 @@ impl AgentState {
     /// Leaves running after the last tick, in tree order.
     pub fn active_leaves<'a>(&'a self, program: &'a Program) -> impl Iterator<Item = u32> + 'a {
         (0..program.nodes.len() as u32).filter(move |&i| {
-            program.nodes[i as usize].kind.is_leaf()
+            program.nodes[i as usize].is_leaf()
                 && self.mem.node(i as usize).status() == Status::Running
                 && self.mem.node(i as usize).bits() & flag::PAUSED == 0
         })

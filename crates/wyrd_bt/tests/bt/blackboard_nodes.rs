@@ -232,3 +232,45 @@ fn add_blackboard_takes_number_keys_and_amounts_of_their_type() {
         sim.blackboard_lines()
     );
 }
+
+/// A running custom leaf (BT.CPP's `StatefulActionNode` written as the
+/// game's own node) is a running leaf wherever the tools list them: a new
+/// user's `WaitBlackboardTime` ran for ten ticks while `active_paths()`
+/// said `[]`, and `wyrd graph` drew it as a composite. A custom node with
+/// children is not a leaf.
+#[test]
+fn a_running_custom_leaf_is_listed_among_the_running_leaves() {
+    use wyrd_bt::{CustomCtx, CustomNode};
+    struct WaitForever;
+    impl CustomNode for WaitForever {
+        fn arity(&self) -> (usize, usize) {
+            (0, 0)
+        }
+        fn tick(&self, _: &mut CustomCtx<'_, '_>) -> Status {
+            Status::Running
+        }
+    }
+    struct Through;
+    impl CustomNode for Through {
+        fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
+            ctx.tick_child(0)
+        }
+    }
+    let mut vocab = Vocabulary::permissive();
+    vocab.add_custom("WaitForever", WaitForever);
+    vocab.add_custom("Through", Through);
+    let program = compile_str(
+        "wait.bt.ron",
+        r#"(root: Custom(name: "root", kind: "Through", children: [
+            Custom(name: "wait", kind: "WaitForever"),
+        ]))"#,
+        &vocab,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(&program, 1).with_repeat(false);
+    let first = sim.step();
+    assert_eq!(first.status, Status::Running);
+    assert_eq!(first.active, vec!["root/wait".to_owned()]);
+    let leaves: Vec<bool> = program.nodes().map(|n| n.is_leaf()).collect();
+    assert_eq!(leaves, vec![false, true]);
+}
