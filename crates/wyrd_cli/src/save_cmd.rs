@@ -12,10 +12,19 @@ use wyrd_state::{WORLD_STATE_SCHEMA_VERSION, WorldStateDocument};
 use super::{Failure, bad, read_save, usage};
 
 /// The documents of a save folder: every JSON file name that is not a backup,
-/// temp or quarantined copy, plus the base of orphaned backups and temps.
-fn documents(dir: &Path) -> Result<Vec<String>, Failure> {
+/// temp or quarantined copy, plus the base of orphaned backups and temps;
+/// and the JSON files beside them that are no save document (plain JSON,
+/// no signature line, no backup or temp: the game's own file, which the
+/// slot never loads).
+struct Documents {
+    names: Vec<String>,
+    unsigned: Vec<String>,
+}
+
+fn documents(dir: &Path) -> Result<Documents, Failure> {
     let entries = std::fs::read_dir(dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
     let mut docs = BTreeSet::new();
+    let mut copies = BTreeSet::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let aside = [false, true]
@@ -28,13 +37,23 @@ fn documents(dir: &Path) -> Result<Vec<String>, Failure> {
             .strip_suffix(".bak")
             .or_else(|| name.strip_suffix(".tmp"))
             .unwrap_or(&name);
+        if base != name {
+            copies.insert(base.to_owned());
+        }
         // A slot's documents are JSON: notes and other files beside them
         // are not saves.
         if base.ends_with(".json") {
             docs.insert(base.to_owned());
         }
     }
-    Ok(docs.into_iter().collect())
+    // A signed document starts with its signature line, so it never
+    // reads as JSON whole.
+    let (unsigned, names): (Vec<String>, Vec<String>) = docs.into_iter().partition(|d| {
+        !copies.contains(d)
+            && std::fs::read(dir.join(d))
+                .is_ok_and(|b| serde_json::from_slice::<serde_json::Value>(&b).is_ok())
+    });
+    Ok(Documents { names, unsigned })
 }
 
 fn utc(ticks: i64) -> String {
@@ -49,7 +68,15 @@ pub(crate) fn status(
     schema: u32,
     out: &mut String,
 ) -> Result<(), Failure> {
-    let docs = documents(dir)?;
+    let Documents {
+        names: docs,
+        unsigned,
+    } = documents(dir)?;
+    for name in &unsigned {
+        out.push_str(&format!(
+            "{name}: plain JSON without a signature line, not a save document (the game's own file?): left out\n"
+        ));
+    }
     if docs.is_empty() {
         out.push_str(&format!(
             "{}: no save files (a game would start fresh)\n",
@@ -278,7 +305,7 @@ fn game_documents(
     dir: &Path,
     key: &SaveKey,
 ) -> Result<(BTreeMap<String, serde_json::Value>, Vec<String>), Failure> {
-    let names = documents(dir)?;
+    let Documents { names, unsigned } = documents(dir)?;
     let store = SaveStore::new(dir, key.clone())
         .with_documents(names.iter().map(|n| DocSpec::json(n.clone(), u32::MAX)));
     let mut survey = store.survey();
@@ -294,6 +321,7 @@ fn game_documents(
             None => skipped.push(name.clone()),
         }
     }
+    skipped.extend(unsigned);
     Ok((loaded, skipped))
 }
 

@@ -78,6 +78,41 @@ fn status_says_which_copy_would_load_and_why_and_touches_nothing() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }
 
+/// A game's own unsigned JSON file beside its save slot (its positions,
+/// written by the game itself) is no save document: `status` said "no
+/// usable copy of positions.json ... started fresh" and failed, for a
+/// folder the game loads whole.
+#[test]
+fn status_leaves_out_the_games_own_unsigned_json_beside_the_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = std::fs::read(fixture("seed_save.json")).unwrap();
+    std::fs::write(dir.path().join("world_state.json"), &seed).unwrap();
+    std::fs::write(dir.path().join("world_state.json.bak"), &seed).unwrap();
+    std::fs::write(
+        dir.path().join("positions.json"),
+        br#"{"guard": [1.0, 2.0]}"#,
+    )
+    .unwrap();
+    let o = wyrd(&[
+        "save",
+        "status",
+        dir.path().to_str().unwrap(),
+        "--key-file",
+        &fixture("test.key"),
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("1 document(s); would load: loaded save point 0"),
+        "{out}"
+    );
+    assert!(
+        out.contains("positions.json: plain JSON without a signature line, not a save document"),
+        "{out}"
+    );
+    assert!(!out.contains("no usable copy"), "{out}");
+}
+
 #[test]
 fn status_fails_when_no_copy_is_usable() {
     let dir = tempfile::tempdir().unwrap();
