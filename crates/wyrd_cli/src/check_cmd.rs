@@ -221,6 +221,34 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
     }
 }
 
+/// The vocabulary `wyrd sim` runs `tree` with: the game's vocabulary file
+/// (`given`, else that of the `wyrd.toml` above the tree) for its actions'
+/// parameters, so that an action whose input key is unset fails without
+/// starting as in the game (a recording of the game diverged at its first
+/// tick without it); any other name accepted, and predicates answered by
+/// the script (the file's predicates have no code). Without a file: any
+/// name, no parameters known.
+pub(crate) fn sim_vocabulary(tree: &str, given: Option<&Path>) -> Result<Vocabulary, Failure> {
+    let ctx = match given {
+        Some(v) => Some(context_from(
+            v,
+            None,
+            format!("the vocabulary {}", v.display()),
+        )?),
+        None => match project_of(tree) {
+            Some(project) => Some(context_of_project(&project)?),
+            None => None,
+        },
+    };
+    let Some((mut vocabulary, origin)) = ctx.and_then(|c| Some((c.vocabulary?, c.origin))) else {
+        return Ok(Vocabulary::permissive());
+    };
+    eprintln!("note: actions' parameters as {origin} declares them");
+    vocabulary.predicates.clear();
+    vocabulary.permissive = true;
+    Ok(vocabulary)
+}
+
 /// Why a check could not be done, in words, for a tree's `ok` line.
 fn not_checked(ctx: &Context, p: &wyrd_bt::Program, uses_files: bool) -> Vec<&'static str> {
     let mut out = Vec::new();

@@ -140,6 +140,13 @@ Examples:
         /// `expect_breaks` / `never_breaks`, run to the end and check them.
         #[arg(long = "break", value_name = "FILE", conflicts_with = "replay")]
         breaks: Option<String>,
+        /// The game's vocabulary file (`NAME.vocabulary.json`): its
+        /// actions' parameters, as the game's loader reads them (an action
+        /// whose input key is unset fails without starting, as in the
+        /// game). Default: the vocabulary of the `wyrd.toml` above the
+        /// tree, if any.
+        #[arg(long, value_name = "FILE")]
+        vocabulary: Option<PathBuf>,
     },
     /// What changed between two versions of a tree, by node path: `~`
     /// changed (kind, parameters, guard, bindings or children), `+` added,
@@ -416,7 +423,9 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
             ticks,
             seed,
             breaks,
+            vocabulary,
         } => {
+            let vocab = check_cmd::sim_vocabulary(&tree, vocabulary.as_deref())?;
             // Options of the other mode are a mistake, not ignored (clap's
             // `requires` does not hold flags back; its conflicts do).
             match (script, replay) {
@@ -432,8 +441,21 @@ fn run(command: Command, out: &mut String) -> Result<(), Failure> {
                     load_tree(&tree)?;
                     recording_stats(&file, out)
                 }
-                (_, Some(file)) => replay_recording(&tree, &file, allow_changed, emit_script, out),
-                (Some(script), None) => sim(&tree, &script, breaks.as_deref(), ticks, seed, out),
+                (_, Some(file)) => {
+                    let replay = Replay {
+                        allow_changed,
+                        emit_script,
+                    };
+                    replay_recording(&tree, &vocab, &file, replay, out)
+                }
+                (Some(script), None) => {
+                    let run = ScriptRun {
+                        breaks: breaks.as_deref(),
+                        ticks,
+                        seed,
+                    };
+                    sim(&tree, &vocab, &script, run, out)
+                }
                 (None, None) => Err(bad("give --script or --replay")),
             }
         }
@@ -728,7 +750,9 @@ fn load_tree_and_files(
         // it (any children, fails when ticked), as it accepts any action
         // and predicate, and the ok line says custom nodes were not checked.
         Err(errors) if vocabulary.permissive && !unknown_customs(&errors).is_empty() => {
-            let mut stand_in = wyrd_bt::Vocabulary::permissive();
+            // The vocabulary's action schemas kept (`wyrd sim` with the
+            // game's vocabulary file).
+            let mut stand_in = vocabulary.clone();
             for kind in unknown_customs(&errors) {
                 stand_in.customs.insert(kind, std::sync::Arc::new(StandIn));
             }
@@ -786,15 +810,26 @@ fn script_error(file: &str, text: &str, e: &wyrd_bt::sim::SimError) -> String {
     }
 }
 
-fn sim(
-    tree: &str,
-    script_path: &str,
-    breaks: Option<&str>,
+/// What `wyrd sim --script` was asked besides the tree and the script.
+struct ScriptRun<'a> {
+    breaks: Option<&'a str>,
     ticks: Option<u64>,
     seed: Option<u64>,
+}
+
+fn sim(
+    tree: &str,
+    vocabulary: &wyrd_bt::Vocabulary,
+    script_path: &str,
+    run: ScriptRun<'_>,
     out: &mut String,
 ) -> Result<(), Failure> {
-    let program = load_tree(tree)?;
+    let ScriptRun {
+        breaks,
+        ticks,
+        seed,
+    } = run;
+    let program = load_tree_with(tree, vocabulary)?;
     let customs = custom_kinds(&program);
     if !customs.is_empty() {
         eprintln!(
@@ -959,14 +994,24 @@ fn recording_stats(file: &str, out: &mut String) -> Result<(), Failure> {
 /// `wyrd sim TREE --replay FILE`: re-runs a flight recording and says
 /// whether the tree still does what was recorded (exit 1 at the first
 /// divergence, naming the tick and node).
-fn replay_recording(
-    tree: &str,
-    file: &str,
+/// What `wyrd sim --replay` was asked besides the tree and the recording.
+struct Replay {
     allow_changed: bool,
     emit_script: bool,
+}
+
+fn replay_recording(
+    tree: &str,
+    vocabulary: &wyrd_bt::Vocabulary,
+    file: &str,
+    replay: Replay,
     out: &mut String,
 ) -> Result<(), Failure> {
-    let program = load_tree(tree)?;
+    let Replay {
+        allow_changed,
+        emit_script,
+    } = replay;
+    let program = load_tree_with(tree, vocabulary)?;
     let text = std::fs::read_to_string(file).map_err(|e| bad(format!("{file}: {e}")))?;
     let rec: wyrd_bt::Recording =
         serde_json::from_str(&text).map_err(|e| bad(format!("{file}: not a recording: {e}")))?;

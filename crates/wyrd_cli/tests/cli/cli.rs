@@ -834,6 +834,67 @@ fn a_script_that_names_its_tree_is_checked_against_it() {
     assert!(text(&o).1.contains("names no file"), "{:?}", text(&o));
 }
 
+/// `wyrd sim` runs a tree with the game's actions' parameters (from the
+/// vocabulary file of the `wyrd.toml` above it, or `--vocabulary`): an
+/// action whose input key is unset fails without starting, as in the game.
+/// A new user's recording diverged at tick 1 (the sim started the action),
+/// and sim had no `--vocabulary`.
+#[test]
+fn sim_takes_the_actions_parameters_from_the_games_vocabulary() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game");
+    std::fs::create_dir_all(&game).unwrap();
+    let tree = game.join("enemy.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(
+    blackboard: {"goal": Vec3},
+    root: Selector(name: "root", children: [
+        Action(name: "go", action: "MoveTo", params: {"goal": "{goal}"}),
+        Wait(name: "idle", seconds: 1.0),
+    ]),
+)"#,
+    )
+    .unwrap();
+    let vocabulary = r#"{"format": "wyrd-vocabulary", "version": 1,
+        "actions": [{"name": "MoveTo", "params": [{"name": "goal", "type": "Vec3"}]}],
+        "predicates": [], "nodes": [], "world_files": []}"#;
+    std::fs::write(game.join("enemy.vocabulary.json"), vocabulary).unwrap();
+    let script = game.join("two.script.ron");
+    std::fs::write(&script, "(ticks: 2)").unwrap();
+    let (tree, script) = (tree.to_string_lossy(), script.to_string_lossy());
+    let first_tick = |o: &Output| {
+        let (out, err) = text(o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        let line: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        (line["active"].clone(), err)
+    };
+    // No vocabulary: the tool knows no parameters, the action starts.
+    let o = wyrd(&["sim", &tree, "--script", &script]);
+    assert_eq!(first_tick(&o).0, serde_json::json!(["root/go"]));
+    // Given on the line: the unset goal fails the action, as in the game.
+    let vocab = game.join("enemy.vocabulary.json");
+    let o = wyrd(&[
+        "sim",
+        &tree,
+        "--script",
+        &script,
+        "--vocabulary",
+        &vocab.to_string_lossy(),
+    ]);
+    let (active, err) = first_tick(&o);
+    assert_eq!(active, serde_json::json!(["root/idle"]));
+    assert!(err.contains("enemy.vocabulary.json"), "{err}");
+    // From the project file above the tree.
+    std::fs::write(
+        dir.path().join("wyrd.toml"),
+        "vocabulary = \"game/enemy.vocabulary.json\"\n",
+    )
+    .unwrap();
+    let o = wyrd(&["sim", &tree, "--script", &script]);
+    assert_eq!(first_tick(&o).0, serde_json::json!(["root/idle"]));
+}
+
 /// An error in a file of behaviors that a checked tree uses is shown once,
 /// not again for each file that reaches it: `wyrd check assets/` printed
 /// a broken `lib.bt.ron`'s error for `main.bt.ron` and again for itself.
