@@ -408,6 +408,11 @@ node_struct!(
         child: Box<NodeDef>,
         /// All must hold.
         when: Vec<Check>,
+        /// When they do not hold: `Skipped` (true: parents carry on as if
+        /// the node were not there, BehaviorTree.CPP's `_while`) or
+        /// `Failure` (false, the default).
+        #[serde(default)]
+        skip: bool,
     }
 );
 

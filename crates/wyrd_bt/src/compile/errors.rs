@@ -594,15 +594,50 @@ fn arity_text(min: usize, max: usize) -> String {
 /// BT.CPP column says; else the kind nearest a misspelt one (`Sequnce`);
 /// empty when neither.
 pub(super) fn bt_cpp_hint(found: &str) -> String {
-    let bt_cpp = crate::kind::kinds().find(|k| {
-        k.bt_cpp
-            .split([' ', '(', '/', ','])
-            .any(|word| word == found)
-    });
-    match bt_cpp {
-        Some(k) => format!("; BehaviorTree.CPP's {found} is `{}` here", k.name),
-        None => closest_name(found, crate::def::NodeDef::KINDS.iter().copied()),
+    // The file-only forms, which the node table (compiled kinds) lacks.
+    const FILE_FORMS: [(&str, &str); 2] = [("SubTree", "Use"), ("SubTreePlus", "Use")];
+    if let Some((_, here)) = FILE_FORMS.iter().find(|(theirs, _)| *theirs == found) {
+        return format!("; BehaviorTree.CPP's {found} is `{here}` here");
     }
+    let kinds: Vec<&str> = crate::kind::kinds()
+        .filter(|k| bt_cpp_words(k.bt_cpp).any(|word| word == found))
+        .map(|k| k.name)
+        .collect();
+    match kinds.as_slice() {
+        [] => closest_name(found, crate::def::NodeDef::KINDS.iter().copied()),
+        kinds => format!(
+            "; BehaviorTree.CPP's {found} is {} here",
+            kinds
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+    }
+}
+
+/// The names in a node table's BT.CPP column.
+fn bt_cpp_words(column: &str) -> impl Iterator<Item = &str> {
+    column.split([' ', '(', ')', '/', ',', ';', ':'])
+}
+
+/// For a field a node kind does not have that is a BehaviorTree.CPP port
+/// of its equivalent (`num_cycles` of `Repeat`), the field it is here, as
+/// the node table's BT.CPP column says (`Repeat (num_cycles: count)`).
+pub(super) fn bt_cpp_field_hint(kind: &str, found: &str) -> String {
+    let Some(info) = crate::kind::kinds().find(|k| k.name == kind) else {
+        return String::new();
+    };
+    let pairs = info
+        .bt_cpp
+        .split(['(', ')', '/', ';'])
+        .filter_map(|part| part.split_once(':'))
+        .map(|(theirs, here)| (theirs.trim(), here.trim()));
+    pairs
+        .filter(|(theirs, _)| *theirs == found)
+        .map(|(_, here)| format!("; BehaviorTree.CPP's {found} is `{here}` here"))
+        .next()
+        .unwrap_or_default()
 }
 
 /// `"; did you mean X?"` for the known name nearest a misspelt one (at

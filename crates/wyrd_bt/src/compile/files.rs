@@ -59,6 +59,14 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                 ron::Error::ExceededRecursionLimit => BtProblem::Syntax(
                     "the nodes nest deeper than a tree file may (about 20 levels): move a branch into a behavior (`behaviors: [...]`, then `Use`)".into(),
                 ),
+                ron::Error::NoSuchStructField { found, outer, .. } => {
+                    let hint = outer
+                        .as_deref()
+                        .map_or_else(String::new, |kind| {
+                            super::errors::bt_cpp_field_hint(kind, found)
+                        });
+                    BtProblem::Syntax(format!("{}{hint}", other_char(text, e.span.start, &e.code)))
+                }
                 other => BtProblem::Syntax(other_char(text, e.span.start, other)),
             };
             // A bracket never closed says more than ron's "expected

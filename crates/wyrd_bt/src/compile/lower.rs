@@ -192,6 +192,7 @@ pub(crate) fn lower(
         },
         NodeDef::Guard(d) => Kind::Guard {
             cond: c.checks(file, &d.when)?,
+            skip: d.skip,
         },
 
         NodeDef::Action(d) => {

@@ -351,7 +351,7 @@ fn compile_with(
     for i in 0..c.p.nodes.len() as u32 {
         let n = &c.p.nodes[i as usize];
         let guard = match n.kind {
-            Kind::Condition { cond } | Kind::Guard { cond } => cond,
+            Kind::Condition { cond } | Kind::Guard { cond, .. } => cond,
             Kind::Impulse { impulse } => c.p.impulses[impulse as usize].when,
             k if k.info().leading_guards && n.guard_len > 0 => {
                 let kids: Vec<u32> = c.p.children_of(i)[..n.guard_len as usize].to_vec();

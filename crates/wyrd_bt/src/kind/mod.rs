@@ -136,7 +136,8 @@ pub struct KindInfo {
     pub(crate) relevance: Relevance,
     /// Its rule, one line (the crate docs' node table).
     pub rule: &'static str,
-    /// BehaviorTree.CPP 4.x equivalent (`-`: none).
+    /// BehaviorTree.CPP 4.x equivalent (`-`: none); a port's field here
+    /// in parentheses, `(num_cycles: count)` (read by the errors' hints).
     pub bt_cpp: &'static str,
     /// Unreal Engine behavior tree equivalent (`-`: none).
     pub unreal: &'static str,

@@ -164,7 +164,7 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "children in order, finished ones not re-ticked; decides after each child (`success` / `failure` thresholds: All, One, Count(n)), then halts the rest",
-        bt_cpp: "Parallel (success_count / failure_count)",
+        bt_cpp: "Parallel (success_count: success / failure_count: failure)",
         unreal: "Simple Parallel",
         example: "Parallel(name: \"root\", children: [{a}, {b}])",
     };
@@ -208,7 +208,7 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "ticks the first child once; success runs the second, failure the third (or fails); not re-checked",
-        bt_cpp: "IfThenElse",
+        bt_cpp: "IfThenElse; Precondition (its `if` checked once: the condition as the first child, the node the second, `Fail` the third)",
         unreal: "-",
         example: "IfThenElse(name: \"root\", children: [{a}, {b}])",
     };
@@ -564,7 +564,7 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "runs the child `count` times (default forever), the next run in the tick the last ended; a failure fails",
-        bt_cpp: "Repeat (num_cycles)",
+        bt_cpp: "Repeat (num_cycles: count)",
         unreal: "Loop",
         example: "Repeat(name: \"root\", count: 2, child: {a})",
     };
@@ -586,7 +586,7 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "re-runs a failed child in the same tick, up to `attempts` runs (default forever); success succeeds",
-        bt_cpp: "RetryUntilSuccessful (num_attempts)",
+        bt_cpp: "RetryUntilSuccessful (num_attempts: attempts)",
         unreal: "-",
         example: "RetryUntilSuccessful(name: \"root\", attempts: 2, child: {a})",
     };
@@ -652,7 +652,7 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "running for `seconds` (round(seconds*hz) ticks), then ticks the child",
-        bt_cpp: "Delay (delay_msec)",
+        bt_cpp: "Delay (delay_msec: seconds)",
         unreal: "Wait + Sequence",
         example: "Delay(name: \"root\", seconds: 1.0, child: {a})",
     };
@@ -718,11 +718,11 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "halts the child and fails after `seconds`",
-        bt_cpp: "Timeout (msec)",
+        bt_cpp: "Timeout (msec: seconds)",
         unreal: "Time Limit",
         example: "Timeout(name: \"root\", seconds: 1.0, child: {a})",
     };
-    Guard { cond: u32 = 0 } => KindInfo {
+    Guard { cond: u32 = 0, skip: bool = false } => KindInfo {
         name: "Guard",
         family: F::Decorator,
         min_children: 1,
@@ -739,8 +739,8 @@ kind_table! {
         concurrent: false,
         stimulus_target: false,
         relevance: Relevance::Guard,
-        rule: "ticks the child while `when` holds; halts it and fails when it stops holding",
-        bt_cpp: "Precondition (_while)",
+        rule: "ticks the child while `when` holds (checked every tick); when it does not, halts the child and fails (`skip: true`: is skipped)",
+        bt_cpp: "ReactiveSequence of the condition and the child; `skip: true`: the _while attribute",
         unreal: "Blackboard decorator (Observer aborts: Self)",
         example: "Guard(name: \"root\", when: [Is(\"a\")], child: {a})",
     };
@@ -851,7 +851,7 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "running for `seconds` (round(seconds*hz) ticks), then succeeds",
-        bt_cpp: "Sleep (msec)",
+        bt_cpp: "Sleep (msec: seconds)",
         unreal: "Wait",
         example: "Wait(name: \"root\", seconds: 1.0)",
     };
@@ -873,7 +873,7 @@ kind_table! {
         stimulus_target: false,
         relevance: Relevance::Guard,
         rule: "writes `key` (a constant, or `\"{other}\"`: a copy of that key) and succeeds in the same tick, so later siblings read the new value; fails when the key it copies is unset or holds a number `key` cannot hold (2.5 for an int key)",
-        bt_cpp: "SetBlackboard",
+        bt_cpp: "SetBlackboard; Script (`key := value`)",
         unreal: "-",
         example: "SetBlackboard(name: \"root\", key: \"a\", value: true)",
     };

@@ -49,15 +49,22 @@ impl Interp<'_> {
                     self.tick_node(c)
                 }
             }
-            Kind::Guard { cond } => {
+            Kind::Guard { cond, skip } => {
                 // A running child the game's report ends (and so the
                 // guard) takes it before the guard is asked again (see
                 // `report_first`).
                 if self.report_first(i, c, |_| true) || self.test(cond) {
                     self.tick_node(c)
                 } else {
+                    // `skip`: BT.CPP's `_while`, SKIPPED before the child
+                    // starts and after halting it (`TreeNode::
+                    // checkPreConditions`).
                     self.halt(c);
-                    Status::Failure
+                    if skip {
+                        Status::Skipped
+                    } else {
+                        Status::Failure
+                    }
                 }
             }
             _ => unreachable!("{} is not a decorator", kind.name()),

@@ -574,6 +574,49 @@ fn a_misspelt_kind_says_the_nearest_one() {
     assert!(!e.to_string().contains("did you mean"), "{e}");
 }
 
+/// A BehaviorTree.CPP user's names say what they are here, from the node
+/// table's BT.CPP column: a kind that two of ours cover names both (a
+/// `Script` was sent to `AddBlackboard` alone, while its common use,
+/// `key := value`, is `SetBlackboard`), `SubTree` is `Use`, `Precondition`
+/// (checked once) is `IfThenElse`, not `Guard` (checked every tick), and a
+/// port of the equivalent kind names its field (`num_cycles` of `Repeat`
+/// is `count`, `msec` of `Timeout` is `seconds`).
+#[test]
+fn a_bt_cpp_name_or_port_says_what_it_is_here() {
+    let says = |text: &str| {
+        wyrd_bt::parse_tree("t.bt.ron", text.as_bytes())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = says(r#"(root: Script(code: "a := 1"))"#);
+    assert!(
+        e.contains("BehaviorTree.CPP's Script is `SetBlackboard` or `AddBlackboard` here"),
+        "{e}"
+    );
+    let e = says(r#"(root: SubTree(behavior: "x"))"#);
+    assert!(
+        e.contains("BehaviorTree.CPP's SubTree is `Use` here"),
+        "{e}"
+    );
+    let e = says(r#"(root: Precondition(child: Succeed()))"#);
+    assert!(
+        e.contains("BehaviorTree.CPP's Precondition is `IfThenElse` here"),
+        "{e}"
+    );
+    let e = says(r#"(root: Repeat(num_cycles: 3, child: Succeed()))"#);
+    assert!(
+        e.contains("BehaviorTree.CPP's num_cycles is `count` here"),
+        "{e}"
+    );
+    let e = says(r#"(root: Timeout(msec: 100, child: Succeed()))"#);
+    assert!(
+        e.contains("BehaviorTree.CPP's msec is `seconds` here"),
+        "{e}"
+    );
+    let e = says(r#"(root: Repeat(times: 3, child: Succeed()))"#);
+    assert!(!e.contains("BehaviorTree.CPP"), "{e}");
+}
+
 /// A misspelt action, predicate or custom node kind says the registered
 /// name nearest it, as a misspelt kind, key or behavior does (a new user's
 /// `Predicate("can_se")` said only "register it", while the game had
