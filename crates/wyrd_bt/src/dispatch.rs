@@ -774,6 +774,12 @@ impl<A: BtAction, F: QueryFilter + 'static> Running<'_, '_, A, F> {
     /// undo what the action started. The slot goes at the next tick. After
     /// the agent's tree changed, the slot's leaf is in the old tree: its
     /// `node` is `u16::MAX`.
+    ///
+    /// An action started and stopped in one tick (a `Parallel` that fails
+    /// at a later child, a `Timeout` of zero) is only seen here, never by
+    /// [`for_each`](Self::for_each): undo only what your game did for that
+    /// agent and action (BT.CPP's `onHalted` always follows an `onStart`;
+    /// here a clean-up may find nothing to undo).
     pub fn for_each_aborted(&mut self, f: impl FnMut(Entity, &ActiveAction)) {
         self.runs.for_each_aborted::<A>(f);
     }

@@ -56,12 +56,16 @@
 //!   between ports; a typed integer field reads a number only if it holds
 //!   it unchanged (-5 is no `u32`, 2.5 no `i64`; a float field reads any
 //!   number, rounded to its precision).
-//! - **References**: `"{key}"` stands for a key wherever a value may:
-//!   action parameters (`Action(action: "MoveTo", params: {"goal":
-//!   "{cover}", "speed": 3.5})`), the right side of a comparison
+//! - **References**: `"{key}"` stands for a key in action parameters
+//!   (`Action(action: "MoveTo", params: {"goal": "{cover}", "speed":
+//!   3.5})`), custom nodes' `params`, the right side of a comparison
 //!   (`Bb("ammo", Lt, "{max_ammo}")`), predicate arguments
-//!   (`Predicate("within", {"of": "{target}", "meters": 8.0})`). The
-//!   compiler resolves each to a key index and checks its type. A
+//!   (`Predicate("within", {"of": "{target}", "meters": 8.0})`), the value
+//!   of `SetBlackboard` / `AddBlackboard` and a behavior's `with` bindings.
+//!   The compiler resolves each to a key index and checks its type. A
+//!   node's own fields (`seconds`, `count`, `attempts`, `Parallel`'s
+//!   thresholds) are constants: a duration read from a key is a custom
+//!   leaf or an action of the game's. A
 //!   predicate registered with its arguments
 //!   (`app.register_bt_predicate_args("within", &[("of", ValueType::Vec3),
 //!   ("meters", ValueType::Float)], f)`) has each call checked against
@@ -74,7 +78,13 @@
 //!   keys or to constants, and in the behavior `"{target}"` means the
 //!   binding. In-place impulses take `with` too; a stimulus binds a
 //!   parameter without default to the key of its name. A missing, unknown
-//!   or mistyped binding is a compile error at the `Use`.
+//!   or mistyped binding is a compile error at the `Use`. A behavior has
+//!   no blackboard of its own: the agent has one, declared in the tree's
+//!   `blackboard`, and every behavior reads and writes its keys, two uses
+//!   of a behavior the same ones (BehaviorTree.CPP gives each `SubTree` a
+//!   blackboard of its own, with `_autoremap` to share). Pass values in
+//!   and out through `parameters`, and give per-use keys different names
+//!   through them (`with: {"counter": "{left_count}"}`).
 //! - **Shared files**: `Use(behavior: "flee", file: "../common/flee.bt.ron")`
 //!   places a behavior of another tree file, relative to this file's
 //!   folder (a file of behaviors only still has a `root`, e.g.
@@ -118,8 +128,24 @@
 //!   reactive composite), a higher-priority child interrupts the running one
 //!   only when it *takes over*: it ends the tick Running or Success. A child
 //!   that is relevant but fails at once leaves the running child alone. No
-//!   action leaf is ever aborted and restarted within one tick (the same
-//!   action at two leaves of a DAG may hand over from one to the other).
+//!   re-check (a reactive or prioritized parent asking its children again,
+//!   a guard, a Utility's scores) aborts an action leaf and restarts it in
+//!   one tick (the same action at two leaves of a DAG may hand over from
+//!   one to the other). A loop may: `RetryUntilSuccessful` over a
+//!   `Timeout` that halts its action starts the next attempt in that tick,
+//!   as BT.CPP does (`TimeoutAndRetry.Issue57`); the game is told of the
+//!   abort, then of a new slot.
+//! - **Re-checked every tick, not on change.** Guards, reactive composites
+//!   and prioritized lists ask their conditions at every tick, where
+//!   Unreal's observer aborts fire when an observed key changes: a branch
+//!   that ended (its `Timeout` ran out) while its condition still holds is
+//!   taken again at the next tick. To give up for a while, put it under a
+//!   `Cooldown`, or have the branch clear the key it waits on.
+//! - **Reports take a tick.** What the game reports on an action in `Act`
+//!   (succeeded, failed) reaches the tree at its next tick, which goes on
+//!   from there in that tick: a `Sequence` of an action and a `Wait(0.25)`
+//!   at 10 Hz takes the action's ticks, one tick for the report, then the
+//!   wait's three.
 //! - **Relevancy.** A node is relevant when its tags match and its guard
 //!   holds: a sequence's leading conditions, an impulse's `when` (an impulse
 //!   without `when` is always relevant), a cooldown not cooling down. Halo

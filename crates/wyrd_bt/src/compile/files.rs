@@ -67,6 +67,14 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                         });
                     BtProblem::Syntax(format!("{}{hint}", other_char(text, e.span.start, &e.code)))
                 }
+                ron::Error::ExpectedFloat | ron::Error::ExpectedInteger
+                    if string_at(text, e.span.start) =>
+                {
+                    BtProblem::Syntax(format!(
+                        "{}: a node's own fields (seconds, count, attempts...) are constants, not keys (\"{{key}}\" goes in action parameters, comparisons, SetBlackboard values and `with` bindings; a duration from a key is an action or custom node of the game's)",
+                        e.code
+                    ))
+                }
                 other => BtProblem::Syntax(other_char(text, e.span.start, other)),
             };
             // A bracket never closed says more than ron's "expected
@@ -104,12 +112,24 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
 /// ron's message, and when the error is at a character outside ASCII
 /// (a no-break space pasted from a web page, a typographic quote), which
 /// one: RON reads plain spaces and quotes only.
-fn other_char(text: &str, at: ron::error::Position, error: &ron::Error) -> String {
-    let found = text
-        .lines()
+/// Whether a string starts at a position ron reports (after spaces).
+fn string_at(text: &str, at: ron::error::Position) -> bool {
+    text.lines().nth(at.line.saturating_sub(1)).and_then(|l| {
+        l.chars()
+            .skip(at.col.saturating_sub(1))
+            .find(|c| !c.is_whitespace())
+    }) == Some('"')
+}
+
+/// The character at a position ron reports (1-based line and column).
+fn char_at(text: &str, at: ron::error::Position) -> Option<char> {
+    text.lines()
         .nth(at.line.saturating_sub(1))
         .and_then(|l| l.chars().nth(at.col.saturating_sub(1)))
-        .filter(|c| !c.is_ascii());
+}
+
+fn other_char(text: &str, at: ron::error::Position, error: &ron::Error) -> String {
+    let found = char_at(text, at).filter(|c| !c.is_ascii());
     match found {
         Some(c) => format!(
             "{error} (the character there is U+{:04X} {c:?}: RON reads plain ASCII spaces, quotes and brackets outside strings)",

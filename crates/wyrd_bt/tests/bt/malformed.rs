@@ -613,6 +613,11 @@ fn a_bt_cpp_name_or_port_says_what_it_is_here() {
         e.contains("BehaviorTree.CPP's msec is `seconds` here"),
         "{e}"
     );
+    // A key where a node's own field takes a constant (an Unreal user's
+    // Wait Blackboard Time) says so, not a bare "Expected float".
+    let e = says(r#"(root: Wait(seconds: "{search_time}"))"#);
+    assert!(e.contains("Expected float: a node's own fields"), "{e}");
+    assert!(e.contains("are constants, not keys"), "{e}");
     let e = says(r#"(root: Repeat(times: 3, child: Succeed()))"#);
     assert!(!e.contains("BehaviorTree.CPP"), "{e}");
 }
