@@ -18,10 +18,14 @@
 //!         (tick: 4, stimulus: (at: "root", behavior: "flee", priority: 0, seconds: 1.5)),
 //!         (tick: 5, predicate: ("can_see_player", true)),
 //!         (tick: 6, world: ("QST_DST_TOWER_5", 5)),
+//!         (tick: 6, expect: ("root/fight/Shoot", Running)),  // checked after tick 6
+//!         (tick: 6, expect_value: ("ammo", 2)),
 //!     ],
 //! )
 //! ```
-//! Events of tick `N` apply just before tick `N` runs (ticks count from 1).
+//! Events of tick `N` apply just before tick `N` runs (ticks count from 1);
+//! `expect` and `expect_value` are checked after it, and a run where one
+//! does not hold fails there.
 
 use std::collections::HashMap;
 
@@ -712,21 +716,35 @@ impl<'p> Sim<'p> {
                 .enumerate()
                 .filter(|(_, e)| e.tick == tick)
             {
+                let fail = |message: String| SimError::Event {
+                    position: script.position(n),
+                    number: n + 1,
+                    tick,
+                    error: Box::new(SimError::Mismatch(message)),
+                };
+                if let Some((key, want)) = &e.expect_value {
+                    let want = program
+                        .bb_key(key)
+                        .and_then(|i| program.bb_types[usize::from(i)].fit(*want));
+                    let is = sim.blackboard.get(key);
+                    if want.is_none() || is != want {
+                        let is = is.map_or_else(|| "unset".to_owned(), |v| v.to_string());
+                        let want = want.map_or_else(|| "?".to_owned(), |v| v.to_string());
+                        return Err(fail(format!(
+                            "expected {key:?} to hold {want} after tick {tick}; it holds {is}"
+                        )));
+                    }
+                }
                 let Some((path, want)) = &e.expect else {
                     continue;
                 };
                 let is = sim.status_of(path);
                 if is != Some(*want) {
-                    return Err(SimError::Event {
-                        position: script.position(n),
-                        number: n + 1,
-                        tick,
-                        error: Box::new(SimError::Mismatch(format!(
-                            "expected {path:?} to be {} after tick {tick}; it is {}",
-                            want.as_str(),
-                            is.map_or("not in the tree", Status::as_str)
-                        ))),
-                    });
+                    return Err(fail(format!(
+                        "expected {path:?} to be {} after tick {tick}; it is {}",
+                        want.as_str(),
+                        is.map_or("not in the tree", Status::as_str)
+                    )));
                 }
             }
             if !go_on {
@@ -741,7 +759,7 @@ impl<'p> Sim<'p> {
             .events
             .iter()
             .enumerate()
-            .find(|(_, e)| e.expect.is_some() && e.tick > last)
+            .find(|(_, e)| (e.expect.is_some() || e.expect_value.is_some()) && e.tick > last)
         {
             return Err(SimError::Event {
                 position: script.position(n),

@@ -79,6 +79,11 @@ pub struct Event {
     /// ticked, or halted), as `wyrd sim`'s lines and the inspector show it.
     #[serde(default)]
     pub expect: Option<(String, Status)>,
+    /// After this tick, the blackboard key holds this value
+    /// (`expect_value: ("ammo", 2)`; a number as the key's type holds it):
+    /// a run where it is otherwise, or unset, fails there, as `expect` does.
+    #[serde(default)]
+    pub expect_value: Option<(String, Value)>,
 }
 
 /// A timeline for [`Sim`].
@@ -231,6 +236,24 @@ impl Script {
                 && !program.globals.iter().any(|g| g.name == *name)
             {
                 say(format!("the tree reads no world value {name:?}"));
+            }
+            if let Some((key, v)) = &e.expect_value {
+                match program.bb_key(key) {
+                    None => {
+                        let hint =
+                            crate::closest_name(key, program.bb_keys.iter().map(String::as_str));
+                        say(format!("no blackboard key {key:?}{hint}"));
+                    }
+                    Some(i) => {
+                        let ty = program.bb_types[usize::from(i)];
+                        if ty.fit(*v).is_none() {
+                            say(format!(
+                                "{key:?} is {}: it cannot hold {v}",
+                                crate::value::with_article(ty.name())
+                            ));
+                        }
+                    }
+                }
             }
             if let Some((path, _)) = &e.expect
                 && program.node(path).is_none()

@@ -834,6 +834,60 @@ fn a_script_that_names_its_tree_is_checked_against_it() {
     assert!(text(&o).1.contains("names no file"), "{:?}", text(&o));
 }
 
+/// A script expects blackboard values too (`expect_value`): a port of a
+/// BT.CPP `Script` or `SubTree` checks what the tree wrote, where a new
+/// user had to write game code to see it. A number is the key's type
+/// (`3` holds for a float key at 3.0); a wrong value, an unset key, a
+/// misspelt key fail, the last before the first tick.
+#[test]
+fn a_script_expects_blackboard_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("count.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(
+    blackboard: {"n": 0, "f": 0.5, "target": Entity},
+    root: Sequence(name: "root", children: [
+        AddBlackboard(key: "n", by: 1),
+        AddBlackboard(key: "f", by: 2.5),
+        Wait(seconds: 10.0),
+    ]),
+)"#,
+    )
+    .unwrap();
+    let script = dir.path().join("count.script.ron");
+    let run = |events: &str| {
+        std::fs::write(&script, format!("(ticks: 3, events: [{events}])")).unwrap();
+        let o = wyrd(&[
+            "sim",
+            &tree.to_string_lossy(),
+            "--script",
+            &script.to_string_lossy(),
+        ]);
+        let (out, err) = text(&o);
+        (o.status.code(), out, err)
+    };
+    let (code, out, err) =
+        run(r#"(tick: 1, expect_value: ("n", 1)), (tick: 1, expect_value: ("f", 3))"#);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (code, _, err) = run(r#"(tick: 2, expect_value: ("n", 2))"#);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("expected \"n\" to hold 2 after tick 2; it holds 1"),
+        "{err}"
+    );
+    let (code, _, err) = run(r#"(tick: 1, expect_value: ("target", 3))"#);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot hold 3"), "{err}");
+    let (code, out, err) = run(r#"(tick: 1, expect_value: ("nn", 1))"#);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("no blackboard key \"nn\"; did you mean \"n\"?"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "checked before the first tick: {out}");
+}
+
 /// `wyrd sim` runs a tree with the game's actions' parameters (from the
 /// vocabulary file of the `wyrd.toml` above it, or `--vocabulary`): an
 /// action whose input key is unset fails without starting, as in the game.
