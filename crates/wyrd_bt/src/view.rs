@@ -210,6 +210,49 @@ impl<'a> NodeView<'a> {
             .join(" & ")
     }
 
+    /// The node's own fields that differ from their defaults, in the
+    /// file's words (`seconds=1.5`, `count=3`, `success=Count(2)`); empty
+    /// for none. What a drawing of the tree shows beside the kind.
+    pub fn settings(&self) -> String {
+        use crate::program::Kind as K;
+        let seconds = |ms: u32| format!("seconds={}", f64::from(ms) / 1000.0);
+        let policy = |n: u16| match n {
+            0 => "All".to_owned(),
+            1 => "One".to_owned(),
+            n => format!("Count({n})"),
+        };
+        let parts: Vec<String> = match self.kind() {
+            K::Parallel { success, failure } => [
+                (success != 0).then(|| format!("success={}", policy(success))),
+                (failure != 1).then(|| format!("failure={}", policy(failure))),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            K::ParallelAll { max_failures } if max_failures != 1 => {
+                vec![format!("max_failures={max_failures}")]
+            }
+            K::Repeat { count } | K::Threshold { count, .. } if count > 0 => {
+                vec![format!("count={count}")]
+            }
+            K::RetryUntilSuccessful { attempts } if attempts > 0 => {
+                vec![format!("attempts={attempts}")]
+            }
+            K::RunOnce { then_skip: false } => vec!["then_skip=false".to_owned()],
+            K::Guard { skip: true, .. } => vec!["skip=true".to_owned()],
+            K::Delay { ms }
+            | K::Cooldown { ms }
+            | K::MinDuration { ms }
+            | K::Timeout { ms }
+            | K::Wait { ms } => vec![seconds(ms)],
+            K::Utility { commit_ms, .. } if commit_ms > 0 => {
+                vec![format!("commit={}", f64::from(commit_ms) / 1000.0)]
+            }
+            _ => Vec::new(),
+        };
+        parts.join(" ")
+    }
+
     /// Whether the node can ever complete (its static DOES_COMPLETE flag).
     pub fn does_complete(&self) -> bool {
         self.program.nodes[self.index as usize].does_complete

@@ -1103,6 +1103,11 @@ fn graph(tree: &str, format: Format, out: &mut String) -> Result<(), Failure> {
             text.push('\n');
             text.push_str(&check);
         }
+        let settings = n.settings();
+        if !settings.is_empty() {
+            text.push('\n');
+            text.push_str(&settings);
+        }
         if !params.is_empty() {
             text.push('\n');
             text.push_str(&params);

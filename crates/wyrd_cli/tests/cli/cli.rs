@@ -629,6 +629,41 @@ fn graph_labels_switch_cases_and_branches() {
     assert!(dot.contains("Switch\\nroot"), "{dot}");
 }
 
+/// A node's own fields are drawn beside its kind (a new user's graph left
+/// out every duration and count): `seconds=`, `count=`, `attempts=`,
+/// thresholds other than the defaults, `skip=true`.
+#[test]
+fn graph_shows_the_nodes_own_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("fields.bt.ron");
+    std::fs::write(
+        &tree,
+        r#"(
+    blackboard: {"go": true},
+    root: Sequence(name: "root", children: [
+        Repeat(name: "thrice", count: 3, child: Wait(name: "pause", seconds: 1.5)),
+        RetryUntilSuccessful(name: "again", attempts: 2, child: Timeout(name: "limit", seconds: 0.25, child: Action(action: "Dig"))),
+        Parallel(name: "both", success: Count(2), children: [Succeed(), Succeed(), Fail()]),
+        Guard(name: "while", when: [Is("go")], skip: true, child: Succeed()),
+    ]),
+)"#,
+    )
+    .unwrap();
+    let o = wyrd(&["graph", tree.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let dot = text(&o).0;
+    for shown in [
+        "Repeat\\nthrice\\ncount=3",
+        "Wait\\npause\\nseconds=1.5",
+        "RetryUntilSuccessful\\nagain\\nattempts=2",
+        "Timeout\\nlimit\\nseconds=0.25",
+        "Parallel\\nboth\\nsuccess=Count(2)",
+        "skip=true",
+    ] {
+        assert!(dot.contains(shown), "{shown} in {dot}");
+    }
+}
+
 /// Issue 15: per-command help with examples; usage errors exit 2.
 #[test]
 fn every_command_has_its_own_help() {
