@@ -68,6 +68,15 @@ pub trait CustomNode: Send + Sync + 'static {
     fn arity(&self) -> (usize, usize) {
         (1, usize::MAX)
     }
+    /// The parameters it reads with [`CustomCtx::param`], by name and type
+    /// (default `None`: not declared, any accepted). Declared, each use in
+    /// a tree is checked when it loads and by `wyrd check` (the vocabulary
+    /// file carries them): a name not in the list (with the nearest), a
+    /// required one left out, one of another type; one left out reads its
+    /// default ([`ParamSpec::optional`]).
+    fn params(&self) -> Option<&[crate::ParamSpec]> {
+        None
+    }
     /// One tick of the node. Children not ticked are considered paused.
     fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status;
 }

@@ -58,14 +58,15 @@
 //!   number, rounded to its precision).
 //! - **References**: `"{key}"` stands for a key in action parameters
 //!   (`Action(action: "MoveTo", params: {"goal": "{cover}", "speed":
-//!   3.5})`), custom nodes' `params`, the right side of a comparison
+//!   3.5})`), the right side of a comparison
 //!   (`Bb("ammo", Lt, "{max_ammo}")`), predicate arguments
 //!   (`Predicate("within", {"of": "{target}", "meters": 8.0})`), the value
 //!   of `SetBlackboard` / `AddBlackboard` and a behavior's `with` bindings.
 //!   The compiler resolves each to a key index and checks its type. A
 //!   node's own fields (`seconds`, `count`, `attempts`, `Parallel`'s
-//!   thresholds) are constants: a duration read from a key is a custom
-//!   leaf or an action of the game's. A
+//!   thresholds) and a custom node's `params` are constants: a duration
+//!   read from a key is a custom leaf (a parameter naming the key, read
+//!   with `ctx.blackboard()`) or an action of the game's. A
 //!   predicate registered with its arguments
 //!   (`app.register_bt_predicate_args("within", &[("of", ValueType::Vec3),
 //!   ("meters", ValueType::Float)], f)`) has each call checked against

@@ -36,6 +36,29 @@ pub struct ParamSpec {
     pub output: bool,
 }
 
+impl ParamSpec {
+    /// A parameter a tree must give (of a custom node's
+    /// [`params`](crate::CustomNode::params)).
+    pub const fn required(name: &'static str, ty: ValueType) -> ParamSpec {
+        ParamSpec {
+            name,
+            ty,
+            default: None,
+            output: false,
+        }
+    }
+
+    /// A parameter a tree may leave out, then `default`.
+    pub const fn optional(name: &'static str, ty: ValueType, default: Value) -> ParamSpec {
+        ParamSpec {
+            name,
+            ty,
+            default: Some(default),
+            output: false,
+        }
+    }
+}
+
 /// An action declared once, in Rust: its name in tree files, its id, and
 /// the parameters it takes. Registered with
 /// [`BtAppExt::add_bt_action`](crate::BtAppExt::add_bt_action); trees that

@@ -52,8 +52,9 @@ pub const VOCABULARY_FORMAT: &str = "wyrd-vocabulary";
 /// - `predicates`: names usable in `Predicate("name")`.
 /// - `predicate_args`: the arguments of the predicates registered with
 ///   theirs ([`Vocabulary::add_predicate_args`]), checked by name and type.
-/// - `nodes`: custom composites and decorators (`Custom(kind: ..)`) with
-///   the number of children they take.
+/// - `nodes`: custom nodes (`Custom(kind: ..)`) with the number of
+///   children they take, and `params` for those that declare theirs
+///   ([`CustomNode::params`]), checked as an action's.
 /// - `world_files`: asset paths of the flags files whose flags and counters
 ///   trees may read with `World(..)`.
 ///
@@ -119,6 +120,10 @@ pub struct NodeDecl {
     /// Most children (`None`: no limit).
     #[serde(default)]
     pub max_children: Option<usize>,
+    /// The parameters it declares ([`CustomNode::params`]), checked by
+    /// name, type and presence; absent: not declared, any accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Vec<ParamDecl>>,
 }
 
 /// Why a vocabulary file was not read.
@@ -164,11 +169,15 @@ pub enum VocabularyError {
 struct DeclaredNode {
     min: usize,
     max: usize,
+    params: Option<Vec<ParamSpec>>,
 }
 
 impl CustomNode for DeclaredNode {
     fn arity(&self) -> (usize, usize) {
         (self.min, self.max)
+    }
+    fn params(&self) -> Option<&[ParamSpec]> {
+        self.params.as_deref()
     }
     fn tick(&self, _ctx: &mut CustomCtx<'_, '_>) -> Status {
         Status::Failure
@@ -252,6 +261,7 @@ impl VocabularyFile {
                     kind: kind.clone(),
                     min_children: min,
                     max_children: (max != usize::MAX).then_some(max),
+                    params: node.params().map(decls_of),
                 }
             })
             .collect();
@@ -322,11 +332,17 @@ impl VocabularyFile {
             v.predicate_args.insert(name.clone(), schema);
         }
         for n in &self.nodes {
+            let params = n
+                .params
+                .as_deref()
+                .map(|p| schema_of(&format!("custom node {}", n.kind), p))
+                .transpose()?;
             v.customs.insert(
                 n.kind.clone(),
                 Arc::new(DeclaredNode {
                     min: n.min_children,
                     max: n.max_children.unwrap_or(usize::MAX),
+                    params,
                 }),
             );
         }

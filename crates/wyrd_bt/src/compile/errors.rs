@@ -344,6 +344,16 @@ pub enum BtProblem {
         /// What does not fit, in words.
         problem: String,
     },
+    /// A custom node's parameters do not fit what it declares
+    /// ([`CustomNode::params`](crate::CustomNode::params)), or one is a
+    /// `"{key}"` (its parameters are constants).
+    #[error("{problem}")]
+    CustomParam {
+        /// The custom node's kind.
+        kind: String,
+        /// What does not fit, in words.
+        problem: String,
+    },
     /// A custom node kind no system registered.
     #[error(
         "unknown custom node kind {kind:?}{hint} (known: {known}): register it with app.register_bt_node({kind:?}, ..)"

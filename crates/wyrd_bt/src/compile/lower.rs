@@ -424,14 +424,11 @@ pub(crate) fn lower(
             };
             let (min, max) = node.arity();
             arity(c, min, max)?;
+            let params = custom_params(c, file, &d.kind, &d.params, node.params())?;
             c.p.customs.push(CustomInfo {
                 kind: d.kind.clone(),
                 node,
-                params: d
-                    .params
-                    .iter()
-                    .map(|(k, v)| (k.as_str().into(), *v))
-                    .collect(),
+                params,
             });
             Kind::Custom {
                 custom: c.p.customs.len() as u32 - 1,
@@ -439,4 +436,87 @@ pub(crate) fn lower(
         }
         NodeDef::Use(_) => unreachable!("handled above"),
     })
+}
+
+/// A custom node's parameters as it reads them: checked against what it
+/// declares (`schema`, `None`: anything), its defaults filled in.
+fn custom_params(
+    c: &Compiler<'_>,
+    file: &str,
+    kind: &str,
+    given: &std::collections::BTreeMap<String, crate::Value>,
+    schema: Option<&[crate::ParamSpec]>,
+) -> Result<Vec<(Box<str>, crate::Value)>, BtError> {
+    let fail = |at: &str, problem: String| {
+        c.err_at(
+            file,
+            at,
+            BtProblem::CustomParam {
+                kind: kind.to_owned(),
+                problem,
+            },
+        )
+    };
+    let mut params: Vec<(Box<str>, crate::Value)> =
+        given.iter().map(|(k, v)| (k.as_str().into(), *v)).collect();
+    let Some(schema) = schema else {
+        return Ok(params);
+    };
+    let known = || {
+        schema
+            .iter()
+            .map(|s| format!("{} ({})", s.name, s.ty.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (name, value) in given {
+        let Some(spec) = schema.iter().find(|s| s.name == name) else {
+            let hint = super::errors::closest_name(name, schema.iter().map(|s| s.name));
+            return Err(fail(
+                name,
+                format!(
+                    "{kind} has no parameter {name:?}{hint} (its parameters: {})",
+                    known()
+                ),
+            ));
+        };
+        if spec.ty.fit(*value).is_none() {
+            return Err(fail(
+                name,
+                format!(
+                    "{kind}'s parameter {name:?} is {}, not {}",
+                    crate::value::with_article(spec.ty.name()),
+                    crate::value::with_article(value.type_name())
+                ),
+            ));
+        }
+    }
+    for spec in schema {
+        if given.contains_key(spec.name) {
+            continue;
+        }
+        match spec.default {
+            Some(v) => params.push((spec.name.into(), v)),
+            None => {
+                return Err(fail(
+                    kind,
+                    format!(
+                        "{kind} needs its parameter {:?} ({}) (its parameters: {})",
+                        spec.name,
+                        spec.ty.name(),
+                        known()
+                    ),
+                ));
+            }
+        }
+    }
+    // Numbers as the declared type holds them (2 for a float: 2.0).
+    for (name, v) in &mut params {
+        if let Some(spec) = schema.iter().find(|s| s.name == &**name)
+            && let Some(fitted) = spec.ty.fit(*v)
+        {
+            *v = fitted;
+        }
+    }
+    Ok(params)
 }

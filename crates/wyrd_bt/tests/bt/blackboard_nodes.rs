@@ -274,3 +274,104 @@ fn a_running_custom_leaf_is_listed_among_the_running_leaves() {
     let leaves: Vec<bool> = program.nodes().map(|n| n.is_leaf()).collect();
     assert_eq!(leaves, vec![false, true]);
 }
+
+/// A custom node that declares its parameters (`CustomNode::params`) has
+/// each use checked when the tree loads, as an action's or a predicate's
+/// (a new user's misspelt parameter of a custom leaf loaded, and the node
+/// read nothing): a name it does not take (with the nearest), one it needs
+/// and was not given, one of another type; a parameter left out takes its
+/// default. A `"{key}"` in a custom node's parameters is refused: they are
+/// constants.
+#[test]
+fn a_custom_nodes_declared_parameters_are_checked_where_it_is_used() {
+    use wyrd_bt::{CustomCtx, CustomNode, ParamSpec, ValueType};
+    struct WaitFor;
+    impl CustomNode for WaitFor {
+        fn arity(&self) -> (usize, usize) {
+            (0, 0)
+        }
+        fn params(&self) -> Option<&[ParamSpec]> {
+            const PARAMS: &[ParamSpec] = &[
+                ParamSpec::required("key", ValueType::Str),
+                ParamSpec::optional("scale", ValueType::Float, Value::Float(1.0)),
+            ];
+            Some(PARAMS)
+        }
+        fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
+            match ctx.param("scale") {
+                Some(Value::Float(s)) if s == 1.0 => Status::Success,
+                _ => Status::Failure,
+            }
+        }
+    }
+    let mut vocab = Vocabulary::permissive();
+    vocab.add_custom("WaitFor", WaitFor);
+    let compile = |params: &str| {
+        compile_str(
+            "t.bt.ron",
+            &format!(
+                r#"(blackboard: {{"t": 2.0}}, root: Custom(name: "root", kind: "WaitFor", params: {{{params}}}))"#
+            ),
+            &vocab,
+        )
+    };
+    let program = compile(r#""key": "t""#).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Sim::new(&program, 1).with_repeat(false);
+    assert_eq!(sim.step().status, Status::Success, "the default scale");
+    for (params, says) in [
+        (
+            r#""kee": "t""#,
+            r#"WaitFor has no parameter "kee"; did you mean "key"? (its parameters: key (String), scale (float))"#,
+        ),
+        (
+            r#""scale": 2.0"#,
+            r#"WaitFor needs its parameter "key" (String)"#,
+        ),
+        (
+            r#""key": 3"#,
+            r#"WaitFor's parameter "key" is a String, not an int"#,
+        ),
+        (
+            r#""key": "{t}""#,
+            r#""{t}" refers to a key; a value is needed here"#,
+        ),
+    ] {
+        let e = compile(params).unwrap_err().to_string();
+        assert!(e.contains(says), "{params}: {e}");
+    }
+    // Through the vocabulary file, as `wyrd check --vocabulary` reads it.
+    let file = wyrd_bt::VocabularyFile::of(&vocab).to_json();
+    assert!(file.contains("\"scale\""), "{file}");
+    let read = wyrd_bt::VocabularyFile::from_json(&file)
+        .unwrap()
+        .to_vocabulary()
+        .unwrap();
+    let e = compile_str(
+        "t.bt.ron",
+        r#"(root: Custom(name: "root", kind: "WaitFor", params: {"kee": "t"}))"#,
+        &read,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(r#"no parameter "kee"; did you mean "key"?"#),
+        "{e}"
+    );
+    // A node that declares nothing takes anything, as before.
+    struct Any;
+    impl CustomNode for Any {
+        fn arity(&self) -> (usize, usize) {
+            (0, 0)
+        }
+        fn tick(&self, _: &mut CustomCtx<'_, '_>) -> Status {
+            Status::Success
+        }
+    }
+    vocab.add_custom("Any", Any);
+    compile_str(
+        "t.bt.ron",
+        r#"(root: Custom(name: "root", kind: "Any", params: {"whatever": 1}))"#,
+        &vocab,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
