@@ -299,7 +299,7 @@ fn a_custom_nodes_declared_parameters_are_checked_where_it_is_used() {
         }
         fn tick(&self, ctx: &mut CustomCtx<'_, '_>) -> Status {
             match ctx.param("scale") {
-                Some(Value::Float(s)) if s == 1.0 => Status::Success,
+                Some(Value::Float(1.0)) => Status::Success,
                 _ => Status::Failure,
             }
         }
