@@ -74,7 +74,7 @@ pub trait CustomNode: Send + Sync + 'static {
     /// file carries them): a name not in the list (with the nearest), a
     /// required one left out, one of another type; one left out reads its
     /// default ([`ParamSpec::optional`]).
-    fn params(&self) -> Option<&[crate::ParamSpec]> {
+    fn params(&self) -> Option<&[crate::value::ParamSpec]> {
         None
     }
     /// One tick of the node. Children not ticked are considered paused.

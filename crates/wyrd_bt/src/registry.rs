@@ -10,7 +10,7 @@ use bevy::reflect::std_traits::ReflectDefault;
 use crate::blackboard::Blackboard;
 pub use crate::custom::CustomNode;
 pub use crate::program::{ActionId, PredicateArgs, PredicateFn};
-use crate::value::{FromValue, Value, ValueType};
+use crate::value::{FromValue, ValueType};
 
 /// 64-bit FNV-1a of a text (content hashes and node signatures).
 pub(crate) fn fnv64(text: &str) -> u64 {
@@ -22,42 +22,7 @@ pub(crate) fn fnv64(text: &str) -> u64 {
     hash
 }
 
-/// One parameter of an action's schema (see [`BtAction`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ParamSpec {
-    /// The name tree files use.
-    pub name: &'static str,
-    /// Its type.
-    pub ty: ValueType,
-    /// The value when a tree leaves it out (`None`: required).
-    pub default: Option<Value>,
-    /// Whether the action writes it (an output port: the tree must give a
-    /// `"{key}"` of this type).
-    pub output: bool,
-}
-
-impl ParamSpec {
-    /// A parameter a tree must give (of a custom node's
-    /// [`params`](crate::CustomNode::params)).
-    pub const fn required(name: &'static str, ty: ValueType) -> ParamSpec {
-        ParamSpec {
-            name,
-            ty,
-            default: None,
-            output: false,
-        }
-    }
-
-    /// A parameter a tree may leave out, then `default`.
-    pub const fn optional(name: &'static str, ty: ValueType, default: Value) -> ParamSpec {
-        ParamSpec {
-            name,
-            ty,
-            default: Some(default),
-            output: false,
-        }
-    }
-}
+pub use crate::value::ParamSpec;
 
 /// An action declared once, in Rust: its name in tree files, its id, and
 /// the parameters it takes. Registered with

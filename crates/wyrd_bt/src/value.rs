@@ -626,3 +626,42 @@ impl Op {
         }
     }
 }
+
+/// One parameter of an action's schema (see [`BtAction`](crate::BtAction)),
+/// a predicate's arguments or a custom node's
+/// ([`CustomNode::params`](crate::CustomNode::params)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamSpec {
+    /// The name tree files use.
+    pub name: &'static str,
+    /// Its type.
+    pub ty: ValueType,
+    /// The value when a tree leaves it out (`None`: required).
+    pub default: Option<Value>,
+    /// Whether the action writes it (an output port: the tree must give a
+    /// `"{key}"` of this type).
+    pub output: bool,
+}
+
+impl ParamSpec {
+    /// A parameter a tree must give (of a custom node's
+    /// [`params`](crate::CustomNode::params)).
+    pub const fn required(name: &'static str, ty: ValueType) -> ParamSpec {
+        ParamSpec {
+            name,
+            ty,
+            default: None,
+            output: false,
+        }
+    }
+
+    /// A parameter a tree may leave out, then `default`.
+    pub const fn optional(name: &'static str, ty: ValueType, default: Value) -> ParamSpec {
+        ParamSpec {
+            name,
+            ty,
+            default: Some(default),
+            output: false,
+        }
+    }
+}
