@@ -73,7 +73,7 @@ pub trait CustomNode: Send + Sync + 'static {
     /// a tree is checked when it loads and by `wyrd check` (the vocabulary
     /// file carries them): a name not in the list (with the nearest), a
     /// required one left out, one of another type; one left out reads its
-    /// default ([`ParamSpec::optional`]).
+    /// default ([`ParamSpec::optional`](crate::ParamSpec::optional)).
     fn params(&self) -> Option<&[crate::value::ParamSpec]> {
         None
     }

@@ -121,6 +121,17 @@
 //! starts again on the next tick, so no action of the new cycle is running
 //! in the tick the old one ended (compare BT.CPP traces in this mode).
 //!
+//! BehaviorTree.CPP's pre- and post-condition attributes are nodes here:
+//! `_while="c"` is `Guard(when: [c], skip: true, child: ..)`; `_skipIf="c"`
+//! is the same with `when: [Not(c)]`, re-checked every tick where BT.CPP
+//! checks it once, at the start; `_successIf` / `_failureIf` are an
+//! `IfThenElse(children: [Condition(..), Succeed() or Fail(), node])`;
+//! `_onSuccess` / `_onFailure` / `_post` are a `SetBlackboard` after the
+//! node in a `Sequence` (or a `Selector` for a failure); `_onHalted` is the
+//! game's [`Running::for_each_aborted`]. A `Script` is `SetBlackboard`
+//! (`key := value`, or another key's value) and `AddBlackboard` (`key +=
+//! n`); there is no expression language.
+//!
 #![doc = include_str!("../NODES.md")]
 //!
 //! ## Rules every kind keeps
