@@ -99,10 +99,22 @@ pub fn parse_tree(file: &str, bytes: &[u8]) -> Result<(TreeDef, String), BtError
                     };
                 }
             }
+            // A missing field is noticed at the node's closing bracket:
+            // the error points at the node it is missing from.
+            let (line, column) = match &e.code {
+                ron::Error::MissingStructField { outer, .. } => outer
+                    .as_deref()
+                    .and_then(|kind| {
+                        let close = offset_of(text, e.span.start.line, e.span.start.col);
+                        super::outline::node_closed_at(text, kind, close)
+                    })
+                    .map_or((e.span.start.line, e.span.start.col), |at| line_col(text, at)),
+                _ => (e.span.start.line, e.span.start.col),
+            };
             BtError {
                 file: file.to_owned(),
-                line: e.span.start.line,
-                column: e.span.start.col,
+                line,
+                column,
                 problem,
             }
         })?;

@@ -412,6 +412,23 @@ pub(crate) fn outline(text: &str) -> Option<Item> {
     p.value()
 }
 
+/// Where the node `kind(...)` whose closing bracket is at byte `close`
+/// starts (its name), in text ron accepted; `None` if there is none.
+pub(crate) fn node_closed_at(text: &str, kind: &str, close: usize) -> Option<usize> {
+    fn find(item: &Item, kind: &str, close: usize) -> Option<usize> {
+        if item.name() == Some(kind) && item.end == close + 1 {
+            return Some(item.start);
+        }
+        match &item.body {
+            Body::Named(_, fields) => fields.iter().find_map(|f| find(&f.value, kind, close)),
+            Body::List(items) => items.iter().find_map(|i| find(i, kind, close)),
+            Body::Map(pairs) => pairs.iter().find_map(|(_, v)| find(v, kind, close)),
+            Body::Atom | Body::Str(_) => None,
+        }
+    }
+    find(&outline(text)?, kind, close)
+}
+
 /// A bracket opened and not closed: which, where it opened, and where the
 /// text shows it (a closer of another kind, or the end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -618,6 +618,16 @@ fn a_bt_cpp_name_or_port_says_what_it_is_here() {
     let e = says(r#"(root: Wait(seconds: "{search_time}"))"#);
     assert!(e.contains("Expected float: a node's own fields"), "{e}");
     assert!(e.contains("are constants, not keys"), "{e}");
+    // A missing field points at the node it is missing from, not at the
+    // node's closing bracket (where ron noticed it), even in a node of the
+    // same kind as one inside it.
+    let text = "(root: Sequence(children: [\n    Timeout(name: \"outer\", child: Timeout(seconds: 1.0, child: Succeed())),\n]))";
+    let e = wyrd_bt::parse_tree("t.bt.ron", text.as_bytes()).unwrap_err();
+    assert!(
+        e.to_string().contains("missing field named `seconds`"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), (2, 5), "{e}");
     let e = says(r#"(root: Repeat(times: 3, child: Succeed()))"#);
     assert!(!e.contains("BehaviorTree.CPP"), "{e}");
 }
