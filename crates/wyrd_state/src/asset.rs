@@ -188,6 +188,58 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// The byte offset of the bracket that the `)` at 1-based `line` and
+/// `column` closes, skipping strings and comments (descriptions hold
+/// brackets); `None` if there is no `)` there.
+fn opening_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let close = line_start
+        + text[line_start..]
+            .char_indices()
+            .nth(column.saturating_sub(1))?
+            .0;
+    if text.as_bytes().get(close) != Some(&b')') {
+        return None;
+    }
+    let mut open = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if at == close {
+            return open.pop();
+        }
+        match c {
+            '"' => {
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '/' if chars.peek().is_some_and(|&(_, n)| n == '/') => {
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '(' | '[' | '{' => open.push(at),
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Position of the `nth` (0-based) occurrence of `"needle"` (quoted) in `text`,
 /// or of the bare needle when it is not found quoted.
 ///
@@ -264,11 +316,18 @@ impl FlagsFile {
             ron::Options::default()
                 .from_str(text)
                 .map_err(|e: ron::error::SpannedError| {
-                    err(
-                        e.span.start.line,
-                        e.span.start.col,
-                        FlagsProblem::Syntax(syntax_message(&e.code)),
-                    )
+                    // A missing field is noticed at the entry's closing
+                    // bracket: point at the entry's opening one.
+                    let (line, column) = match e.code {
+                        ron::Error::MissingStructField { .. } => {
+                            opening_of(text, e.span.start.line, e.span.start.col)
+                                .map_or((e.span.start.line, e.span.start.col), |at| {
+                                    line_col(text, at)
+                                })
+                        }
+                        _ => (e.span.start.line, e.span.start.col),
+                    };
+                    err(line, column, FlagsProblem::Syntax(syntax_message(&e.code)))
                 })?;
 
         let mut out = FlagsFile {

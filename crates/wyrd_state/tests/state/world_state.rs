@@ -447,6 +447,12 @@ fn bad_input_errors_name_file_line_and_column() {
     );
     let e = parse_err("(flags: [(id: \"00000000000000000000000000000001\", name: \"A\")])");
     assert!(e.to_string().contains("without `default`"), "{e}");
+    // At the entry it is missing from, not at the entry's closing bracket
+    // (where the parser noticed), a bracket in a description skipped.
+    let e =
+        parse_err("(flags: [\n    (name: \"A\", description: \"(unused)\", default: true),\n])");
+    assert!(e.to_string().contains("without `id`"), "{e}");
+    assert_eq!((e.line, e.column), (2, 5), "{e}");
     let e = parse_err(
         "(flags: [(id: \"00000000000000000000000000000001\", name: \"A\", default: true, scope: Forever)])",
     );
