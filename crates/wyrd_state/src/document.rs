@@ -112,8 +112,20 @@ impl LoadReport {
             .map(|d| format!("{d} is saved more than once; the first value is used"))
             .collect();
         out.extend(self.out_of_range.iter().cloned());
+        out.extend(
+            self.ignored_run_scoped
+                .iter()
+                .map(|n| run_scoped_problem(n)),
+        );
         out
     }
+}
+
+/// A saved value whose entry is declared Run-scoped now, in words.
+pub(crate) fn run_scoped_problem(name: &str) -> String {
+    format!(
+        "{name} is saved as a Meta value and declared `scope: Run` now: the saved value is kept in the save, unused while the entry is Run-scoped"
+    )
 }
 
 /// Outcome of offering a saved value to a declared entry.
@@ -216,6 +228,10 @@ impl WorldState {
                     let entry = &mut self.flags[h.index()];
                     check_version(&mut report, entry.name.as_ref(), s.version, entry.version);
                     let outcome = adopt(entry, s.value, s.version);
+                    if matches!(outcome, Adopt::RunScoped) {
+                        self.parked
+                            .insert(parked_key(true, &s.id), Parked::Flag(s.clone(), order));
+                    }
                     record(&mut report, outcome, entry.name.as_ref(), entry.version);
                 }
                 None => {
@@ -242,6 +258,10 @@ impl WorldState {
                     let entry = &mut self.counters[h.index()];
                     check_version(&mut report, entry.name.as_ref(), s.version, entry.version);
                     let outcome = adopt(entry, s.value, s.version);
+                    if matches!(outcome, Adopt::RunScoped) {
+                        self.parked
+                            .insert(parked_key(false, &s.id), Parked::Counter(s.clone(), order));
+                    }
                     record(&mut report, outcome, entry.name.as_ref(), entry.version);
                 }
                 None => {
@@ -255,6 +275,7 @@ impl WorldState {
             }
         }
         self.save_problems = report.problems();
+        self.unmatched_said = false;
         self.pending.loaded.push(crate::WorldStateLoaded {
             report: report.clone(),
         });
@@ -266,6 +287,47 @@ impl WorldState {
     /// declared after the save loaded. One line each.
     pub fn save_problems(&self) -> &[String] {
         &self.save_problems
+    }
+
+    /// The saved values no declared entry takes, one line each (after the
+    /// flags files merged: an id changed by mistake, a removed entry), and
+    /// for a name the files declare with another id, that id: saves match
+    /// entries by id.
+    pub fn unmatched_saved(&self) -> Vec<String> {
+        let mut parked: Vec<&Parked> = self.parked.values().collect();
+        parked.sort_by_key(|p| match p {
+            Parked::Flag(_, order) | Parked::Counter(_, order) => *order,
+        });
+        parked
+            .into_iter()
+            .filter_map(|p| {
+                let (name, id, value, flag) = match p {
+                    Parked::Flag(e, _) => (&e.debug_name, &e.id, e.value.to_string(), true),
+                    Parked::Counter(e, _) => (&e.debug_name, &e.id, e.value.to_string(), false),
+                };
+                let declared = StableId::parse(id).ok().is_some_and(|id| {
+                    if flag {
+                        self.flag_handle(id).is_ok()
+                    } else {
+                        self.counter_handle(id).is_ok()
+                    }
+                });
+                // A declared one is Run-scoped now (said when it merged).
+                if declared {
+                    return None;
+                }
+                let other = self
+                    .declared_id_of(name)
+                    .map_or_else(String::new, |other| {
+                        format!(
+                            "; the flags files declare {name} with id {other}: saves match entries by id, keep an entry's id when editing it"
+                        )
+                    });
+                Some(format!(
+                    "{name} (id {id}) is in the save and no flags file declares it: its value {value} is kept and written back{other}"
+                ))
+            })
+            .collect()
     }
 
     /// Saved entries that no loaded flags file declares, by debug name.

@@ -337,6 +337,26 @@ fn sync_flags_files(
             merge_one(id, &assets, &mut state, &mut files, &mut reports);
         }
     }
+    report_unmatched_saved(&mut state, &files);
+}
+
+/// Once every requested file merged, each saved value no declared entry
+/// takes is said once (a warning and [`WorldState::save_problems`]): an
+/// id changed by mistake looked like lost progress, and the load's own
+/// line ("waiting for a flags file to declare them") is the same on every
+/// launch, before the files merge.
+fn report_unmatched_saved(state: &mut ResMut<WorldState>, files: &WorldStateFiles) {
+    if state.unmatched_said || !files.all_merged() {
+        return;
+    }
+    let state = state.as_mut();
+    state.unmatched_said = true;
+    for line in state.unmatched_saved() {
+        if !state.save_problems.contains(&line) {
+            warn!("{line}");
+            state.save_problems.push(line);
+        }
+    }
 }
 
 /// Merges one loaded flags file into the world state, reporting what it

@@ -305,6 +305,10 @@ pub struct WorldState {
     pub(crate) profile_id: String,
     /// Problems of the loaded save's values (see `save_problems`).
     pub(crate) save_problems: Vec<String>,
+    /// The saved values no entry takes were said since the last load or
+    /// merge (`report_unmatched_saved`).
+    #[reflect(ignore)]
+    pub(crate) unmatched_said: bool,
 }
 
 impl WorldState {
@@ -501,6 +505,7 @@ impl WorldState {
         &mut self,
         file: &FlagsFile,
     ) -> Result<MergeReport, Vec<DeclarationConflict>> {
+        self.unmatched_said = false;
         let conflicts = self.conflicts(file);
         if !conflicts.is_empty() {
             return Err(conflicts);
@@ -600,6 +605,14 @@ impl WorldState {
         out
     }
 
+    /// The id of the declared entry named `name`, if any.
+    pub(crate) fn declared_id_of(&self, name: &str) -> Option<String> {
+        self.by_name.get(name).map(|slot| match *slot {
+            Slot::Flag(i) => self.flags[i as usize].id.to_string(),
+            Slot::Counter(i) => self.counters[i as usize].id.to_string(),
+        })
+    }
+
     fn apply_decl<T: Copy + DeclValue>(
         &mut self,
         decl: &EntryDecl<T>,
@@ -678,7 +691,16 @@ impl WorldState {
                     match T::adopt_parked(self, slot, &parked) {
                         Some(Adopt::Applied) => report.restored.push(decl.name.clone()),
                         Some(Adopt::Reset(_)) => report.reset_by_version.push(decl.name.clone()),
-                        Some(Adopt::RunScoped) | None => {}
+                        Some(Adopt::RunScoped) => {
+                            // Kept in the save, as an undeclared entry's
+                            // is: a scope edited by mistake for a session
+                            // lost the progress for good.
+                            self.save_problems
+                                .push(crate::document::run_scoped_problem(&saved_name));
+                            self.parked
+                                .insert(crate::document::parked_key(is_flag, &id), parked);
+                        }
+                        None => {}
                     }
                 }
                 self.by_id.insert(decl.id, slot);

@@ -554,3 +554,100 @@ fn a_failed_file_settles_the_world_but_does_not_make_it_ready() {
         "the missing file is reported"
     );
 }
+
+/// A flags file with `scope: Run` on a saved Meta counter for one session
+/// (a designer's experiment, a mistake): the saved value is kept in the
+/// save and said, and comes back with `scope: Meta` (a stranger's 5 towers
+/// were gone for good after one such session). Whichever merged first,
+/// the save or the file.
+#[test]
+fn a_saved_value_whose_entry_is_run_scoped_now_is_kept_in_the_save() {
+    let file = |scope: &str| {
+        wyrd_state::FlagsFile::from_bytes(
+            "p.flags.ron",
+            format!(
+                r#"(counters: [(id: "000000000000000000000000000000a1", name: "TOWERS", default: 0, scope: {scope})])"#
+            )
+            .as_bytes(),
+        )
+        .unwrap()
+    };
+    let mut saved = WorldState::default();
+    saved.merge_file(&file("Meta")).unwrap();
+    saved.set_counter("TOWERS", 5, "test").unwrap();
+    let doc = saved.to_document(0);
+    for save_first in [true, false] {
+        let mut state = WorldState::default();
+        if save_first {
+            state.apply_document(&doc);
+            state.merge_file(&file("Run")).unwrap();
+        } else {
+            state.merge_file(&file("Run")).unwrap();
+            state.apply_document(&doc);
+        }
+        assert_eq!(state.counter("TOWERS").unwrap(), 0, "Run-scoped: unused");
+        assert!(
+            state.save_problems().iter().any(
+                |p| p.contains("TOWERS is saved as a Meta value and declared `scope: Run` now")
+            ),
+            "{:?}",
+            state.save_problems()
+        );
+        let again = state.to_document(0);
+        assert_eq!(again.int_counters.len(), 1, "kept in the save: {again:?}");
+        assert_eq!(again.int_counters[0].value, 5);
+        // The scope back to Meta: the value is back.
+        let mut next = WorldState::default();
+        next.merge_file(&file("Meta")).unwrap();
+        next.apply_document(&again);
+        assert_eq!(
+            next.counter("TOWERS").unwrap(),
+            5,
+            "save first: {save_first}"
+        );
+    }
+}
+
+/// A saved value that no declared entry takes is said once the files
+/// merged, with the id the files declare its name with (an id edited by
+/// mistake showed 0 towers, and the only line was the one every launch
+/// logs before the files merge).
+#[test]
+fn a_saved_value_no_entry_takes_is_said_once_the_files_merged() {
+    let old =
+        r#"(counters: [(id: "000000000000000000000000000000a1", name: "TOWERS", default: 0)])"#;
+    let mut saved = WorldState::default();
+    saved
+        .merge_file(&wyrd_state::FlagsFile::from_bytes("p.flags.ron", old.as_bytes()).unwrap())
+        .unwrap();
+    saved.set_counter("TOWERS", 5, "test").unwrap();
+    let doc = saved.to_document(0);
+    let edited =
+        r#"(counters: [(id: "000000000000000000000000000000a2", name: "TOWERS", default: 0)])"#;
+    let dir = temp_assets(&[("p.flags.ron", edited)]);
+    let mut app = app_with(dir.path(), &["p.flags.ron"]);
+    app.world_mut()
+        .resource_mut::<WorldState>()
+        .apply_document(&doc);
+    run_until(&mut app, "merged", |w| {
+        w.resource::<WorldStateFiles>().all_merged()
+    });
+    app.update();
+    let state = app.world().resource::<WorldState>();
+    let said: Vec<&String> = state
+        .save_problems()
+        .iter()
+        .filter(|p| p.contains("TOWERS (id 000000000000000000000000000000a1) is in the save and no flags file declares it"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", state.save_problems());
+    assert!(
+        said[0].contains("the flags files declare TOWERS with id 000000000000000000000000000000a2"),
+        "{}",
+        said[0]
+    );
+    assert_eq!(
+        state.to_document(0).int_counters.len(),
+        1,
+        "kept and written back"
+    );
+}
