@@ -634,6 +634,25 @@ impl WorldState {
                     }
                 }
                 let entry = T::entry_mut(self, slot);
+                // A Meta value made Run-scoped by an edit (hot reload)
+                // stays in the save, as one loaded so is.
+                if entry.scope == Scope::Meta
+                    && decl.scope == Scope::Run
+                    && entry.value != entry.default
+                {
+                    let saved = crate::document::SavedEntry {
+                        id: entry.id.to_string(),
+                        debug_name: entry.name.to_string(),
+                        value: entry.value,
+                        version: Some(entry.version),
+                    };
+                    let key = crate::document::parked_key(is_flag, &saved.id);
+                    let problem = crate::document::run_scoped_problem(&saved.debug_name);
+                    let parked = T::park(saved, u64::MAX);
+                    self.parked.insert(key, parked);
+                    self.save_problems.push(problem);
+                }
+                let entry = T::entry_mut(self, slot);
                 let changed = entry.default != decl.default
                     || entry.version != decl.version
                     || entry.scope != decl.scope
@@ -646,6 +665,14 @@ impl WorldState {
                 entry.file = Some(path.to_owned());
                 if changed {
                     report.updated.push(decl.name.clone());
+                }
+                // Meta again: the value kept while it was Run-scoped.
+                let key = crate::document::parked_key(is_flag, &decl.id.to_string());
+                if decl.scope == Scope::Meta
+                    && let Some(parked) = self.parked.remove(&key)
+                    && T::adopt_parked(self, slot, &parked).is_none()
+                {
+                    self.parked.insert(key, parked);
                 }
                 slot
             }
@@ -720,6 +747,7 @@ trait DeclValue: Sized + PartialEq {
     fn entry_mut(state: &mut WorldState, slot: Slot) -> &mut Entry<Self>;
     fn push(state: &mut WorldState, entry: Entry<Self>) -> Slot;
     fn adopt_parked(state: &mut WorldState, slot: Slot, parked: &Parked) -> Option<Adopt>;
+    fn park(saved: crate::document::SavedEntry<Self>, order: u64) -> Parked;
 }
 
 impl DeclValue for bool {
@@ -743,6 +771,9 @@ impl DeclValue for bool {
             Parked::Counter(..) => None,
         }
     }
+    fn park(saved: crate::document::SavedEntry<bool>, order: u64) -> Parked {
+        Parked::Flag(saved, order)
+    }
 }
 
 impl DeclValue for i64 {
@@ -765,5 +796,8 @@ impl DeclValue for i64 {
             )),
             Parked::Flag(..) => None,
         }
+    }
+    fn park(saved: crate::document::SavedEntry<i64>, order: u64) -> Parked {
+        Parked::Counter(saved, order)
     }
 }

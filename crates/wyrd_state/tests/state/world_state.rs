@@ -606,6 +606,19 @@ fn a_saved_value_whose_entry_is_run_scoped_now_is_kept_in_the_save() {
             "save first: {save_first}"
         );
     }
+    // The same edit as a hot reload of the running game, and back.
+    let mut state = WorldState::default();
+    state.merge_file(&file("Meta")).unwrap();
+    state.set_counter("TOWERS", 5, "test").unwrap();
+    state.merge_file(&file("Run")).unwrap();
+    assert_eq!(
+        state.to_document(0).int_counters[0].value,
+        5,
+        "kept in the save"
+    );
+    state.merge_file(&file("Meta")).unwrap();
+    assert_eq!(state.counter("TOWERS").unwrap(), 5, "Meta again");
+    assert_eq!(state.to_document(0).int_counters.len(), 1, "once");
 }
 
 /// A saved value that no declared entry takes is said once the files
