@@ -194,10 +194,15 @@ impl DocumentLoad {
                 let backup = self.copy(CopyKind::Backup);
                 match &backup.verdict {
                     // A first save interrupted after its primaries: there
-                    // was never a backup (the repair writes one).
-                    Verdict::Invalid(LoadError::Missing) => {
+                    // was never a backup (the repair writes one). Later,
+                    // every completed save wrote one: it went since.
+                    Verdict::Invalid(LoadError::Missing) if save_point.is_none_or(|n| n <= 1) => {
                         format!("{}: it had no backup yet", self.file)
                     }
+                    Verdict::Invalid(LoadError::Missing) => format!(
+                        "{}: its backup is missing (deleted since it was written); written again",
+                        self.file
+                    ),
                     Verdict::Invalid(_) => {
                         format!("{}: backup unusable ({})", self.file, why(backup))
                     }
@@ -228,7 +233,7 @@ impl DocumentLoad {
                     )
                 } else {
                     format!(
-                        "{} has no usable copy of save point {n}, where the slot was saved ({}); started fresh",
+                        "{} has no usable copy of save point {n}, the one the slot loads ({}); started fresh",
                         self.file,
                         found.join("; ")
                     )

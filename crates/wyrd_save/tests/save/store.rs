@@ -505,6 +505,15 @@ fn a_backup_never_written_is_not_called_unusable() {
     assert!(text.contains("save.json: it had no backup yet"), "{text}");
     assert!(!text.contains("unusable"), "{text}");
     assert!(dir.path().join("save.json.bak").exists(), "repaired");
+    // A backup deleted after later saves was written: it is not "yet".
+    save(&s, &doc(2), 2);
+    save(&s, &doc(3), 3);
+    fs::remove_file(dir.path().join("save.json.bak")).unwrap();
+    let (_, _, _, text) = load(&s);
+    assert!(
+        text.contains("save.json: its backup is missing (deleted since it was written)"),
+        "{text}"
+    );
 }
 
 #[test]
