@@ -241,6 +241,12 @@ fn edit_vocabulary(app: &mut App, f: impl FnOnce(&mut crate::Vocabulary)) {
 pub trait BtAppExt {
     /// Registers an action name trees may use.
     fn register_bt_action(&mut self, name: &str) -> &mut Self;
+    /// Registers an action whose parameters are named by the world values
+    /// (flags and counters) it writes, `GrantReward(params: {"COINS":
+    /// 100})`: each name is checked as a `World(..)` condition's is, when
+    /// the tree loads and by `wyrd check` (a misspelt flag only failed
+    /// when its branch ran).
+    fn register_bt_world_action(&mut self, name: &str) -> &mut Self;
     /// Registers a predicate trees may use in `Predicate("name")`.
     fn register_bt_predicate(
         &mut self,
@@ -286,6 +292,13 @@ impl BtAppExt for App {
     fn register_bt_action(&mut self, name: &str) -> &mut Self {
         edit_vocabulary(self, |v| {
             v.add_action(name);
+        });
+        self
+    }
+
+    fn register_bt_world_action(&mut self, name: &str) -> &mut Self {
+        edit_vocabulary(self, |v| {
+            v.add_world_action(name);
         });
         self
     }

@@ -197,6 +197,11 @@ pub struct Vocabulary {
     /// may read (`World(..)`); the world state adds its files here. Written
     /// to the [vocabulary file](crate::VocabularyFile) for `wyrd check`.
     pub world_files: Vec<String>,
+    /// Actions whose parameters are named by world values (flags and
+    /// counters) they write, `SetFlagValue(params: {"QUEST_DONE": true})`:
+    /// each name is checked as a `World(..)` condition's is, when the tree
+    /// loads (against the flags files) and by `wyrd check`.
+    pub world_actions: Vec<String>,
 }
 
 impl std::fmt::Debug for Vocabulary {
@@ -224,6 +229,15 @@ impl Vocabulary {
         let id = ActionId::of(name);
         self.actions.insert(name.to_owned(), id);
         id
+    }
+
+    /// Registers an action whose parameters are named by world values it
+    /// writes (see [`world_actions`](Self::world_actions)).
+    pub fn add_world_action(&mut self, name: &str) -> ActionId {
+        if !self.world_actions.iter().any(|a| a == name) {
+            self.world_actions.push(name.to_owned());
+        }
+        self.add_action(name)
     }
 
     /// Registers a predicate.

@@ -57,6 +57,9 @@ pub const VOCABULARY_FORMAT: &str = "wyrd-vocabulary";
 ///   ([`CustomNode::params`]), checked as an action's.
 /// - `world_files`: asset paths of the flags files whose flags and counters
 ///   trees may read with `World(..)`.
+/// - `world_actions` (absent when none): actions whose parameters are named
+///   by the flags and counters they write (`SetFlagValue`), checked as
+///   `World(..)` names are.
 ///
 /// A file of a newer `version` is refused with a message; unknown fields
 /// are ignored, so that later minor additions stay readable.
@@ -81,6 +84,10 @@ pub struct VocabularyFile {
     /// Flags files (asset paths) declaring the world values trees may read.
     #[serde(default)]
     pub world_files: Vec<String>,
+    /// Actions whose parameters are named by world values they write
+    /// ([`Vocabulary::world_actions`]), sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub world_actions: Vec<String>,
 }
 
 /// An action a game registered.
@@ -269,6 +276,8 @@ impl VocabularyFile {
         let mut world_files = vocabulary.world_files.clone();
         world_files.sort();
         world_files.dedup();
+        let mut world_actions = vocabulary.world_actions.clone();
+        world_actions.sort();
         VocabularyFile {
             format: VOCABULARY_FORMAT.to_owned(),
             version: VOCABULARY_VERSION,
@@ -277,6 +286,7 @@ impl VocabularyFile {
             predicate_args,
             nodes,
             world_files,
+            world_actions,
         }
     }
 
@@ -347,6 +357,7 @@ impl VocabularyFile {
             );
         }
         v.world_files = self.world_files.clone();
+        v.world_actions = self.world_actions.clone();
         Ok(v)
     }
 }

@@ -273,6 +273,10 @@ impl Plugin for WorldStateEvaluationPlugin {
             }
             Ok(NodeEffect::Done)
         });
+        // Their parameters name flags and counters: checked when the tree
+        // loads and by `wyrd check`, not only when a branch runs.
+        app.register_bt_world_action("SetFlagValue")
+            .register_bt_world_action("SetCounterValue");
         app.register_world_state_node("ResetWorldStateManagers", |world, _| {
             let resets = world.resource::<WorldStateNodes>().resets.clone();
             for r in resets {
@@ -370,6 +374,9 @@ fn evaluate_inner(
     let mut bb = Blackboard::new();
     bb.bind(program);
     let mut passes = 0;
+    // Nodes whose handler failed: the evaluation goes on (the node fails,
+    // as an action does), and says so in its result.
+    let mut node_errors: Vec<String> = Vec::new();
     'pass: loop {
         passes += 1;
         if passes > max_restarts + 1 {
@@ -417,7 +424,7 @@ fn evaluate_inner(
                 return WorldStateEvaluated {
                     passes,
                     ended,
-                    error: None,
+                    error: (!node_errors.is_empty()).then(|| node_errors.join("\n")),
                 };
             }
             let started: Vec<u32> = actions
@@ -454,7 +461,17 @@ fn evaluate_inner(
                         restart |= effect == NodeEffect::Restart;
                     }
                     (Err(e), Some(slot)) => {
-                        error!("{}: {}: {e}", program.source(), program.path(node));
+                        // The error's own words: a `BevyError` shows the
+                        // handler's backtrace after them, Wyrd's internals
+                        // beside a designer's data error.
+                        let text = e.to_string();
+                        let why = text.lines().next().unwrap_or_default();
+                        // Logged with the result (`run_evaluations`).
+                        node_errors.push(format!(
+                            "{}: {}: {why}",
+                            program.source(),
+                            program.path(node)
+                        ));
                         slot.fail();
                     }
                     _ => {}

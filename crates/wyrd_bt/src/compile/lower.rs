@@ -230,6 +230,14 @@ pub(crate) fn lower(
             }
             let schema = c.vocab.schemas.get(&d.action).map(Vec::as_slice);
             let params = c.action_params(file, &d.action, &d.params, schema)?;
+            // The world values it writes, named by its parameters: checked
+            // as those a `World(..)` condition reads (the program's
+            // globals, reported where they are written when undeclared).
+            if c.vocab.world_actions.contains(&d.action) {
+                for (name, _) in &params {
+                    c.global_slot(file, name);
+                }
+            }
             let name: Arc<str> = Arc::from(d.action.as_str());
             let reads_keys = params
                 .iter()

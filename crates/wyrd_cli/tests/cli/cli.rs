@@ -869,6 +869,45 @@ fn a_script_that_names_its_tree_is_checked_against_it() {
     assert!(text(&o).1.contains("names no file"), "{:?}", text(&o));
 }
 
+/// The names of a world action's parameters (`SetFlagValue`, and a
+/// game's own registered with `register_bt_world_action`) are checked
+/// against the flags files as a `World(..)` condition's are: a misspelt
+/// flag was `ok`, and its reward never paid.
+#[test]
+fn check_reads_the_flags_a_world_action_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("w.flags.ron"),
+        r#"(flags: [(id: "000000000000000000000000000000a1", name: "QST_TOWERS_5_DONE", default: false)])"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("game.vocabulary.json"),
+        r#"{"format": "wyrd-vocabulary", "version": 1,
+        "actions": [{"name": "SetFlagValue"}], "predicates": [], "nodes": [],
+        "world_files": ["w.flags.ron"], "world_actions": ["SetFlagValue"]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("wyrd.toml"),
+        "vocabulary = \"game.vocabulary.json\"\n",
+    )
+    .unwrap();
+    let tree = dir.path().join("eval.bt.ron");
+    std::fs::write(
+        &tree,
+        "(root: Sequence(name: \"eval\", children: [\n    Action(action: \"SetFlagValue\", params: {\"QST_TOWERS_5_DONEE\": true}),\n]))",
+    )
+    .unwrap();
+    let o = wyrd(&["check", &tree.to_string_lossy()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("eval.bt.ron:2:46: no flags file declares the world value \"QST_TOWERS_5_DONEE\"; did you mean \"QST_TOWERS_5_DONE\"?"),
+        "{err}"
+    );
+}
+
 /// A script expects blackboard values too (`expect_value`): a port of a
 /// BT.CPP `Script` or `SubTree` checks what the tree wrote, where a new
 /// user had to write game code to see it. A number is the key's type

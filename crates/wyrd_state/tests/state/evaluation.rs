@@ -142,3 +142,41 @@ fn another_reader_still_sees_the_evaluation_request() {
     evaluate(&mut app);
     assert_eq!(app.world().resource::<Heard>().0, 1);
 }
+
+/// A flag misspelt in a `SetFlagValue` (a stranger's reward that never
+/// paid): its name is one of the program's world values, so the game
+/// reports it when the tree loads, where it is written (and `wyrd check`
+/// with the vocabulary); an evaluation whose node failed says so in its
+/// result, in the handler's words only (the log showed a backtrace of
+/// Wyrd's internals, and the result said no error).
+#[test]
+fn a_misspelt_flag_in_set_flag_value_is_a_world_value_and_a_failed_node_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = r#"(root: Sequence(name: "eval", children: [
+    ForceSuccess(child: Action(action: "SetFlagValue", params: {"PARNT": true})),
+    Action(action: "EndWorldStateEvaluation"),
+]))"#;
+    let mut app = app(dir.path(), tree);
+    let result = evaluate(&mut app);
+    let error = result.error.expect("the failed node is said");
+    assert!(
+        error.contains(
+            "eval.bt.ron: eval/force_success/SetFlagValue: no flag or counter is named \"PARNT\""
+        ),
+        "{error}"
+    );
+    assert_eq!(error.lines().count(), 1, "no backtrace: {error}");
+    let assets = app.world().resource::<Assets<wyrd_bt::BtAsset>>();
+    let (_, asset) = assets.iter().next().unwrap();
+    let written: Vec<(String, usize)> = asset
+        .program
+        .globals()
+        .iter()
+        .map(|g| (g.name.clone(), g.line))
+        .collect();
+    assert_eq!(
+        written,
+        vec![("PARNT".to_owned(), 2)],
+        "where it is written"
+    );
+}
