@@ -50,6 +50,11 @@ pub enum Declared {
     /// Every declared value is published: a name not published is declared
     /// nowhere, an error.
     Complete,
+    /// The declarations settled, but one failed to load (a flags file
+    /// with an error, reported where it is): a name not published may be
+    /// declared in it, so it is not blamed on the tree. Trees start, as
+    /// with `Complete`.
+    Incomplete,
 }
 
 impl BtGlobals {

@@ -392,6 +392,9 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
         }
         let slots = world.values.entry(id).or_default();
         slots.clear();
+        // With a declaration file failed, the names it may declare: one
+        // line per tree, not an error per name blaming the tree.
+        let mut unpublished: Vec<&str> = Vec::new();
         for (slot, g) in asset.program.globals.iter().enumerate() {
             let v = globals.get(&g.name);
             // Reported once per program and name; the key allocates nothing.
@@ -414,6 +417,8 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
                     error!("{problem}");
                     world.undeclared.entry(id).or_default().push(problem);
                     world.undeclared_gen += 1;
+                } else if globals.declared() == Declared::Incomplete {
+                    unpublished.push(&g.name);
                 } else {
                     warn!(
                         "{}:{}:{}: no world value {:?} is published (yet); the condition does not hold",
@@ -422,6 +427,12 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
                 }
             }
             slots.push(v);
+        }
+        if !unpublished.is_empty() {
+            warn!(
+                "{}: the world values {unpublished:?} are not published: a flags file failed to load (its error is above), and may declare them; their conditions do not hold",
+                asset.program.source()
+            );
         }
     }
 }

@@ -50,10 +50,11 @@ pub fn publish(
     files: Option<Res<WorldStateFiles>>,
     mut globals: ResMut<BtGlobals>,
 ) {
-    let declared = if files.is_none_or(|f| f.all_settled()) {
-        Declared::Complete
-    } else {
-        Declared::Loading
+    let declared = match files {
+        None => Declared::Complete,
+        Some(f) if f.all_merged() => Declared::Complete,
+        Some(f) if f.all_settled() => Declared::Incomplete,
+        Some(_) => Declared::Loading,
     };
     if globals.declared() != declared {
         globals.set_declared(declared);

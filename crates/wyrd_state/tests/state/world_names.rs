@@ -68,3 +68,41 @@ fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
         problems
     );
 }
+
+/// A flags file that failed to load (a typo in a field): the tree's
+/// names it would declare are not blamed on the tree, an error and a
+/// problem per name at the tree's lines (a stranger's six errors pointed
+/// at a tree whose every name was right); the world is `Incomplete` and
+/// the trees run.
+#[test]
+fn a_flags_file_that_failed_does_not_make_the_trees_names_undeclared() {
+    let assets = tempfile::tempdir().unwrap();
+    let broken = FLAGS.replace("default: 0", "defualt: 0");
+    std::fs::write(assets.path().join("w.flags.ron"), broken).unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
+    let mut app = TestApp::in_folder(assets.path(), 30.0)
+        .plugins((
+            WorldStatePlugin::with_files(["w.flags.ron"]),
+            BtPlugin::default(),
+            WorldStateBtPlugin,
+        ))
+        .with(|app| {
+            app.world_mut()
+                .get_resource_or_init::<BtRegistry>()
+                .edit(|v| v.permissive = true);
+        })
+        .build();
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
+    wyrd_test_support::run_until(
+        &mut app,
+        "the flags file to fail",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| w.resource::<wyrd_bt::BtGlobals>().declared() == wyrd_bt::Declared::Incomplete,
+    );
+    step(&mut app, 2);
+    let agent = app.world().get::<BtAgent>(e).unwrap();
+    assert!(agent.problems().is_empty(), "{:?}", agent.problems());
+    assert!(agent.state().ticks() > 0, "the tree runs");
+}
