@@ -41,6 +41,14 @@ pub trait SaveDocument: Serialize + DeserializeOwned + Send + Sync + 'static {
     fn capture(world: &mut World) -> Self;
     /// Puts a loaded (or fresh) document into the world. `load` says where
     /// it came from; check values here and report what is off.
+    ///
+    /// It runs in `PreStartup`, before any asset has loaded: the world
+    /// state's flags files have not merged yet, so a flag or counter named
+    /// here is not known (`WorldState::set_counter` says there is no such
+    /// name). Keep such values in a resource and put them into the world
+    /// state from a system that runs once the files merged
+    /// (`.run_if(world_state_ready)`), as the Drone quest's run document
+    /// does.
     fn apply(self, world: &mut World, load: &DocumentLoad);
 }
 
@@ -517,7 +525,14 @@ impl SaveSlot {
             warn!("{p}");
         }
         slot.saved_gen = slot.change_gen;
-        slot.marked = false;
+        // A document of the loaded save point that started fresh (missing,
+        // every copy bad or of another point) is not on disk as the game
+        // now holds it: the slot is written whole again at the next
+        // autosave (it waited for a change, and every launch said the
+        // document was missing while the status said "saved").
+        slot.marked = slot.paused.is_none()
+            && outcome.save_point.is_some()
+            && outcome.documents.iter().any(|d| d.source.is_none());
         slot.dirty_since = None;
         slot.failures = 0;
         slot.retry_at = None;

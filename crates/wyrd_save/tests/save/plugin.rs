@@ -494,4 +494,25 @@ fn a_missing_document_can_pause_saving() {
     step(&mut app);
     assert_eq!(on_disk(&fs), Some(9));
     assert!(fs.file(Path::new("/saves/other.json")).is_some());
+    drop(app);
+    // Deleted again and nothing changes in the session: the slot is
+    // written whole at the next autosave (it waited for a change, and
+    // every launch said the document was missing while the status said
+    // "saved").
+    fs.delete(Path::new("/saves/other.json"));
+    fs.delete(Path::new("/saves/other.json.bak"));
+    let mut app = two(&fs, MissingDocument::StartFresh);
+    assert!(app.world().resource::<SaveSlot>().is_dirty());
+    for _ in 0..3 {
+        step(&mut app);
+    }
+    app.world_mut().write_message(AppExit::Success);
+    step(&mut app);
+    SaveSlot::finish_writes(app.world_mut());
+    assert!(
+        fs.file(Path::new("/saves/other.json")).is_some(),
+        "written again"
+    );
+    assert!(fs.file(Path::new("/saves/other.json.bak")).is_some());
+    assert_eq!(on_disk(&fs), Some(9), "the others' save kept");
 }
