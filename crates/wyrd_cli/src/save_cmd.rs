@@ -84,9 +84,29 @@ pub(crate) fn status(
         ));
         return Err(bad(""));
     }
-    let store = SaveStore::new(dir, key.clone())
-        .with_documents(docs.iter().map(|d| DocSpec::json(d.clone(), schema)));
-    let mut survey = store.survey();
+    let survey_of = |docs: &[String]| {
+        SaveStore::new(dir, key.clone())
+            .with_documents(docs.iter().map(|d| DocSpec::json(d.clone(), schema)))
+            .survey()
+    };
+    let mut survey = survey_of(&docs);
+    // A document the slot lists (`SlotDocuments`) and the folder lacks,
+    // deleted: surveyed too, as the game loads it (it was left out, and
+    // the command said nothing of what the game reports missing).
+    let listed: Vec<String> = (0..docs.len())
+        .filter_map(|i| survey.take::<serde_json::Value>(i))
+        .find_map(|doc| {
+            serde_json::from_value::<Vec<String>>(doc.get(wyrd_save::SLOT_DOCUMENTS_FIELD)?.clone())
+                .ok()
+        })
+        .unwrap_or_default();
+    let missing: Vec<String> = listed
+        .into_iter()
+        .filter(|d| !docs.contains(d) && !unsigned.contains(d))
+        .collect();
+    let mut docs = docs;
+    docs.extend(missing);
+    let mut survey = survey_of(&docs);
     let outcome = survey.outcome.clone();
     out.push_str(&format!(
         "{}: {} document(s); would load: {}\n",

@@ -113,6 +113,30 @@ fn status_leaves_out_the_games_own_unsigned_json_beside_the_slot() {
     assert!(!out.contains("no usable copy"), "{out}");
 }
 
+/// A document the slot lists and the folder lacks (both copies deleted)
+/// is surveyed as the game loads it: reported missing, where `status`
+/// left it out and said nothing.
+#[test]
+fn status_reports_a_document_the_slot_lists_and_the_folder_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = r#"{"SchemaVersion": 1, "SaveCounter": 3, "SlotDocuments": ["profile.json", "world_state.json"], "Coins": 5}"#;
+    sign(dir.path(), "profile.json", body);
+    sign(dir.path(), "profile.json.bak", body);
+    let o = wyrd(&[
+        "save",
+        "status",
+        dir.path().to_str().unwrap(),
+        "--key-file",
+        &fixture("test.key"),
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("2 document(s)"), "{out}");
+    assert!(
+        out.contains("world_state.json is missing: the slot was saved at point 3"),
+        "{out}"
+    );
+}
+
 #[test]
 fn status_fails_when_no_copy_is_usable() {
     let dir = tempfile::tempdir().unwrap();
