@@ -342,6 +342,26 @@ impl<'a> Compiler<'a> {
             NodeDef::Guard(g) => g.when.iter().map(check_display).collect(),
             NodeDef::Impulse(i) => i.when.iter().map(check_display).collect(),
             NodeDef::Threshold(t) => vec![check_display(&t.check)],
+            // With the values they check (the automatic name has only the
+            // names: `?NPC_DRONE_SPK_01` read as the flag being true).
+            NodeDef::CheckWorldStateFlags(c) => c
+                .flags
+                .iter()
+                .map(|(f, v)| {
+                    check_display(&Check::World(
+                        f.clone(),
+                        crate::value::Op::Eq,
+                        crate::Value::Bool(*v),
+                    ))
+                })
+                .collect(),
+            NodeDef::CheckWorldStateCounters(c) => c
+                .counters
+                .iter()
+                .map(|(n, op, v)| {
+                    check_display(&Check::World(n.clone(), *op, crate::Value::Int(*v)))
+                })
+                .collect(),
             _ => Vec::new(),
         };
         self.p.check_texts.push(checks.join(" & "));

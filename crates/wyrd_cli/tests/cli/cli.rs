@@ -662,6 +662,16 @@ fn graph_shows_the_nodes_own_fields() {
     ] {
         assert!(dot.contains(shown), "{shown} in {dot}");
     }
+    // A world-state check shows the values it checks (its automatic name
+    // has the names only: a designer read `?NPC_DRONE_SPK_01` as "true").
+    let o = wyrd(&[
+        "graph",
+        repo("assets/drone_quest/evaluation.bt.ron")
+            .to_str()
+            .unwrap(),
+    ]);
+    let dot = text(&o).0;
+    assert!(dot.contains("?NPC_DRONE_SPK_01==false"), "{dot}");
 }
 
 /// Issue 15: per-command help with examples; usage errors exit 2.
