@@ -730,6 +730,9 @@ fn tick_trees(
     stats.paused = waiting || paused;
     if waiting || paused {
         stats.ticked = 0;
+        // Held trees tick none (the inspector and a HUD said 1440 a
+        // second while paused).
+        stats.ticks_per_second = 0.0;
         // No action is listed: while the world loads, a restored agent's
         // action waits for the agent's first tick (how fast the files
         // load changes nothing); paused by a debugger, the actions hold

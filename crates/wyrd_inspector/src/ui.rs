@@ -383,11 +383,11 @@ fn draw_save_and_timing(
                 }
                 ui.label(format!("folder: {}", save.path));
                 ui.label(format!("documents: {}", save.documents));
-                ui.label(format!("loaded: {}", save.last_load));
-                match save.last_saved {
-                    Some(t) => ui.label(format!("last saved: {t:.0} s after 1970")),
-                    None => ui.label("last saved: not yet"),
-                };
+                ui.label(format!("last load: {}", save.last_load));
+                ui.label(format!(
+                    "last saved: {}",
+                    saved_at(save.last_saved, now_unix())
+                ));
                 if let Some(e) = &save.error {
                     ui.colored_label(Color32::from_rgb(235, 100, 90), format!("error: {e}"));
                 }
@@ -671,5 +671,56 @@ fn draw_tree(
         if collapsed {
             hidden_below = Some(row.depth);
         }
+    }
+}
+
+/// Seconds since the Unix epoch, now.
+fn now_unix() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// When the slot last saved, as a designer reads it: the UTC time and how
+/// long ago (`2026-12-06 16:55:01 UTC, 12 s ago`), or "not yet" (it showed
+/// seconds since 1970).
+pub(crate) fn saved_at(last_saved: Option<f64>, now: f64) -> String {
+    let Some(t) = last_saved else {
+        return "not yet in this session".to_owned();
+    };
+    let stamp = wyrd_save::utc_file_stamp(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(t.max(0.0)),
+    );
+    // `2026-12-06T16-55-01Z`: the file name's form, told as a time.
+    let (date, time) = stamp.split_once('T').unwrap_or((&stamp, ""));
+    let time = time.trim_end_matches('Z').replace('-', ":");
+    let ago = (now - t).max(0.0);
+    let ago = if ago < 90.0 {
+        format!("{ago:.0} s ago")
+    } else if ago < 90.0 * 60.0 {
+        format!("{:.0} min ago", ago / 60.0)
+    } else {
+        format!("{:.1} h ago", ago / 3600.0)
+    };
+    format!("{date} {time} UTC, {ago}")
+}
+
+#[cfg(test)]
+mod tests {
+    /// The Save panel's "last saved" is a time a designer reads (it showed
+    /// "1796575454 s after 1970").
+    #[test]
+    fn last_saved_is_a_utc_time_and_how_long_ago() {
+        // 2026-12-06 16:55:01 UTC.
+        let t = 1_796_576_101.0;
+        assert_eq!(
+            super::saved_at(Some(t), t + 12.0),
+            "2026-12-06 16:55:01 UTC, 12 s ago"
+        );
+        assert_eq!(
+            super::saved_at(Some(t), t + 600.0),
+            "2026-12-06 16:55:01 UTC, 10 min ago"
+        );
+        assert_eq!(super::saved_at(None, t), "not yet in this session");
     }
 }

@@ -918,6 +918,8 @@ fn paused_trees_hold_their_actions_and_a_step_lists_them_once() {
             "held"
         );
         assert!(app.world().resource::<BtStats>().paused);
+        // Held trees tick none: the inspector's timing said 1440 a second.
+        assert_eq!(app.world().resource::<BtStats>().ticks_per_second, 0.0);
     }
     assert_eq!(ticks(&app), before);
     app.world_mut().resource_mut::<BtSettings>().steps = 1;
