@@ -537,7 +537,7 @@ fn draw_node(
         row.status.as_str(),
         row.note
     ));
-    response.context_menu(|ui| breakpoint_menu(ui, row, state));
+    response.context_menu(|ui| breakpoint_menu(ui, tree, row, state));
     if response.clicked() {
         state.picked = Some(row.path.clone());
     }

@@ -524,14 +524,22 @@ fn break_word(on: wyrd_bt::BreakOn) -> &'static str {
     }
 }
 
-/// A node's right-click menu: breakpoints on its events, for every agent
-/// of the tree (a set one is cleared).
+/// A node's right-click menu, named by its node: breakpoints on its
+/// events, for every agent of the tree (a set one is cleared). The World
+/// State Evaluation is no agent's tree and runs at once when asked: its
+/// menu says so (its breakpoints did nothing, without a word).
 pub(crate) fn breakpoint_menu(
     ui: &mut egui::Ui,
+    tree: &crate::snapshot::TreeSnapshot,
     row: &crate::snapshot::NodeRow,
     state: &mut InspectorUiState,
 ) {
     use wyrd_bt::BreakOn;
+    ui.label(RichText::new(&row.path).strong());
+    if !tree.recordable {
+        ui.label("no breakpoints here: the World State Evaluation is no agent's tree (it runs at once when asked)");
+        return;
+    }
     for (on, text) in [
         (BreakOn::Running, "becomes running"),
         (BreakOn::Success, "succeeds"),
@@ -657,7 +665,7 @@ fn draw_tree(
                 label.scroll_to_me(Some(egui::Align::Center));
                 state.found_for = state.find.clone();
             }
-            label.context_menu(|ui| breakpoint_menu(ui, row, state));
+            label.context_menu(|ui| breakpoint_menu(ui, tree, row, state));
             if !row.breaks.is_empty() {
                 let on: Vec<&str> = row.breaks.iter().map(|b| break_word(*b)).collect();
                 // Text, not a dot glyph: egui's default fonts have none.

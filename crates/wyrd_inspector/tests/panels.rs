@@ -616,6 +616,28 @@ fn a_right_click_on_a_node_sets_a_breakpoint_and_marked_nodes_show_it() {
     assert!(h.state().2.contains(&InspectorAction::SaveBreakpoints));
 }
 
+/// The World State Evaluation's nodes say that they take no breakpoint
+/// (its breakpoint menu did nothing, without a word), and a node's menu
+/// names its node.
+#[test]
+fn the_evaluations_node_menu_says_it_takes_no_breakpoint() {
+    let mut snap = snapshot();
+    snap.tree.as_mut().unwrap().recordable = false;
+    let mut h = harness(snap);
+    h.get_by_label_contains("GuardSequence fight")
+        .click_secondary();
+    h.run();
+    h.get_by_label_contains("no breakpoints here: the World State Evaluation");
+    assert_eq!(h.query_all_by_label_contains("break when").count(), 0);
+    h.key_press(egui::Key::Escape);
+    h.run();
+    let mut h = harness(snapshot());
+    h.get_by_label_contains("GuardSequence fight")
+        .click_secondary();
+    h.run();
+    h.get_by_label("root/fight");
+}
+
 /// Issue 27, in an app: a breakpoint set from the panel (as `apply_actions`
 /// applies it) for the selected agent's tree hits when that node is
 /// aborted, pauses the trees, and the inspector follows the hit to the
