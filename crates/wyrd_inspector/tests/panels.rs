@@ -508,6 +508,7 @@ fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
             label: "grunt b".into(),
             nodes,
             crowd_agents: crowd.len(),
+            recordable: true,
             ..Default::default()
         }),
         ..Default::default()
