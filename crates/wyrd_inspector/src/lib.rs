@@ -239,15 +239,31 @@ fn save_recording(world: &mut World) {
     let path = dir.join(format!("{file}-tick{last}.recording.json"));
     let written = std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(&path, serde_json::to_vec(&rec).unwrap_or_default()));
-    match written {
-        Ok(()) => info!(
-            "inspector: wrote {} ({} ticks); replay it with `wyrd sim {} --replay {}`",
-            path.display(),
-            rec.ticks.len(),
-            rec.tree,
-            path.display()
-        ),
-        Err(e) => warn!("inspector: cannot write {}: {e}", path.display()),
+    // The tree as a file from where the game runs (the recording names
+    // it by asset path: the printed command failed as printed).
+    let assets = world
+        .get_resource::<InspectorState>()
+        .map(|s| s.assets.clone())
+        .unwrap_or_default();
+    let tree = assets.join(&rec.tree);
+    let said = match written {
+        Ok(()) => {
+            info!(
+                "inspector: wrote {} ({} ticks); replay it with `wyrd sim {} --replay {}`",
+                path.display(),
+                rec.ticks.len(),
+                tree.display(),
+                path.display()
+            );
+            format!("saved {} ({} ticks)", path.display(), rec.ticks.len())
+        }
+        Err(e) => {
+            warn!("inspector: cannot write {}: {e}", path.display());
+            format!("cannot write {}: {e}", path.display())
+        }
+    };
+    if let Some(mut state) = world.get_resource_mut::<InspectorState>() {
+        state.saved_recording = Some(said);
     }
 }
 
@@ -290,6 +306,8 @@ pub struct InspectorState {
     /// before the panel has moved to the agent).
     shown_for: Option<Entity>,
     last_traced_tick: u64,
+    /// What the last "save" of a recording wrote, for the panel to say.
+    saved_recording: Option<String>,
 }
 
 impl Plugin for WyrdInspectorPlugin {
@@ -715,6 +733,7 @@ pub fn take_snapshot(
                 last,
                 shown,
                 marks,
+                saved: state.saved_recording.clone(),
             });
             tree.stats = recording
                 .as_ref()

@@ -62,6 +62,8 @@ pub struct TimelineRow {
     /// Ticks worth a marker: `S` an action started, `A` one was aborted,
     /// `!` a stimulus was inserted, `I` an impulse took over.
     pub marks: Vec<(u64, char)>,
+    /// What the last "save" of a recording wrote (or why it could not).
+    pub saved: Option<String>,
 }
 
 /// What happened to a node of the selected agent, for the history: the

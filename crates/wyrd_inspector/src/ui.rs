@@ -427,13 +427,11 @@ fn draw_save_and_timing(
 /// The flight recorder's timeline: a scrubber over the recorded ticks, one
 /// tick back / forward, back to live, stop.
 fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<InspectorAction>) {
+    // The stepping buttons first, always all there: a "live" button that
+    // appeared, and a label whose width followed the tick numbers, moved
+    // them under the pointer (repeated clicks on "<" landed on "save").
     ui.horizontal(|ui| {
-        ui.label(format!("recorded ticks {}..={}", tl.first, tl.last));
         let mut t = tl.shown.unwrap_or(tl.last);
-        let slider = ui.add(egui::Slider::new(&mut t, tl.first..=tl.last).text("tick"));
-        if slider.changed() {
-            actions.push(InspectorAction::ShowTick(Some(t)));
-        }
         if ui.button("<").on_hover_text("one tick back").clicked() {
             actions.push(InspectorAction::ShowTick(Some(
                 t.saturating_sub(1).max(tl.first),
@@ -442,9 +440,20 @@ fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<I
         if ui.button(">").on_hover_text("one tick forward").clicked() {
             actions.push(InspectorAction::ShowTick(Some((t + 1).min(tl.last))));
         }
-        if tl.shown.is_some() && ui.button("live").clicked() {
+        if ui
+            .add_enabled(tl.shown.is_some(), egui::Button::new("live"))
+            .on_hover_text("back to the live tree")
+            .clicked()
+        {
             actions.push(InspectorAction::ShowTick(None));
         }
+        let slider = ui.add(egui::Slider::new(&mut t, tl.first..=tl.last).text("tick"));
+        if slider.changed() {
+            actions.push(InspectorAction::ShowTick(Some(t)));
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label(format!("recorded ticks {}..={}", tl.first, tl.last));
         if ui
             .button("save")
             .on_hover_text("write the recording to a file")
@@ -456,6 +465,9 @@ fn draw_timeline(ui: &mut egui::Ui, tl: &crate::TimelineRow, actions: &mut Vec<I
             actions.push(InspectorAction::Record(false));
         }
     });
+    if let Some(saved) = &tl.saved {
+        ui.label(saved);
+    }
     // Markers under the scrubber: where actions started (green) or were
     // aborted (red), stimuli arrived (yellow), impulses took over (violet).
     let (rect, _) =

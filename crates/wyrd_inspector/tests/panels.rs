@@ -1106,3 +1106,35 @@ fn a_utility_decision_shows_its_scores_and_why_the_winner_won() {
     let h = harness(snap);
     h.get_by_label("tick 4: root chose sleep: eat=0.50 sleep=1.00 (beat eat by 0.50)");
 }
+
+/// The timeline's stepping buttons stay where they are, live or at a
+/// recorded tick, whatever the tick numbers (a "live" button appeared
+/// between ">" and "save", and a designer's repeated "<" clicks saved the
+/// recording three times); a saved recording is said in the panel.
+#[test]
+fn the_timelines_buttons_stay_in_place_and_a_save_is_said() {
+    let timeline = |shown: Option<u64>, last: u64, saved: Option<&str>| {
+        let mut snap = snapshot();
+        snap.tree.as_mut().unwrap().timeline = Some(wyrd_inspector::TimelineRow {
+            first: 1,
+            last,
+            shown,
+            marks: Vec::new(),
+            saved: saved.map(str::to_owned),
+        });
+        snap
+    };
+    let place = |snap| {
+        let h = harness(snap);
+        ["<", ">", "live"].map(|b| h.get_by_label(b).rect().min)
+    };
+    let live = place(timeline(None, 9, None));
+    assert_eq!(place(timeline(Some(4), 9, None)), live);
+    assert_eq!(place(timeline(Some(4), 123_456, None)), live);
+    let h = harness(timeline(
+        None,
+        9,
+        Some("saved recordings/grunt-tick9.recording.json (9 ticks)"),
+    ));
+    h.get_by_label("saved recordings/grunt-tick9.recording.json (9 ticks)");
+}
