@@ -280,6 +280,15 @@ fn draw_selected(
         egui::CollapsingHeader::new("History")
             .default_open(true)
             .show(ui, |ui| {
+                // An empty history says why (a designer waited for the
+                // evaluation's and saw nothing).
+                if snap.history.is_empty() {
+                    ui.label(if tree.recordable {
+                        "nothing yet: the agent's node changes are listed from when it was selected, while this panel is open"
+                    } else {
+                        "none: the World State Evaluation runs at once when asked, its last run is the tree above"
+                    });
+                }
                 for h in snap.history.iter().rev().take(40) {
                     ui.label(h.line());
                 }

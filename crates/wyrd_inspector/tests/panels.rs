@@ -1138,3 +1138,19 @@ fn the_timelines_buttons_stay_in_place_and_a_save_is_said() {
     ));
     h.get_by_label("saved recordings/grunt-tick9.recording.json (9 ticks)");
 }
+
+/// An empty history says why: for an agent, since when changes are
+/// listed; for the World State Evaluation, that it keeps none (a designer
+/// waited for one and saw an empty section).
+#[test]
+fn an_empty_history_says_why() {
+    let mut snap = snapshot();
+    snap.history.clear();
+    let h = harness(snap.clone());
+    h.get_by_label_contains(
+        "nothing yet: the agent's node changes are listed from when it was selected",
+    );
+    snap.tree.as_mut().unwrap().recordable = false;
+    let h = harness(snap);
+    h.get_by_label_contains("none: the World State Evaluation runs at once when asked");
+}
