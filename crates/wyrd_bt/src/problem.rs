@@ -36,9 +36,10 @@ pub enum AgentProblem {
         key: String,
     },
     /// The tree names a world value that no flags file declares: it reads
-    /// as unknown (a condition on it never holds, a score reads 0).
+    /// as unknown (a condition on it never holds, a score reads 0, an
+    /// action writing it fails).
     #[error(
-        "{at}: no flags file declares the world value {name:?}; it reads as unknown (a condition on it never holds, a score reads 0){hint}"
+        "{at}: no flags file declares the world value {name:?}; it reads as unknown (a condition on it never holds, a score reads 0, an action writing it fails){hint}"
     )]
     UndeclaredWorldValue {
         /// Where the tree names it (`file:line:column`).
@@ -48,6 +49,19 @@ pub enum AgentProblem {
         /// `; did you mean "X"?` for a declared name near it (as `wyrd
         /// check` says), else empty.
         hint: String,
+    },
+    /// A world action writes a value its flag or counter cannot hold
+    /// (`SetCounterValue` on a flag, a number to a flag, 2.7 to a counter).
+    #[error("{at}: {name} is {declared}; the action here writes {written} to it")]
+    WorldValueType {
+        /// Where the tree writes it (`file:line:column`).
+        at: String,
+        /// The flag or counter.
+        name: String,
+        /// What it is: `a flag (true or false)`, `a counter (a whole number)`.
+        declared: &'static str,
+        /// The value written.
+        written: String,
     },
     /// A saved tree state was given ([`RestoreTree`](crate::RestoreTree))
     /// but could not be restored: the agent started fresh, its blackboard

@@ -27,6 +27,7 @@ use crate::resources::{
 use crate::runtime::{ActionState, ActiveAction, AgentState, BtActions, Status};
 use crate::tier::{BtTier, BtTiers, Slotted};
 use crate::tier_tables::{TickData, TierTables};
+use crate::value::Value;
 
 fn bind(
     agent: &mut BtAgent,
@@ -383,6 +384,16 @@ pub(crate) fn report_undeclared_world_values(
     }
 }
 
+/// Whether a world action's constant fits the flag or counter published
+/// as `declared` (a counter takes a whole number, a flag true or false).
+fn world_write_fits(declared: Value, written: Value) -> bool {
+    match (declared, written) {
+        (Value::Bool(_), Value::Bool(_)) | (Value::Int(_), Value::Int(_)) => true,
+        (Value::Int(_), Value::Float(f)) => f.fract() == 0.0,
+        _ => false,
+    }
+}
+
 fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &mut BtWorldValues) {
     world.values.retain(|id, _| assets.contains(*id));
     world.undeclared.retain(|id, _| assets.contains(*id));
@@ -425,6 +436,25 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
                         g.file, g.line, g.column, g.name
                     );
                 }
+            }
+            // A world action's write that its flag or counter cannot hold,
+            // said once (it passed the load, then failed the evaluation).
+            if let (Some(declared), Some(written)) = (v, g.written)
+                && !world_write_fits(declared, written)
+                && world.reported.insert((id, slot))
+            {
+                let problem = AgentProblem::WorldValueType {
+                    at: format!("{}:{}:{}", g.file, g.line, g.column),
+                    name: g.name.clone(),
+                    declared: match declared {
+                        Value::Bool(_) => "a flag (true or false)",
+                        _ => "a counter (a whole number)",
+                    },
+                    written: written.to_string(),
+                };
+                error!("{problem}");
+                world.undeclared.entry(id).or_default().push(problem);
+                world.undeclared_gen += 1;
             }
             slots.push(v);
         }

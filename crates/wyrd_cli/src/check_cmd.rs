@@ -45,6 +45,9 @@ struct Context {
     vocabulary: Option<Vocabulary>,
     /// Declared world values (flags and counters), when known.
     world: Option<BTreeSet<String>>,
+    /// Of those, the flags (the others are counters): what a world
+    /// action may write to each.
+    world_flags: BTreeSet<String>,
     /// Flags files the world names came from, for messages.
     world_files: Vec<String>,
     /// The assets folder, when known: a tree in it may use only files in
@@ -109,11 +112,6 @@ fn project_of(file: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The names a flags file declares.
-fn flags_names(path: &Path) -> Result<BTreeSet<String>, String> {
-    read_flags(path).map(|f| declared_names(&f))
-}
-
 /// A flags file, read and parsed.
 fn read_flags(path: &Path) -> Result<FlagsFile, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
@@ -161,22 +159,30 @@ fn context_from(
         .to_vocabulary()
         .map_err(|e| usage(format!("{}: {e}", vocabulary.display())))?;
     let mut world = None;
+    let mut world_flags = BTreeSet::new();
     let mut world_files = Vec::new();
     if !file.world_files.is_empty() {
-        let root = assets
-            .map(Path::to_owned)
-            .or_else(|| vocabulary.parent().map(Path::to_owned))
-            .unwrap_or_default();
+        // The world files are asset paths: without the assets folder, the
+        // folder above the vocabulary where the first of them is (a
+        // vocabulary written into its game's folder of the assets).
+        let root = assets.map(Path::to_owned).unwrap_or_else(|| {
+            let beside = vocabulary.parent().map(Path::to_owned).unwrap_or_default();
+            beside
+                .ancestors()
+                .find(|dir| dir.join(&file.world_files[0]).is_file())
+                .map_or(beside.clone(), Path::to_owned)
+        });
         let mut names = BTreeSet::new();
         let mut merged = WorldState::default();
         for f in &file.world_files {
             let path = root.join(f);
             let flags = read_flags(&path).map_err(|e| {
-                bad(format!(
+                usage(format!(
                     "{e} (a world file of the vocabulary {}; give the assets folder with --assets or `assets` in {PROJECT_FILE})",
                     vocabulary.display()
                 ))
             })?;
+            world_flags.extend(flags.flags.iter().map(|d| d.name.clone()));
             merge_checked(&mut merged, &flags).map_err(|e| {
                 bad(format!(
                     "{e}\n(world files of the vocabulary {}: the game loads them together)",
@@ -192,6 +198,7 @@ fn context_from(
         origin,
         vocabulary: Some(vocab),
         world,
+        world_flags,
         world_files,
         assets: assets.map(Path::to_owned),
     })
@@ -215,6 +222,7 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
             origin: shown(project),
             vocabulary: None,
             world: None,
+            world_flags: BTreeSet::new(),
             world_files: Vec::new(),
             assets,
         }),
@@ -229,20 +237,36 @@ fn context_of_project(project: &Path) -> Result<Context, Failure> {
 /// the script (the file's predicates have no code). Without a file: any
 /// name, no parameters known.
 pub(crate) fn sim_vocabulary(tree: &str, given: Option<&Path>) -> Result<Vocabulary, Failure> {
-    let ctx = match given {
-        Some(v) => Some(context_from(
-            v,
-            None,
-            format!("the vocabulary {}", v.display()),
-        )?),
+    // The vocabulary file alone: a sim sets world values from its script,
+    // so the vocabulary's flags files are not read (one that listed them
+    // was refused without `--assets`, which `sim` does not take).
+    let path = match given {
+        Some(v) => Some(v.to_owned()),
         None => match project_of(tree) {
-            Some(project) => Some(context_of_project(&project)?),
+            Some(project) => {
+                let text = std::fs::read_to_string(&project)
+                    .map_err(|e| usage(format!("{}: {e}", project.display())))?;
+                let toml: ProjectToml = toml::from_str(&text)
+                    .map_err(|e| usage(format!("{}: {}", project.display(), e.message())))?;
+                let dir = project.parent().unwrap_or(Path::new("."));
+                toml.vocabulary.map(|v| dir.join(v))
+            }
             None => None,
         },
     };
-    let Some((mut vocabulary, origin)) = ctx.and_then(|c| Some((c.vocabulary?, c.origin))) else {
+    let Some(path) = path else {
         return Ok(Vocabulary::permissive());
     };
+    let origin = format!("the vocabulary {}", path.display());
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        usage(format!(
+            "{}: cannot read the vocabulary: {e}",
+            path.display()
+        ))
+    })?;
+    let mut vocabulary = VocabularyFile::from_json(&text)
+        .and_then(|f| f.to_vocabulary())
+        .map_err(|e| usage(format!("{}: {e}", path.display())))?;
     eprintln!("note: actions' parameters as {origin} declares them");
     vocabulary.predicates.clear();
     vocabulary.permissive = true;
@@ -410,26 +434,49 @@ fn world_errors(p: &wyrd_bt::Program, ctx: &Context) -> Result<(), String> {
     let unknown: Vec<String> = p
         .globals()
         .iter()
-        .filter(|g| !world.contains(&g.name))
-        .map(|g| {
+        .filter_map(|g| {
+            if !world.contains(&g.name) {
+                return Some((g, None));
+            }
+            // A world action's write its flag or counter cannot hold.
+            let flag = ctx.world_flags.contains(&g.name);
+            let fits = match g.written {
+                None => true,
+                Some(wyrd_bt::Value::Bool(_)) => flag,
+                Some(wyrd_bt::Value::Int(_)) => !flag,
+                Some(wyrd_bt::Value::Float(f)) => !flag && f.fract() == 0.0,
+                Some(_) => false,
+            };
+            let what = if flag {
+                "a flag (true or false)"
+            } else {
+                "a counter (a whole number)"
+            };
+            (!fits).then_some((g, Some(what)))
+        })
+        .map(|(g, wrong_type)| {
             let text = texts
                 .entry(g.file.as_str())
                 .or_insert_with(|| std::fs::read_to_string(&g.file).ok())
                 .as_deref();
-            let hint = wyrd_bt::closest_name(&g.name, known.iter().copied());
-            with_caret(
-                &format!(
-                    "{}:{}:{}: no flags file declares the world value {:?}{hint} (declared in {})",
-                    g.file,
-                    g.line,
-                    g.column,
-                    g.name,
-                    ctx.world_files.join(", ")
+            let message = match (wrong_type, g.written) {
+                (Some(what), Some(written)) => format!(
+                    "{}:{}:{}: {} is {what}; the action here writes {written} to it",
+                    g.file, g.line, g.column, g.name
                 ),
-                text,
-                g.line,
-                g.column,
-            )
+                _ => {
+                    let hint = wyrd_bt::closest_name(&g.name, known.iter().copied());
+                    format!(
+                        "{}:{}:{}: no flags file declares the world value {:?}{hint} (declared in {})",
+                        g.file,
+                        g.line,
+                        g.column,
+                        g.name,
+                        ctx.world_files.join(", ")
+                    )
+                }
+            };
+            with_caret(&message, text, g.line, g.column)
         })
         .collect();
     if !unknown.is_empty() {
@@ -444,10 +491,12 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
     // World names declared by the flags files on the line (or in the
     // folders): what trees are checked against without a vocabulary.
     let mut line_world = BTreeSet::new();
+    let mut line_flags = BTreeSet::new();
     let mut line_world_files = Vec::new();
     for f in files.iter().filter(|f| f.ends_with(".flags.ron")) {
-        if let Ok(names) = flags_names(Path::new(f)) {
-            line_world.extend(names);
+        if let Ok(flags) = read_flags(Path::new(f)) {
+            line_world.extend(declared_names(&flags));
+            line_flags.extend(flags.flags.iter().map(|d| d.name.clone()));
             line_world_files.push(f.clone());
         }
     }
@@ -464,6 +513,7 @@ pub(crate) fn check(args: &CheckArgs, out: &mut String) -> Result<(), Failure> {
         origin: String::new(),
         vocabulary: None,
         world: (!line_world.is_empty()).then(|| line_world.clone()),
+        world_flags: line_flags,
         world_files: line_world_files.clone(),
         assets: args.assets.clone(),
     };

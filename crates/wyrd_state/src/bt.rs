@@ -259,6 +259,11 @@ impl Plugin for WorldStateEvaluationPlugin {
             .init_resource::<WorldStateNodes>();
         app.register_world_state_node("SetFlagValue", |world, info| {
             let mut state = world.resource_mut::<WorldState>();
+            // All or nothing: a misspelt second flag left the first set
+            // (a reward half paid).
+            for (name, _) in param_names(info) {
+                state.flag(name)?;
+            }
             let mut effect = NodeEffect::Done;
             for (name, v) in param_names(info) {
                 if state.set_flag(name, v.as_bool(), "world_state_evaluation")? {
@@ -269,6 +274,12 @@ impl Plugin for WorldStateEvaluationPlugin {
         });
         app.register_world_state_node("SetCounterValue", |world, info| {
             let mut state = world.resource_mut::<WorldState>();
+            for (name, v) in param_names(info) {
+                state.counter(name)?;
+                if v.as_f64().fract() != 0.0 {
+                    return Err(format!("{name} is a counter: {v} is not a whole number").into());
+                }
+            }
             for (name, v) in param_names(info) {
                 state.set_counter(name, v.as_f64() as i64, "world_state_evaluation")?;
             }

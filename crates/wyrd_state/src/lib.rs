@@ -371,8 +371,15 @@ fn merge_one(
     let Some(file) = assets.get(id) else {
         return;
     };
+    let said = state.save_problems.len();
     match state.merge_file(file) {
         Ok(merge) => {
+            // What the merge found in the saved values (a saved Meta value
+            // whose entry is Run-scoped now, a version out of range): in
+            // the log, not only in `save_problems`.
+            for problem in &state.save_problems[said.min(state.save_problems.len())..] {
+                warn!("{}: {problem}", file.path.display());
+            }
             info!(
                 "flags file {} applied: {} new, {} updated",
                 file.path.display(),

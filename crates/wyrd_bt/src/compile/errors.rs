@@ -226,7 +226,12 @@ pub enum BtProblem {
         other: String,
     },
     /// A parameter the action's schema does not have.
-    #[error("{action} has no parameter {name:?} (its parameters: {known})")]
+    // With the nearest parameter (`; did you mean "speed"?`), from the
+    // list: a field of its own made every compile error too large.
+    #[error(
+        "{action} has no parameter {name:?}{} (its parameters: {known})",
+        closest_name(name, known.split(", "))
+    )]
     UnknownActionParam {
         /// The action.
         action: String,
@@ -343,6 +348,17 @@ pub enum BtProblem {
         predicate: String,
         /// What does not fit, in words.
         problem: String,
+    },
+    /// A world action given a key for a value: it writes the file's
+    /// constants (a `"{key}"` did nothing, silently).
+    #[error(
+        "{action} writes the values written here: {name:?} is given a key (a world action's values are constants)"
+    )]
+    WorldActionKey {
+        /// The action.
+        action: String,
+        /// The flag or counter.
+        name: String,
     },
     /// A custom node's parameters do not fit what it declares
     /// ([`CustomNode::params`](crate::CustomNode::params)), or one is a

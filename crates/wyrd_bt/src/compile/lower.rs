@@ -234,8 +234,20 @@ pub(crate) fn lower(
             // as those a `World(..)` condition reads (the program's
             // globals, reported where they are written when undeclared).
             if c.vocab.world_actions.contains(&d.action) {
-                for (name, _) in &params {
-                    c.global_slot(file, name);
+                for (name, p) in &params {
+                    let crate::program::Param::Const(v) = p else {
+                        return Err(c.err_at(
+                            file,
+                            name,
+                            BtProblem::WorldActionKey {
+                                action: d.action.clone(),
+                                name: name.to_string(),
+                            },
+                        ));
+                    };
+                    let slot = c.global_slot(file, name) as usize;
+                    let g = &mut c.p.globals[slot];
+                    g.written.get_or_insert(*v);
                 }
             }
             let name: Arc<str> = Arc::from(d.action.as_str());
@@ -492,7 +504,7 @@ fn custom_params(
             return Err(fail(
                 name,
                 format!(
-                    "{kind}'s parameter {name:?} is {}, not {}",
+                    "{kind}'s parameter {name:?} is {}, given {}",
                     crate::value::with_article(spec.ty.name()),
                     crate::value::with_article(value.type_name())
                 ),

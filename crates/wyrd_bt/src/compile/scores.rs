@@ -57,6 +57,7 @@ impl<'a> Compiler<'a> {
         let e = self.err_at(file, name, BtProblem::UnknownKey(String::new()));
         self.p.globals.push(crate::program::GlobalRef {
             name: name.to_owned(),
+            written: None,
             file: file.to_owned(),
             line: e.line,
             column: e.column,

@@ -111,10 +111,14 @@ pub(crate) enum Cond {
 /// A world value a program reads, with where the file names it (so that a
 /// name the world does not know is reported with file:line:column when the
 /// tree binds).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GlobalRef {
     /// The name.
     pub name: String,
+    /// The value a world action writes to it
+    /// ([`Vocabulary::world_actions`](crate::Vocabulary::world_actions)),
+    /// its first such write; `None` when conditions only read it.
+    pub written: Option<crate::Value>,
     /// File.
     pub file: String,
     /// 1-based line.

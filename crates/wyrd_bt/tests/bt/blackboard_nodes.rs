@@ -329,7 +329,7 @@ fn a_custom_nodes_declared_parameters_are_checked_where_it_is_used() {
         ),
         (
             r#""key": 3"#,
-            r#"WaitFor's parameter "key" is a String, not an int"#,
+            r#"WaitFor's parameter "key" is a String, given an int"#,
         ),
         (
             r#""key": "{t}""#,

@@ -537,7 +537,7 @@ fn typed_action_errors_name_the_parameter_and_its_place() {
             r#""goal": "{cover}""#,
             r#""goal": "{cover}", "sped": 2.0"#,
             "sped",
-            "MoveTo has no parameter \"sped\" (its parameters: goal, speed)",
+            "MoveTo has no parameter \"sped\"; did you mean \"speed\"? (its parameters: goal, speed)",
         ),
         (
             r#"params: {"goal": "{cover}"}"#,

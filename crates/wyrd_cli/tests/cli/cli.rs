@@ -916,6 +916,70 @@ fn check_reads_the_flags_a_world_action_writes() {
         err.contains("eval.bt.ron:2:46: no flags file declares the world value \"QST_TOWERS_5_DONEE\"; did you mean \"QST_TOWERS_5_DONE\"?"),
         "{err}"
     );
+    // A counter's write to a flag (it passed, then failed the evaluation),
+    // and a key for a value (it did nothing, silently).
+    let write = |params: &str| {
+        std::fs::write(
+            &tree,
+            format!("(blackboard: {{\"done\": true}}, root: Sequence(name: \"eval\", children: [\n    Action(action: \"SetFlagValue\", params: {{{params}}}),\n]))"),
+        )
+        .unwrap();
+        let o = wyrd(&["check", &tree.to_string_lossy()]);
+        (o.status.code(), text(&o).1)
+    };
+    let (code, err) = write(r#""QST_TOWERS_5_DONE": 3"#);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("QST_TOWERS_5_DONE is a flag (true or false); the action here writes 3 to it"),
+        "{err}"
+    );
+    let (code, err) = write(r#""QST_TOWERS_5_DONE": "{done}""#);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("is given a key (a world action's values are constants)"),
+        "{err}"
+    );
+    let (code, err) = write(r#""QST_TOWERS_5_DONE": true"#);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// A vocabulary written into its game's folder of the assets, its flags
+/// files named by asset path: `--vocabulary FILE` finds them without
+/// `--assets` (the vocabulary of the repository's own first_ai was
+/// refused), and `wyrd sim --vocabulary` does not read them at all.
+#[test]
+fn a_vocabulary_in_its_games_folder_finds_its_flags_files() {
+    let vocabulary = repo("assets/first_ai/first_ai.vocabulary.json");
+    let tree = repo("assets/first_ai/guard.bt.ron");
+    let o = Command::new(env!("CARGO_BIN_EXE_wyrd"))
+        .args([
+            "check",
+            "--vocabulary",
+            &vocabulary.to_string_lossy(),
+            &tree.to_string_lossy(),
+        ])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("one.script.ron");
+    std::fs::write(&script, "(ticks: 1)").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_wyrd"))
+        .args([
+            "sim",
+            &tree.to_string_lossy(),
+            "--script",
+            &script.to_string_lossy(),
+            "--vocabulary",
+            &vocabulary.to_string_lossy(),
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
 }
 
 /// A script expects blackboard values too (`expect_value`): a port of a

@@ -180,3 +180,21 @@ fn a_misspelt_flag_in_set_flag_value_is_a_world_value_and_a_failed_node_is_said(
         "where it is written"
     );
 }
+
+/// A world action sets all its values or none: a misspelt second flag
+/// left the first set (a reward half paid).
+#[test]
+fn a_world_action_sets_all_its_values_or_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = r#"(root: Sequence(name: "eval", children: [
+    ForceSuccess(child: Action(action: "SetFlagValue", params: {"A": true, "PARNT": true})),
+    Action(action: "EndWorldStateEvaluation"),
+]))"#;
+    let mut app = app(dir.path(), tree);
+    let result = evaluate(&mut app);
+    assert!(result.error.is_some());
+    assert!(
+        !app.world().resource::<WorldState>().flag("A").unwrap(),
+        "none set"
+    );
+}

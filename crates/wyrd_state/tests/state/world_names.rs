@@ -56,7 +56,7 @@ fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
     assert!(
         // With the declared name nearest, as `wyrd check` says it (a
         // stranger's game got the suggestion from the command only).
-        problems[0].to_string().ends_with("t.bt.ron:4:47: no flags file declares the world value \"ALARMS_RAISD\"; it reads as unknown (a condition on it never holds, a score reads 0); did you mean \"ALARMS_RAISED\"?"),
+        problems[0].to_string().ends_with("t.bt.ron:4:47: no flags file declares the world value \"ALARMS_RAISD\"; it reads as unknown (a condition on it never holds, a score reads 0, an action writing it fails); did you mean \"ALARMS_RAISED\"?"),
         "{problems:?}"
     );
     // An agent spawned later gets it too.
@@ -105,4 +105,45 @@ fn a_flags_file_that_failed_does_not_make_the_trees_names_undeclared() {
     let agent = app.world().get::<BtAgent>(e).unwrap();
     assert!(agent.problems().is_empty(), "{:?}", agent.problems());
     assert!(agent.state().ticks() > 0, "the tree runs");
+}
+
+/// A world action (`register_bt_world_action`) writing what its flag or
+/// counter cannot hold (`true` to a counter) is the agent's problem once
+/// the flags merged, at the place it is written, instead of failing only
+/// when its branch runs.
+#[test]
+fn a_world_action_writing_the_wrong_kind_is_a_problem_where_it_is_written() {
+    let assets = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("w.flags.ron"), FLAGS).unwrap();
+    std::fs::write(
+        assets.path().join("t.bt.ron"),
+        "(root: Sequence(name: \"root\", children: [\n    Action(action: \"Grant\", params: {\"ALARMS_RAISED\": true}),\n]))",
+    )
+    .unwrap();
+    let mut app = TestApp::in_folder(assets.path(), 30.0)
+        .plugins((
+            WorldStatePlugin::with_files(["w.flags.ron"]),
+            BtPlugin::default(),
+            WorldStateBtPlugin,
+        ))
+        .with(|app| {
+            app.register_bt_world_action("Grant");
+        })
+        .build();
+    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
+    wait_loaded(&mut app, &h).unwrap();
+    let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
+    wyrd_test_support::run_until(
+        &mut app,
+        "the flags files to merge",
+        wyrd_test_support::LOAD_UPDATES,
+        |w| w.resource::<wyrd_bt::BtGlobals>().declared() == wyrd_bt::Declared::Complete,
+    );
+    step(&mut app, 2);
+    let problems = app.world().get::<BtAgent>(e).unwrap().problems().to_vec();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].to_string().ends_with("t.bt.ron:2:39: ALARMS_RAISED is a counter (a whole number); the action here writes true to it"),
+        "{problems:?}"
+    );
 }
