@@ -197,6 +197,36 @@ fn draw_body(
     draw_selected(ui, snap, state, actions);
     draw_world(ui, snap, state, actions);
     draw_save_and_timing(ui, snap, actions);
+    draw_legend(ui);
+}
+
+/// What the colours, letters and marks of the tree mean (a designer found
+/// them nowhere in the panel).
+fn draw_legend(ui: &mut egui::Ui) {
+    egui::CollapsingHeader::new("Legend")
+        .default_open(false)
+        .show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                for status in [
+                    Status::Running,
+                    Status::Success,
+                    Status::Failure,
+                    Status::Skipped,
+                    Status::Idle,
+                ] {
+                    ui.colored_label(status_color(status), status.as_str());
+                }
+            });
+            for line in [
+                "[PCWD] rule flags: P paused (its parent does not run it), C complete, W was complete (latched until it starts afresh), D does complete (it can ever complete)",
+                "a red number: how many agents of the tree have the node running now (click: list them)",
+                "break: a breakpoint on the node (right-click a node to set or clear one)",
+                "greyed, (masked by tags): the agent's tags leave the node out; it is skipped",
+                "»: matches the find text",
+            ] {
+                ui.label(line);
+            }
+        });
 }
 
 /// The selected agent: pause and step, the timeline, its tree (a list; the

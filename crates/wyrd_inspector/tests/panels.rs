@@ -1154,3 +1154,15 @@ fn an_empty_history_says_why() {
     let h = harness(snap);
     h.get_by_label_contains("none: the World State Evaluation runs at once when asked");
 }
+
+/// The panel says what its colours, letters and marks mean (a designer
+/// found no legend anywhere).
+#[test]
+fn the_legend_says_what_the_colours_letters_and_marks_mean() {
+    let mut h = harness(snapshot());
+    h.get_by_label("Legend").click();
+    h.run();
+    h.get_by_label_contains("[PCWD] rule flags: P paused");
+    h.get_by_label_contains("a red number: how many agents");
+    h.get_by_label("skipped");
+}
