@@ -864,9 +864,22 @@ fn sim(
         check_break_names(&script, script_path, breaks, breakpoints.as_ref())?;
     }
     let mut hits: Vec<(u64, wyrd_bt::BreakHit)> = Vec::new();
+    let mut unset_said = 0u64;
     wyrd_bt::sim::Sim::run_script_breaking(&program, &script, breakpoints.as_ref(), |r, sim| {
         out.push_str(&r.to_json());
         out.push('\n');
+        // A key read before the script set it, said once, as the game's
+        // log says it: an action reading it failed without starting, and
+        // the line said only "failure".
+        let unset = sim.state.unset_reads() & !unset_said;
+        unset_said |= unset;
+        for k in (0..64).filter(|k| unset & (1u64 << k) != 0) {
+            let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
+            eprintln!(
+                "note: tick {}: blackboard key {key:?} was read before it was set (a condition on it does not hold, an action reading it fails without starting)",
+                r.tick
+            );
+        }
         let Some(hit) = sim.last_break() else {
             return true;
         };

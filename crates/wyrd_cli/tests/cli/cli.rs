@@ -1087,6 +1087,11 @@ fn sim_takes_the_actions_parameters_from_the_games_vocabulary() {
     let (active, err) = first_tick(&o);
     assert_eq!(active, serde_json::json!(["root/idle"]));
     assert!(err.contains("enemy.vocabulary.json"), "{err}");
+    // And why, as the game's log says it (the line said only "failure").
+    assert!(
+        err.contains("note: tick 1: blackboard key \"goal\" was read before it was set"),
+        "{err}"
+    );
     // From the project file above the tree.
     std::fs::write(
         dir.path().join("wyrd.toml"),
