@@ -56,6 +56,9 @@ pub(crate) fn check_display(c: &Check) -> String {
         Check::All(cs) => list("all", cs),
         Check::Any(cs) => list("any", cs),
         Check::Not(c) => format!("?not({})", check_display(c).trim_start_matches('?')),
+        // Told from a blackboard check of the same name (both read
+        // `?GOLD>=5` in a drawing).
+        Check::World(k, op, v) => format!("?World({k}{}{v})", op.symbol()),
         Check::Predicate(p, args) if !args.is_empty() => {
             let args: Vec<String> = args
                 .iter()

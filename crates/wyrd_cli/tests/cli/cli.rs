@@ -671,7 +671,7 @@ fn graph_shows_the_nodes_own_fields() {
             .unwrap(),
     ]);
     let dot = text(&o).0;
-    assert!(dot.contains("?NPC_DRONE_SPK_01==false"), "{dot}");
+    assert!(dot.contains("?World(NPC_DRONE_SPK_01==false)"), "{dot}");
 }
 
 /// Issue 15: per-command help with examples; usage errors exit 2.
