@@ -641,11 +641,25 @@ pub fn take_snapshot(
             Some(p) if by_running => running_names(p, agent.state()),
             _ => String::new(),
         };
+        // What it does, for the rows the list can show (a designer saw a
+        // cut-off tree path in each row).
+        let doing = match agent.program() {
+            Some(p) if snap.agents.len() < MAX_AGENT_ROWS || Some(e) == state.selected => {
+                let leaves: Vec<&str> = agent
+                    .state()
+                    .active_leaves(p)
+                    .map(|i| p.view(i).name())
+                    .collect();
+                leaves.join(", ")
+            }
+            _ => String::new(),
+        };
         snap.agents.push(AgentRow {
             label,
             tree: tree_name,
             status: agent.status(),
             active,
+            doing,
         });
         entities.push(e);
     }
@@ -664,6 +678,7 @@ pub fn take_snapshot(
             tree: program.source().to_owned(),
             status: run.status(),
             active: String::new(),
+            doing: String::new(),
         });
         entities.push(Entity::PLACEHOLDER);
     }

@@ -17,6 +17,10 @@ pub struct AgentRow {
     /// The names of its running nodes, space-separated, while the list is
     /// filtered with `running:NAME` (empty otherwise).
     pub active: String,
+    /// What it does: its running leaves' names, for the rows the list
+    /// shows (the first [`MAX_AGENT_ROWS`](crate::MAX_AGENT_ROWS) and the
+    /// selected one; empty for the others).
+    pub doing: String,
 }
 
 /// The selected agent.

@@ -152,8 +152,19 @@ fn draw_agents(
             let mut shown = 0;
             let mut hidden = 0;
             for (i, a) in snap.agents.iter().enumerate() {
-                // Status before the tree's file: a narrow column cuts the end.
-                let text = format!("{}  {}  {}", a.label, a.status.as_str(), a.tree);
+                // What it does before the tree's file: a narrow column
+                // cuts the end.
+                let text = if a.doing.is_empty() {
+                    format!("{}  {}  {}", a.label, a.status.as_str(), a.tree)
+                } else {
+                    format!(
+                        "{}  {}: {}  {}",
+                        a.label,
+                        a.status.as_str(),
+                        a.doing,
+                        a.tree
+                    )
+                };
                 if !agent_matches(a, &text, &state.agent_filter) {
                     continue;
                 }

@@ -39,6 +39,7 @@ fn snapshot() -> InspectorSnapshot {
             tree: "squad/grunt.bt.ron".into(),
             status: Status::Running,
             active: String::new(),
+            doing: "Shoot".into(),
         }],
         selected: Some(0),
         tree: Some(TreeSnapshot {
@@ -130,7 +131,8 @@ fn the_tree_panel_shows_names_statuses_flags_the_running_path_and_masked_nodes()
     // Blackboard, tags, agent list.
     h.get_by_label_contains("target = true");
     h.get_by_label_contains("tags: -infantry +passenger");
-    h.get_by_label_contains("Grunt 7  running  squad/grunt.bt.ron");
+    // Each row says what the agent does (its running leaves).
+    h.get_by_label_contains("Grunt 7  running: Shoot  squad/grunt.bt.ron");
 }
 
 #[test]
@@ -357,6 +359,8 @@ fn the_timeline_shows_the_tree_and_blackboard_of_a_recorded_tick() {
     );
     // Live again: the panel shows the agent now.
     let now = snap(&mut app, None);
+    let doing = &now.agents[0].doing;
+    assert!(!doing.is_empty(), "the row says what the agent does");
     assert!(now.tree.unwrap().timeline.unwrap().shown.is_none());
 
     // Why: at the tick the target appeared, the higher-priority branch took
@@ -501,6 +505,7 @@ fn crowd_counts_are_the_agents_in_each_node_and_a_click_lists_them() {
                 tree: "squad/grunt.bt.ron".into(),
                 status: Status::Running,
                 active: running_names(&program, &sim.state),
+                doing: String::new(),
             })
             .collect(),
         selected: Some(1),
