@@ -379,8 +379,11 @@ fn draw_world(
                 ui.strong("name");
                 ui.strong("value");
                 ui.strong("default");
-                ui.strong("scope");
-                ui.strong("version");
+                ui.strong("scope")
+                    .on_hover_text("Meta: saved; Run: reset when the game starts a run, never saved");
+                ui.strong("version").on_hover_text(
+                    "the entry's version in its flags file: a saved value of an older version is reset to the default",
+                );
                 ui.end_row();
                 for row in &snap.world {
                     if !state.world_filter.is_empty()
@@ -401,7 +404,10 @@ fn draw_world(
                         None => {
                             ui.label(row.name.as_str());
                             let mut v = row.value;
-                            if ui.add(egui::DragValue::new(&mut v)).changed() {
+                            let field = ui.add(egui::DragValue::new(&mut v)).on_hover_text(
+                                "drag, or click and type a whole number (anything else is not taken)",
+                            );
+                            if field.changed() {
                                 actions.push(InspectorAction::SetCounter(row.name.clone(), v));
                             }
                         }
