@@ -230,7 +230,7 @@ fn draw_legend(ui: &mut egui::Ui) {
             });
             for line in [
                 "[PCWD] rule flags: P paused (its parent does not run it), C complete, W was complete (latched until it starts afresh), D does complete (it can ever complete)",
-                "a red number: how many agents of the tree have the node running now (click: list them)",
+                "a number on a badge: how many agents of the tree have the node running now, greener for few, redder for most (click: list them)",
                 "break: a breakpoint on the node (right-click a node to set or clear one)",
                 "greyed, (masked by tags): the agent's tags leave the node out; it is skipped",
                 "»: matches the find text",

@@ -1168,6 +1168,6 @@ fn the_legend_says_what_the_colours_letters_and_marks_mean() {
     h.get_by_label("Legend").click();
     h.run();
     h.get_by_label_contains("[PCWD] rule flags: P paused");
-    h.get_by_label_contains("a red number: how many agents");
+    h.get_by_label_contains("a number on a badge: how many agents");
     h.get_by_label("skipped");
 }
