@@ -233,7 +233,8 @@ pub(crate) fn lower(
             // The world values it writes, named by its parameters: checked
             // as those a `World(..)` condition reads (the program's
             // globals, reported where they are written when undeclared).
-            if c.vocab.world_actions.contains(&d.action) {
+            let writes_world = c.vocab.world_actions.contains(&d.action);
+            if writes_world {
                 for (name, p) in &params {
                     let crate::program::Param::Const(v) = p else {
                         return Err(c.err_at(
@@ -275,6 +276,7 @@ pub(crate) fn lower(
                 reads_keys,
                 schema_order: schema.is_some(),
                 needs,
+                writes_world,
             });
             Kind::Action {
                 action: c.p.actions.len() as u32 - 1,

@@ -122,6 +122,10 @@ pub struct ActionInfo {
     /// type: its outputs are known): the leaf fails, instead of starting,
     /// while one is unset.
     pub(crate) needs: Box<[u16]>,
+    /// A world action ([`Vocabulary::world_actions`](crate::Vocabulary::world_actions)):
+    /// its parameters name the flags and counters it writes (`wyrd sim`
+    /// writes them, as the game's handler would).
+    pub(crate) writes_world: bool,
 }
 
 impl ActionInfo {
@@ -150,6 +154,12 @@ impl ActionInfo {
     /// The action leaf's node index.
     pub fn node(&self) -> u32 {
         self.node
+    }
+
+    /// Whether it is a world action: its constant parameters are the flags
+    /// and counters it writes ([`Vocabulary::world_actions`](crate::Vocabulary::world_actions)).
+    pub fn writes_world(&self) -> bool {
+        self.writes_world
     }
 
     /// A constant parameter by name (`None` for a missing one or one that

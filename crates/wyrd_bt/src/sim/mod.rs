@@ -274,6 +274,8 @@ pub struct Sim<'p> {
     stimuli_before: Vec<crate::runtime::Stimulus>,
     hz: f32,
     auto_finish: bool,
+    /// World actions write their values and succeed (`with_world_writes`).
+    world_writes: bool,
     repeat: bool,
     tick: u64,
     /// The agent's clock for [`Sim::step`].
@@ -304,6 +306,7 @@ impl<'p> Sim<'p> {
             stimuli_before: Vec::new(),
             hz: 30.0,
             auto_finish: false,
+            world_writes: false,
             repeat: false,
             tick: 0,
             clock: AgentClock::default(),
@@ -357,6 +360,14 @@ impl<'p> Sim<'p> {
     /// Actions with a `ticks` parameter finish by themselves.
     pub fn with_auto_finish(mut self, on: bool) -> Self {
         self.auto_finish = on;
+        self
+    }
+
+    /// World actions (`SetFlagValue`) write their values to the sim's world
+    /// and succeed, as the game's handler does (scripts; a replay takes
+    /// what the recording says instead).
+    pub fn with_world_writes(mut self, on: bool) -> Self {
+        self.world_writes = on;
         self
     }
 
@@ -465,6 +476,23 @@ impl<'p> Sim<'p> {
         // The plugin's clock: agent time is the whole ms of an exact µs
         // clock.
         let step_ms = self.clock.advance(u64::from(step_us));
+        // A world action (`SetFlagValue`) writes its values to the sim's
+        // world and succeeds, as the game's handler does: a sim of a World
+        // State Evaluation needed a `world` and a `finish` event per node.
+        for a in self.actions.iter_mut() {
+            if self.world_writes
+                && a.is_running()
+                && let Some(info) = self.program.action_of(a.node)
+                && info.writes_world()
+            {
+                for (name, p) in info.params() {
+                    if let crate::program::Param::Const(v) = p {
+                        self.world.insert(name.to_string(), *v);
+                    }
+                }
+                a.state = ActionState::Succeeded;
+            }
+        }
         if self.auto_finish {
             let period = 1000.0 / hz;
             for a in self.actions.iter_mut() {
@@ -614,6 +642,7 @@ impl<'p> Sim<'p> {
         let mut sim = Sim::new(program, script.seed)
             .with_hz(script.hz.unwrap_or(30.0))
             .with_auto_finish(script.auto_finish)
+            .with_world_writes(true)
             .with_repeat(script.mode == SimMode::Repeat);
         if let Some(b) = breakpoints {
             sim = sim.with_breakpoints(b.clone());

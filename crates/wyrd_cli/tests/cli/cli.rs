@@ -941,6 +941,28 @@ fn check_reads_the_flags_a_world_action_writes() {
     );
     let (code, err) = write(r#""QST_TOWERS_5_DONE": true"#);
     assert_eq!(code, Some(0), "{err}");
+    // `wyrd sim` with the vocabulary (the wyrd.toml above): the world
+    // action writes its flag and succeeds, as the game's handler does,
+    // and a condition on the flag then holds (a stranger scripted a
+    // `world` and a `finish` event per node).
+    std::fs::write(
+        &tree,
+        "(root: Sequence(name: \"eval\", children: [\n    Action(name: \"pay\", action: \"SetFlagValue\", params: {\"QST_TOWERS_5_DONE\": true}),\n    Condition(name: \"paid\", check: World(\"QST_TOWERS_5_DONE\", Eq, true)),\n]))",
+    )
+    .unwrap();
+    let script = dir.path().join("two.script.ron");
+    std::fs::write(&script, "(ticks: 2, mode: Once)").unwrap();
+    let o = wyrd(&[
+        "sim",
+        &tree.to_string_lossy(),
+        "--script",
+        &script.to_string_lossy(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let second: serde_json::Value = serde_json::from_str(out.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["status"], "success", "{out}");
+    assert_eq!(second["finished"]["eval/pay"], "success", "{out}");
 }
 
 /// A vocabulary written into its game's folder of the assets, its flags
