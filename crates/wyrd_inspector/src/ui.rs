@@ -205,6 +205,14 @@ fn draw_body(
     if state.hide_agents && ui.small_button("agents »").clicked() {
         state.hide_agents = false;
     }
+    // The last hot reload where it is seen (it was only in a folded
+    // section at the bottom; the rest stay there).
+    if let Some(last) = snap.reloads.last() {
+        ui.colored_label(
+            Color32::from_rgb(250, 200, 90),
+            format!("last tree reload: {last}"),
+        );
+    }
     draw_selected(ui, snap, state, actions);
     draw_world(ui, snap, state, actions);
     draw_save_and_timing(ui, snap, actions);

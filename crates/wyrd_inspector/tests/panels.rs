@@ -1171,3 +1171,18 @@ fn the_legend_says_what_the_colours_letters_and_marks_mean() {
     h.get_by_label_contains("a number on a badge: how many agents");
     h.get_by_label("skipped");
 }
+
+/// The last hot reload is said at the top of the panel (it was only in a
+/// folded section at the bottom, and a designer missed it).
+#[test]
+fn the_last_reload_is_said_at_the_top() {
+    let mut snap = snapshot();
+    snap.reloads = vec![
+        "squad/grunt.bt.ron reloaded: no change".into(),
+        "squad/grunt.bt.ron reloaded: 1 added; 8 agents kept their state".into(),
+    ];
+    let h = harness(snap);
+    h.get_by_label(
+        "last tree reload: squad/grunt.bt.ron reloaded: 1 added; 8 agents kept their state",
+    );
+}
