@@ -353,60 +353,41 @@ impl Compiler<'_> {
         bound: &[(Box<str>, crate::program::Param)],
         schema: &[crate::registry::ParamSpec],
     ) -> Result<(), BtError> {
-        let fail = |at: &str, problem: String| {
-            Err(self.err_at(
-                file,
-                at,
-                BtProblem::PredicateArgument {
-                    predicate: name.to_owned(),
-                    problem,
-                },
-            ))
+        use super::params::Misfit;
+        let Some(misfit) = super::params::misfit(schema, bound) else {
+            return Ok(());
         };
-        let known = || {
-            schema
-                .iter()
-                .map(|s| format!("{} ({})", s.name, s.ty.name()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        for (k, _) in bound {
-            if !schema.iter().any(|s| s.name == &**k) {
-                let hint = crate::compile::errors::closest_name(k, schema.iter().map(|s| s.name));
-                return fail(
-                    k,
-                    format!("no argument {k:?}{hint} (its arguments: {})", known()),
-                );
-            }
-        }
-        for spec in schema {
-            let Some((_, p)) = bound.iter().find(|(k, _)| &**k == spec.name) else {
-                return fail(
-                    name,
-                    format!(
-                        "argument {:?} ({}) is not given (its arguments: {})",
-                        spec.name,
-                        spec.ty.name(),
-                        known()
-                    ),
-                );
-            };
-            let fits = match p {
-                Param::Const(v) => spec.ty.fit(*v).is_some(),
-                Param::Key { ty, .. } => spec.ty.accepts_type(*ty),
-            };
-            if !fits {
-                return fail(
+        let known = super::params::schema_list(schema);
+        let (at, problem) = match misfit {
+            Misfit::Unknown { name: k, hint } => (
+                k,
+                format!("no argument {k:?}{hint} (its arguments: {known})"),
+            ),
+            Misfit::Missing(spec) => (
+                name,
+                format!(
+                    "argument {:?} ({}) is not given (its arguments: {known})",
                     spec.name,
-                    format!(
-                        "argument {:?} is a {}, given a {}",
-                        spec.name,
-                        spec.ty.name(),
-                        p.value_type().name()
-                    ),
-                );
-            }
-        }
-        Ok(())
+                    spec.ty.name()
+                ),
+            ),
+            Misfit::Type { spec, given } => (
+                spec.name,
+                format!(
+                    "argument {:?} is a {}, given a {}",
+                    spec.name,
+                    spec.ty.name(),
+                    given.name()
+                ),
+            ),
+        };
+        Err(self.err_at(
+            file,
+            at,
+            BtProblem::PredicateArgument {
+                predicate: name.to_owned(),
+                problem,
+            },
+        ))
     }
 }

@@ -461,7 +461,8 @@ pub(crate) fn lower(
 }
 
 /// A custom node's parameters as it reads them: checked against what it
-/// declares (`schema`, `None`: anything), its defaults filled in.
+/// declares (`schema`, `None`: anything), its defaults filled in, numbers
+/// as the declared type holds them (2 for a float: 2.0).
 fn custom_params(
     c: &Compiler<'_>,
     file: &str,
@@ -469,75 +470,51 @@ fn custom_params(
     given: &std::collections::BTreeMap<String, crate::Value>,
     schema: Option<&[crate::ParamSpec]>,
 ) -> Result<Vec<(Box<str>, crate::Value)>, BtError> {
-    let fail = |at: &str, problem: String| {
-        c.err_at(
-            file,
-            at,
-            BtProblem::CustomParam {
-                kind: kind.to_owned(),
-                problem,
-            },
-        )
-    };
+    use super::params::Misfit;
     let mut params: Vec<(Box<str>, crate::Value)> =
         given.iter().map(|(k, v)| (k.as_str().into(), *v)).collect();
     let Some(schema) = schema else {
         return Ok(params);
     };
-    let known = || {
-        schema
-            .iter()
-            .map(|s| format!("{} ({})", s.name, s.ty.name()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    for (name, value) in given {
-        let Some(spec) = schema.iter().find(|s| s.name == name) else {
-            let hint = super::errors::closest_name(name, schema.iter().map(|s| s.name));
-            return Err(fail(
+    let consts: Vec<(Box<str>, crate::program::Param)> = params
+        .iter()
+        .map(|(k, v)| (k.clone(), crate::program::Param::Const(*v)))
+        .collect();
+    if let Some(misfit) = super::params::misfit(schema, &consts) {
+        let known = super::params::schema_list(schema);
+        let (at, problem) = match misfit {
+            Misfit::Unknown { name, hint } => (
                 name,
+                format!("{kind} has no parameter {name:?}{hint} (its parameters: {known})"),
+            ),
+            Misfit::Missing(spec) => (
+                kind,
                 format!(
-                    "{kind} has no parameter {name:?}{hint} (its parameters: {})",
-                    known()
+                    "{kind} needs its parameter {:?} ({}) (its parameters: {known})",
+                    spec.name,
+                    spec.ty.name()
                 ),
-            ));
-        };
-        if spec.ty.fit(*value).is_none() {
-            return Err(fail(
-                name,
+            ),
+            Misfit::Type { spec, given } => (
+                spec.name,
                 format!(
-                    "{kind}'s parameter {name:?} is {}, given {}",
+                    "{kind}'s parameter {:?} is {}, given {}",
+                    spec.name,
                     crate::value::with_article(spec.ty.name()),
-                    crate::value::with_article(value.type_name())
+                    crate::value::with_article(given.name())
                 ),
-            ));
-        }
+            ),
+        };
+        let problem = BtProblem::CustomParam {
+            kind: kind.to_owned(),
+            problem,
+        };
+        return Err(c.err_at(file, at, problem));
     }
     for spec in schema {
-        if given.contains_key(spec.name) {
-            continue;
-        }
-        match spec.default {
-            Some(v) => params.push((spec.name.into(), v)),
-            None => {
-                return Err(fail(
-                    kind,
-                    format!(
-                        "{kind} needs its parameter {:?} ({}) (its parameters: {})",
-                        spec.name,
-                        spec.ty.name(),
-                        known()
-                    ),
-                ));
-            }
-        }
-    }
-    // Numbers as the declared type holds them (2 for a float: 2.0).
-    for (name, v) in &mut params {
-        if let Some(spec) = schema.iter().find(|s| s.name == &**name)
-            && let Some(fitted) = spec.ty.fit(*v)
-        {
-            *v = fitted;
+        match params.iter_mut().find(|(k, _)| &**k == spec.name) {
+            Some((_, v)) => *v = spec.ty.fit(*v).unwrap_or(*v),
+            None => params.extend(spec.default.map(|d| (spec.name.into(), d))),
         }
     }
     Ok(params)

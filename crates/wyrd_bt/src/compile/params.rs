@@ -26,6 +26,61 @@ pub(crate) struct Placement<'a> {
     pub(crate) behavior: &'a str,
 }
 
+/// How named values miss the schema they are checked against (a
+/// predicate's arguments, a custom node's parameters): a name it lacks,
+/// one it needs (no default) not given, or one of another type.
+pub(super) enum Misfit<'s> {
+    /// A name the schema lacks, with `; did you mean ..?` or nothing.
+    Unknown { name: &'s str, hint: String },
+    /// A required one not given.
+    Missing(&'s ParamSpec),
+    /// One of another type than the schema's.
+    Type {
+        spec: &'s ParamSpec,
+        given: ValueType,
+    },
+}
+
+/// The first way `given` misses `schema` (names it lacks, in the order
+/// given; then, in the schema's order, required ones left out and ones
+/// of another type), if any.
+pub(super) fn misfit<'s>(
+    schema: &'s [ParamSpec],
+    given: &'s [(Box<str>, Param)],
+) -> Option<Misfit<'s>> {
+    if let Some((name, _)) = given
+        .iter()
+        .find(|(k, _)| !schema.iter().any(|s| s.name == &**k))
+    {
+        let hint = super::errors::closest_name(name, schema.iter().map(|s| s.name));
+        return Some(Misfit::Unknown { name, hint });
+    }
+    schema
+        .iter()
+        .find_map(|spec| match given.iter().find(|(k, _)| &**k == spec.name) {
+            None => spec.default.is_none().then_some(Misfit::Missing(spec)),
+            Some((_, p)) => {
+                let fits = match p {
+                    Param::Const(v) => spec.ty.fit(*v).is_some(),
+                    Param::Key { ty, .. } => spec.ty.accepts_type(*ty),
+                };
+                (!fits).then(|| Misfit::Type {
+                    spec,
+                    given: p.value_type(),
+                })
+            }
+        })
+}
+
+/// A schema as its errors list it: `key (String), scale (float)`.
+pub(super) fn schema_list(schema: &[ParamSpec]) -> String {
+    schema
+        .iter()
+        .map(|s| format!("{} ({})", s.name, s.ty.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
     let v: Vec<&str> = it.collect();
     if v.is_empty() {
