@@ -384,16 +384,6 @@ pub(crate) fn report_undeclared_world_values(
     }
 }
 
-/// Whether a world action's constant fits the flag or counter published
-/// as `declared` (a counter takes a whole number, a flag true or false).
-fn world_write_fits(declared: Value, written: Value) -> bool {
-    match (declared, written) {
-        (Value::Bool(_), Value::Bool(_)) | (Value::Int(_), Value::Int(_)) => true,
-        (Value::Int(_), Value::Float(f)) => f.fract() == 0.0,
-        _ => false,
-    }
-}
-
 fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &mut BtWorldValues) {
     world.values.retain(|id, _| assets.contains(*id));
     world.undeclared.retain(|id, _| assets.contains(*id));
@@ -440,16 +430,13 @@ fn publish_world_values(assets: &Assets<BtAsset>, globals: &BtGlobals, world: &m
             // A world action's write that its flag or counter cannot hold,
             // said once (it passed the load, then failed the evaluation).
             if let (Some(declared), Some(written)) = (v, g.written)
-                && !world_write_fits(declared, written)
+                && let Some(what) = g.write_misfit(matches!(declared, Value::Bool(_)))
                 && world.reported.insert((id, slot))
             {
                 let problem = AgentProblem::WorldValueType {
                     at: format!("{}:{}:{}", g.file, g.line, g.column),
                     name: g.name.clone(),
-                    declared: match declared {
-                        Value::Bool(_) => "a flag (true or false)",
-                        _ => "a counter (a whole number)",
-                    },
+                    declared: what,
                     written: written.to_string(),
                 };
                 error!("{problem}");

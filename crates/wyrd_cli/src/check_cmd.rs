@@ -439,20 +439,8 @@ fn world_errors(p: &wyrd_bt::Program, ctx: &Context) -> Result<(), String> {
                 return Some((g, None));
             }
             // A world action's write its flag or counter cannot hold.
-            let flag = ctx.world_flags.contains(&g.name);
-            let fits = match g.written {
-                None => true,
-                Some(wyrd_bt::Value::Bool(_)) => flag,
-                Some(wyrd_bt::Value::Int(_)) => !flag,
-                Some(wyrd_bt::Value::Float(f)) => !flag && f.fract() == 0.0,
-                Some(_) => false,
-            };
-            let what = if flag {
-                "a flag (true or false)"
-            } else {
-                "a counter (a whole number)"
-            };
-            (!fits).then_some((g, Some(what)))
+            let what = g.write_misfit(ctx.world_flags.contains(&g.name))?;
+            Some((g, Some(what)))
         })
         .map(|(g, wrong_type)| {
             let text = texts

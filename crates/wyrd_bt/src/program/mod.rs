@@ -127,6 +127,27 @@ pub struct GlobalRef {
     pub column: usize,
 }
 
+impl GlobalRef {
+    /// What its entry is, when the value a world action writes to it does
+    /// not fit (`a flag (true or false)`, `a counter (a whole number)`);
+    /// `None` when it fits or nothing writes it. `flag`: it is declared a
+    /// flag (else a counter). The game's load and `wyrd check` say it alike.
+    pub fn write_misfit(&self, flag: bool) -> Option<&'static str> {
+        let fits = match self.written? {
+            Value::Bool(_) => flag,
+            Value::Int(_) => !flag,
+            Value::Float(f) => !flag && f.fract() == 0.0,
+            _ => false,
+        };
+        let what = if flag {
+            "a flag (true or false)"
+        } else {
+            "a counter (a whole number)"
+        };
+        (!fits).then_some(what)
+    }
+}
+
 impl Node {
     /// Whether it is a leaf: a leaf kind, or the game's custom node
     /// without children (BT.CPP's action nodes written as the game's own).
