@@ -875,10 +875,11 @@ fn sim(
         unset_said |= unset;
         for k in (0..64).filter(|k| unset & (1u64 << k) != 0) {
             let key = program.blackboard_keys().get(k).map_or("?", String::as_str);
-            eprintln!(
-                "note: tick {}: blackboard key {key:?} was read before it was set (a condition on it does not hold, an action reading it fails without starting)",
-                r.tick
-            );
+            let problem = wyrd_bt::AgentProblem::UnsetKey {
+                tree: program.source().to_owned(),
+                key: key.to_owned(),
+            };
+            eprintln!("note: tick {}: {problem}", r.tick);
         }
         let Some(hit) = sim.last_break() else {
             return true;

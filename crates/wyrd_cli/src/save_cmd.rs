@@ -21,16 +21,22 @@ struct Documents {
     unsigned: Vec<String>,
 }
 
+/// The document a copy moved aside belongs to (`profile.json` for
+/// `profile.json.corrupt-…` or `profile.json.kept-…`), if it is one.
+fn set_aside_of(name: &str) -> Option<&str> {
+    [false, true].into_iter().find_map(|valid| {
+        let marker = format!(".{}", wyrd_save::aside_prefix(valid));
+        name.find(&marker).map(|at| &name[..at])
+    })
+}
+
 fn documents(dir: &Path) -> Result<Documents, Failure> {
     let entries = std::fs::read_dir(dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
     let mut docs = BTreeSet::new();
     let mut copies = BTreeSet::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let aside = [false, true]
-            .into_iter()
-            .any(|valid| name.contains(&format!(".{}", wyrd_save::aside_prefix(valid))));
-        if aside || !entry.path().is_file() {
+        if set_aside_of(&name).is_some() || !entry.path().is_file() {
             continue;
         }
         let base = name
@@ -90,11 +96,14 @@ pub(crate) fn status(
             .survey()
     };
     let mut survey = survey_of(&docs);
+    let mut loaded: Vec<Option<serde_json::Value>> =
+        (0..docs.len()).map(|i| survey.take(i)).collect();
     // A document the slot lists (`SlotDocuments`) and the folder lacks,
     // deleted: surveyed too, as the game loads it (it was left out, and
     // the command said nothing of what the game reports missing).
-    let listed: Vec<String> = (0..docs.len())
-        .filter_map(|i| survey.take::<serde_json::Value>(i))
+    let listed: Vec<String> = loaded
+        .iter()
+        .flatten()
         .find_map(|doc| {
             serde_json::from_value::<Vec<String>>(doc.get(wyrd_save::SLOT_DOCUMENTS_FIELD)?.clone())
                 .ok()
@@ -105,8 +114,11 @@ pub(crate) fn status(
         .filter(|d| !docs.contains(d) && !unsigned.contains(d))
         .collect();
     let mut docs = docs;
-    docs.extend(missing);
-    let mut survey = survey_of(&docs);
+    if !missing.is_empty() {
+        docs.extend(missing);
+        survey = survey_of(&docs);
+        loaded = (0..docs.len()).map(|i| survey.take(i)).collect();
+    }
     let outcome = survey.outcome.clone();
     out.push_str(&format!(
         "{}: {} document(s); would load: {}\n",
@@ -139,11 +151,7 @@ pub(crate) fn status(
                 let mut v: Vec<String> = rd
                     .flatten()
                     .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| {
-                        [false, true].into_iter().any(|valid| {
-                            n.starts_with(&format!("{}.{}", d.file, wyrd_save::aside_prefix(valid)))
-                        })
-                    })
+                    .filter(|n| set_aside_of(n) == Some(d.file.as_str()))
                     .collect();
                 v.sort();
                 v
@@ -152,7 +160,7 @@ pub(crate) fn status(
         if !quarantined.is_empty() {
             out.push_str(&format!("  kept aside: {}\n", quarantined.join(", ")));
         }
-        match survey.take::<serde_json::Value>(i) {
+        match loaded[i].take() {
             Some(doc) => {
                 if let Ok(ws) = serde_json::from_value::<WorldStateDocument>(doc) {
                     out.push_str(&format!(

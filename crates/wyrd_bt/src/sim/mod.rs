@@ -479,9 +479,8 @@ impl<'p> Sim<'p> {
         // A world action (`SetFlagValue`) writes its values to the sim's
         // world and succeeds, as the game's handler does: a sim of a World
         // State Evaluation needed a `world` and a `finish` event per node.
-        for a in self.actions.iter_mut() {
-            if self.world_writes
-                && a.is_running()
+        for a in self.actions.iter_mut().filter(|_| self.world_writes) {
+            if a.is_running()
                 && let Some(info) = self.program.action_of(a.node)
                 && info.writes_world()
             {

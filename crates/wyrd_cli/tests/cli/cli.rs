@@ -1111,7 +1111,8 @@ fn sim_takes_the_actions_parameters_from_the_games_vocabulary() {
     assert!(err.contains("enemy.vocabulary.json"), "{err}");
     // And why, as the game's log says it (the line said only "failure").
     assert!(
-        err.contains("note: tick 1: blackboard key \"goal\" was read before it was set"),
+        err.contains("note: tick 1: ")
+            && err.contains("enemy.bt.ron: blackboard key \"goal\" was read before it was set"),
         "{err}"
     );
     // From the project file above the tree.
