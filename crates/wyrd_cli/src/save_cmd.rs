@@ -119,7 +119,7 @@ pub(crate) fn status(
         survey = survey_of(&docs);
         loaded = (0..docs.len()).map(|i| survey.take(i)).collect();
     }
-    let outcome = survey.outcome.clone();
+    let outcome = survey.outcome;
     out.push_str(&format!(
         "{}: {} document(s); would load: {}\n",
         dir.display(),
