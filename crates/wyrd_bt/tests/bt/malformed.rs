@@ -588,31 +588,31 @@ fn a_bt_cpp_name_or_port_says_what_it_is_here() {
             .unwrap_err()
             .to_string()
     };
-    let e = says(r#"(root: Script(code: "a := 1"))"#);
-    assert!(
-        e.contains("BehaviorTree.CPP's Script is `SetBlackboard` or `AddBlackboard` here"),
-        "{e}"
-    );
-    let e = says(r#"(root: SubTree(behavior: "x"))"#);
-    assert!(
-        e.contains("BehaviorTree.CPP's SubTree is `Use` here"),
-        "{e}"
-    );
-    let e = says(r#"(root: Precondition(child: Succeed()))"#);
-    assert!(
-        e.contains("BehaviorTree.CPP's Precondition is `IfThenElse` here"),
-        "{e}"
-    );
-    let e = says(r#"(root: Repeat(num_cycles: 3, child: Succeed()))"#);
-    assert!(
-        e.contains("BehaviorTree.CPP's num_cycles is `count` here"),
-        "{e}"
-    );
-    let e = says(r#"(root: Timeout(msec: 100, child: Succeed()))"#);
-    assert!(
-        e.contains("BehaviorTree.CPP's msec is `seconds` here"),
-        "{e}"
-    );
+    for (tree, hint) in [
+        (
+            r#"(root: Script(code: "a := 1"))"#,
+            "BehaviorTree.CPP's Script is `SetBlackboard` or `AddBlackboard` here",
+        ),
+        (
+            r#"(root: SubTree(behavior: "x"))"#,
+            "BehaviorTree.CPP's SubTree is `Use` here",
+        ),
+        (
+            r#"(root: Precondition(child: Succeed()))"#,
+            "BehaviorTree.CPP's Precondition is `IfThenElse` here",
+        ),
+        (
+            r#"(root: Repeat(num_cycles: 3, child: Succeed()))"#,
+            "BehaviorTree.CPP's num_cycles is `count` here",
+        ),
+        (
+            r#"(root: Timeout(msec: 100, child: Succeed()))"#,
+            "BehaviorTree.CPP's msec is `seconds` here",
+        ),
+    ] {
+        let e = says(tree);
+        assert!(e.contains(hint), "{tree}: {e}");
+    }
     // A key where a node's own field takes a constant (an Unreal user's
     // Wait Blackboard Time) says so, not a bare "Expected float".
     let e = says(r#"(root: Wait(seconds: "{search_time}"))"#);

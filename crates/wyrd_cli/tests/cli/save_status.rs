@@ -22,6 +22,17 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `wyrd save status DIR` with the fixture key.
+fn status(dir: &Path) -> Output {
+    wyrd(&[
+        "save",
+        "status",
+        dir.to_str().unwrap(),
+        "--key-file",
+        &fixture("test.key"),
+    ])
+}
+
 /// Signs `body` with the fixture key.
 fn sign(dir: &Path, name: &str, body: &str) -> String {
     let plain = dir.join(format!("{name}.plain"));
@@ -47,13 +58,7 @@ fn status_says_which_copy_would_load_and_why_and_touches_nothing() {
     let seed = std::fs::read(fixture("seed_save.json")).unwrap();
     std::fs::write(dir.path().join("world_state.json"), b"edited by hand").unwrap();
     std::fs::write(dir.path().join("world_state.json.bak"), &seed).unwrap();
-    let o = wyrd(&[
-        "save",
-        "status",
-        dir.path().to_str().unwrap(),
-        "--key-file",
-        &fixture("test.key"),
-    ]);
+    let o = status(dir.path());
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(
@@ -93,13 +98,7 @@ fn status_leaves_out_the_games_own_unsigned_json_beside_the_slot() {
         br#"{"guard": [1.0, 2.0]}"#,
     )
     .unwrap();
-    let o = wyrd(&[
-        "save",
-        "status",
-        dir.path().to_str().unwrap(),
-        "--key-file",
-        &fixture("test.key"),
-    ]);
+    let o = status(dir.path());
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(
@@ -122,13 +121,7 @@ fn status_reports_a_document_the_slot_lists_and_the_folder_lacks() {
     let body = r#"{"SchemaVersion": 1, "SaveCounter": 3, "SlotDocuments": ["profile.json", "world_state.json"], "Coins": 5}"#;
     sign(dir.path(), "profile.json", body);
     sign(dir.path(), "profile.json.bak", body);
-    let o = wyrd(&[
-        "save",
-        "status",
-        dir.path().to_str().unwrap(),
-        "--key-file",
-        &fixture("test.key"),
-    ]);
+    let o = status(dir.path());
     let out = stdout(&o);
     assert!(out.contains("2 document(s)"), "{out}");
     assert!(
@@ -141,13 +134,7 @@ fn status_reports_a_document_the_slot_lists_and_the_folder_lacks() {
 fn status_fails_when_no_copy_is_usable() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("profile.json"), b"").unwrap();
-    let o = wyrd(&[
-        "save",
-        "status",
-        dir.path().to_str().unwrap(),
-        "--key-file",
-        &fixture("test.key"),
-    ]);
+    let o = status(dir.path());
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no usable copy of profile.json"));
     assert!(stdout(&o).contains("the file is empty"), "{}", stdout(&o));

@@ -22,12 +22,13 @@ const TREE: &str = r#"(
     ]),
 )"#;
 
-#[test]
-fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
-    let assets = tempfile::tempdir().unwrap();
-    std::fs::write(assets.path().join("w.flags.ron"), FLAGS).unwrap();
-    std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
-    let mut app = TestApp::in_folder(assets.path(), 30.0)
+/// An app with the world state on the folder's `w.flags.ron` (any action
+/// name, and `Grant` a world action), an agent of its `t.bt.ron`, stepped
+/// until the declarations are `declared` (the flags file loads on the
+/// asset threads: a fixed count of updates failed on a loaded machine),
+/// then two ticks.
+fn agent_once(assets: &std::path::Path, declared: wyrd_bt::Declared) -> (App, Entity) {
+    let mut app = TestApp::in_folder(assets, 30.0)
         .plugins((
             WorldStatePlugin::with_files(["w.flags.ron"]),
             BtPlugin::default(),
@@ -37,20 +38,28 @@ fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
             app.world_mut()
                 .get_resource_or_init::<BtRegistry>()
                 .edit(|v| v.permissive = true);
+            app.register_bt_world_action("Grant");
         })
         .build();
     let h = app.world().resource::<AssetServer>().load("t.bt.ron");
     wait_loaded(&mut app, &h).unwrap();
     let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
-    // The flags file loads on the asset threads: step until it merged (a
-    // fixed count of updates failed on a loaded machine), then a tick.
     wyrd_test_support::run_until(
         &mut app,
-        "the flags files to merge",
+        "the flags files to settle",
         wyrd_test_support::LOAD_UPDATES,
-        |w| w.resource::<wyrd_bt::BtGlobals>().declared() == wyrd_bt::Declared::Complete,
+        |w| w.resource::<wyrd_bt::BtGlobals>().declared() == declared,
     );
     step(&mut app, 2);
+    (app, e)
+}
+
+#[test]
+fn an_undeclared_world_value_is_a_problem_of_the_agent_once_the_flags_merged() {
+    let assets = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("w.flags.ron"), FLAGS).unwrap();
+    std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
+    let (mut app, e) = agent_once(assets.path(), wyrd_bt::Declared::Complete);
     let problems = app.world().get::<BtAgent>(e).unwrap().problems().to_vec();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
@@ -80,28 +89,7 @@ fn a_flags_file_that_failed_does_not_make_the_trees_names_undeclared() {
     let broken = FLAGS.replace("default: 0", "defualt: 0");
     std::fs::write(assets.path().join("w.flags.ron"), broken).unwrap();
     std::fs::write(assets.path().join("t.bt.ron"), TREE).unwrap();
-    let mut app = TestApp::in_folder(assets.path(), 30.0)
-        .plugins((
-            WorldStatePlugin::with_files(["w.flags.ron"]),
-            BtPlugin::default(),
-            WorldStateBtPlugin,
-        ))
-        .with(|app| {
-            app.world_mut()
-                .get_resource_or_init::<BtRegistry>()
-                .edit(|v| v.permissive = true);
-        })
-        .build();
-    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
-    wait_loaded(&mut app, &h).unwrap();
-    let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
-    wyrd_test_support::run_until(
-        &mut app,
-        "the flags file to fail",
-        wyrd_test_support::LOAD_UPDATES,
-        |w| w.resource::<wyrd_bt::BtGlobals>().declared() == wyrd_bt::Declared::Incomplete,
-    );
-    step(&mut app, 2);
+    let (app, e) = agent_once(assets.path(), wyrd_bt::Declared::Incomplete);
     let agent = app.world().get::<BtAgent>(e).unwrap();
     assert!(agent.problems().is_empty(), "{:?}", agent.problems());
     assert!(agent.state().ticks() > 0, "the tree runs");
@@ -120,26 +108,7 @@ fn a_world_action_writing_the_wrong_kind_is_a_problem_where_it_is_written() {
         "(root: Sequence(name: \"root\", children: [\n    Action(action: \"Grant\", params: {\"ALARMS_RAISED\": true}),\n]))",
     )
     .unwrap();
-    let mut app = TestApp::in_folder(assets.path(), 30.0)
-        .plugins((
-            WorldStatePlugin::with_files(["w.flags.ron"]),
-            BtPlugin::default(),
-            WorldStateBtPlugin,
-        ))
-        .with(|app| {
-            app.register_bt_world_action("Grant");
-        })
-        .build();
-    let h = app.world().resource::<AssetServer>().load("t.bt.ron");
-    wait_loaded(&mut app, &h).unwrap();
-    let e = app.world_mut().spawn(BehaviorTree::new(h)).id();
-    wyrd_test_support::run_until(
-        &mut app,
-        "the flags files to merge",
-        wyrd_test_support::LOAD_UPDATES,
-        |w| w.resource::<wyrd_bt::BtGlobals>().declared() == wyrd_bt::Declared::Complete,
-    );
-    step(&mut app, 2);
+    let (app, e) = agent_once(assets.path(), wyrd_bt::Declared::Complete);
     let problems = app.world().get::<BtAgent>(e).unwrap().problems().to_vec();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
